@@ -1,0 +1,4 @@
+import { healthOperation } from '../../shared/api/operations';
+import { httpHandler } from '../../shared/http/middleware';
+
+export const handler = httpHandler(healthOperation, { parseBody: false });

@@ -1,0 +1,34 @@
+// Three projects: pure-code unit tests, and the integration suite twice, once on dynalite
+// (in-process) and once on AWS's own DynamoDB Local when Java is on the PATH, as it is in CI.
+const { spawnSync } = require('node:child_process');
+
+const transform = {
+  '^.+\\.(t|j|mj)s$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
+};
+const common = {
+  transform,
+  // middy ships ESM only; swc turns it into CommonJS for jest.
+  transformIgnorePatterns: ['/node_modules/(?!@middy/)'],
+  moduleNameMapper: { '^@middy/([^/]+)$': '<rootDir>/node_modules/@middy/$1/index.js' },
+  testEnvironment: 'node',
+};
+const integration = (engine) => ({
+  ...common,
+  displayName: engine,
+  testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
+  globalSetup: `<rootDir>/test/support/engine-${engine}.ts`,
+  globalTeardown: '<rootDir>/test/support/engine-teardown.ts',
+  setupFiles: [`<rootDir>/test/support/use-${engine}.ts`],
+  setupFilesAfterEnv: ['<rootDir>/test/support/table.ts'],
+});
+
+const javaAvailable = spawnSync('java', ['-version']).status === 0;
+
+module.exports = {
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
+    integration('dynalite'),
+    ...(javaAvailable ? [integration('ddblocal')] : []),
+  ],
+  testTimeout: 30_000,
+};

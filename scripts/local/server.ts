@@ -1,0 +1,70 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { FUNCTIONS, matchRoute, type FunctionName } from '../../shared/http/routes';
+import { errorResult } from '../../shared/http/respond';
+import { toEvent } from './event';
+
+type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+
+/** Hard cap on what the local server buffers; the handlers enforce the API's own, smaller limit. */
+const MAX_LOCAL_BODY = 10 * 1024 * 1024;
+
+async function loadHandlers(): Promise<Record<FunctionName, Handler>> {
+  const entries = await Promise.all(
+    FUNCTIONS.map(async (name) => [name, (await import(`../../functions/${name}/handler`)).handler as Handler] as const),
+  );
+  return Object.fromEntries(entries) as Record<FunctionName, Handler>;
+}
+
+function lambdaContext(functionName: string, requestId: string): Context {
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
+    memoryLimitInMB: '512',
+    awsRequestId: requestId,
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => 10_000,
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+/**
+ * An HTTP server that turns each request into the event API Gateway would send and invokes
+ * the same Lambda handler that is deployed for its route (the fallback for unknown routes).
+ */
+export async function startLocalServer(options: { port: number; host: string }): Promise<{ server: Server; url: string }> {
+  const handlers = await loadHandlers();
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_LOCAL_BODY) chunks.push(chunk);
+    });
+    req.on('end', async () => {
+      let result: APIGatewayProxyStructuredResultV2;
+      try {
+        const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
+        const match = matchRoute(req.method ?? 'GET', url.pathname);
+        const event = toEvent(req, url, size > MAX_LOCAL_BODY ? Buffer.alloc(size) : Buffer.concat(chunks), match);
+        const name = match.kind === 'found' ? match.route.function : 'fallback';
+        result = await handlers[name](event, lambdaContext(name, event.requestContext.requestId));
+      } catch (error) {
+        result = errorResult(error);
+      }
+      const body = result.body === undefined ? undefined : Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8');
+      res.writeHead(result.statusCode ?? 200, { ...(result.headers as Record<string, string>), ...(body ? { 'content-length': body.length } : {}) });
+      res.end(body);
+    });
+  });
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve) => server.listen(options.port, options.host, resolve));
+  const { port } = server.address() as AddressInfo;
+  return { server, url: `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}` };
+}

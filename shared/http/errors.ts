@@ -1,0 +1,53 @@
+/**
+ * Every error the API answers, with its HTTP status. Operations throw ApiError; one place
+ * (shared/http/respond.ts) turns it into the error envelope. The OpenAPI document reads this table.
+ */
+export const ERROR_STATUS = {
+  malformed_json: 400,
+  invalid_request: 400,
+  invalid_filter: 400,
+  unknown_field: 400,
+  invalid_order_by: 400,
+  invalid_cursor: 400,
+  empty_filter: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  unknown_model: 404,
+  not_found: 404,
+  route_not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  too_many_matches: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  validation_error: 422,
+  rate_limited: 429,
+  internal: 500,
+  database_unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** One problem with one part of a request: `path` is a dotted path into the body. */
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+export class ApiError extends Error {
+  readonly status: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly extra: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.status = ERROR_STATUS[code];
+  }
+}
+
+export function pathText(path: ReadonlyArray<PropertyKey>): string {
+  return path.map(String).join('.');
+}

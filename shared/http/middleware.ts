@@ -1,0 +1,68 @@
+import middy from '@middy/core';
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { ApiError } from './errors';
+import { errorResult, successResult, type HttpResult } from './respond';
+import { parseExactJson } from '../json/exact-json';
+import { LIMITS } from '../limits';
+
+export interface ApiRequest {
+  event: APIGatewayProxyEventV2;
+  /** The body exactly as sent (API Gateway's base64 undone). */
+  rawBody: Buffer;
+  /** The parsed JSON body, numbers exact; {} when the body is empty. */
+  body: unknown;
+  params: Record<string, string>;
+  /** Lower-cased header names. */
+  headers: Record<string, string>;
+}
+
+export type Operation = (request: ApiRequest) => Promise<HttpResult | { data: unknown; status?: number }>;
+
+function lowerCaseHeaders(headers: APIGatewayProxyEventV2['headers'] | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers ?? {})) if (v !== undefined) out[k.toLowerCase()] = v;
+  return out;
+}
+
+export function rawBodyOf(event: APIGatewayProxyEventV2): Buffer {
+  if (!event.body) return Buffer.alloc(0);
+  return Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
+}
+
+/**
+ * Reads the request: size limit, then JSON with exact numbers. middy's http-json-body-parser
+ * uses JSON.parse, which rounds integers past 2^53, so this middleware replaces it.
+ */
+export function readRequest(event: APIGatewayProxyEventV2, parseBody = true): ApiRequest {
+  const rawBody = rawBodyOf(event);
+  if (rawBody.length > LIMITS.maxBodyBytes) {
+    throw new ApiError('payload_too_large', `The body is ${rawBody.length} bytes; at most ${LIMITS.maxBodyBytes} are accepted`, { max_bytes: LIMITS.maxBodyBytes });
+  }
+  let body: unknown = {};
+  if (parseBody && rawBody.length > 0) {
+    const text = rawBody.toString('utf8');
+    if (text.trim() === '') body = {};
+    else {
+      try {
+        body = parseExactJson(text);
+      } catch (error) {
+        throw new ApiError('malformed_json', `The body is not valid JSON: ${(error as Error).message}`);
+      }
+    }
+  }
+  return { event, rawBody, body, params: event.pathParameters as Record<string, string> ?? {}, headers: lowerCaseHeaders(event.headers) };
+}
+
+/** A Lambda handler for one operation: middy chain, one error mapper, envelopes out. */
+export function httpHandler(operation: Operation, options: { parseBody?: boolean } = {}) {
+  return middy<APIGatewayProxyEventV2, HttpResult, Error, Context>()
+    .use({
+      onError: async (request) => {
+        request.response = errorResult(request.error);
+      },
+    })
+    .handler(async (event) => {
+      const result = await operation(readRequest(event, options.parseBody ?? true));
+      return 'statusCode' in result ? result : successResult(result.data, result.status);
+    });
+}

@@ -1,0 +1,57 @@
+/**
+ * The route table: every route of the service and the function that answers it. The local
+ * server, the CDK HTTP API and the OpenAPI document are all generated from this list.
+ */
+export type FunctionName =
+  | 'models' | 'health' | 'create' | 'get_one' | 'list' | 'count' | 'update' | 'delete' | 'fallback';
+
+export interface Route {
+  method: 'GET' | 'POST';
+  path: string;
+  function: FunctionName;
+  summary: string;
+}
+
+const recordOperation = (fn: FunctionName, summary: string): Route => ({
+  method: 'POST', path: `/api/db/{model_name}/${fn}`, function: fn, summary,
+});
+
+export const ROUTES: ReadonlyArray<Route> = [
+  { method: 'GET', path: '/api/db/models', function: 'models', summary: 'List the models and their fields' },
+  { method: 'GET', path: '/api/db/health', function: 'health', summary: 'Check that the database answers' },
+  recordOperation('create', 'Create one record or up to 100'),
+  recordOperation('get_one', 'Get the first record matching filters'),
+  recordOperation('list', 'List records page by page'),
+  recordOperation('count', 'Count matching records exactly'),
+  recordOperation('update', 'Update every record matching filters'),
+  recordOperation('delete', 'Delete every record matching filters'),
+];
+
+/** Every function deployed: one per route plus the fallback that answers unknown routes. */
+export const FUNCTIONS: ReadonlyArray<FunctionName> = [...new Set([...ROUTES.map((r) => r.function), 'fallback' as const])];
+
+export const routeKey = (route: Route): string => `${route.method} ${route.path}`;
+
+export type RouteMatch =
+  | { kind: 'found'; route: Route; params: Record<string, string> }
+  | { kind: 'wrong_method'; allowed: string[] }
+  | { kind: 'none' };
+
+function pattern(path: string): RegExp {
+  const source = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, '(?<$1>[^/]+)');
+  return new RegExp(`^${source}$`);
+}
+
+const compiled = ROUTES.map((route) => ({ route, regex: pattern(route.path) }));
+
+/** The route for a method and path, the methods a path allows, or nothing. */
+export function matchRoute(method: string, path: string): RouteMatch {
+  const hits = compiled.map(({ route, regex }) => ({ route, match: regex.exec(path) })).filter((h) => h.match);
+  const exact = hits.find((h) => h.route.method === method.toUpperCase());
+  if (exact) {
+    const params = Object.fromEntries(Object.entries(exact.match!.groups ?? {}).map(([k, v]) => [k, decodeURIComponent(v)]));
+    return { kind: 'found', route: exact.route, params };
+  }
+  if (hits.length > 0) return { kind: 'wrong_method', allowed: [...new Set(hits.map((h) => h.route.method))] };
+  return { kind: 'none' };
+}

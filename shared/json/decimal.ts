@@ -1,0 +1,79 @@
+/**
+ * Decimal numbers as DynamoDB sees them: up to 38 significant digits, magnitude between
+ * 1E-130 and 9.99...E+125. JavaScript numbers cannot carry all of those exactly, so the
+ * service keeps number text and only turns it into a JS number when nothing is lost.
+ */
+
+export interface Decimal {
+  sign: -1 | 0 | 1;
+  /** Significant digits without leading or trailing zeros ('' for zero). */
+  digits: string;
+  /** Value = 0.digits * 10^exponent. */
+  exponent: number;
+}
+
+const NUMBER_TEXT = /^(-)?(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
+
+export const MAX_SIGNIFICANT_DIGITS = 38;
+const MIN_EXPONENT = -129; // 1E-130 = 0.1E-129
+const MAX_EXPONENT = 126; // 9.99E+125 = 0.999E+126
+
+export function parseDecimal(text: string): Decimal | undefined {
+  const match = NUMBER_TEXT.exec(text);
+  if (!match) return undefined;
+  const [, minus, intPart, fracPart = '', expPart = '0'] = match;
+  const all = intPart + fracPart;
+  const firstNonZero = all.search(/[1-9]/);
+  if (firstNonZero < 0) return { sign: 0, digits: '', exponent: 0 };
+  const digits = all.slice(firstNonZero).replace(/0+$/, '');
+  const exponent = intPart.length - firstNonZero + Number(expPart);
+  return { sign: minus ? -1 : 1, digits, exponent };
+}
+
+/** Why DynamoDB would refuse this number, or undefined when it can store it. */
+export function dynamoNumberProblem(text: string): string | undefined {
+  const d = parseDecimal(text);
+  if (!d) return 'is not a finite number';
+  if (d.sign === 0) return undefined;
+  if (d.digits.length > MAX_SIGNIFICANT_DIGITS) {
+    return `has ${d.digits.length} significant digits; at most ${MAX_SIGNIFICANT_DIGITS} can be stored`;
+  }
+  if (d.exponent > MAX_EXPONENT || d.exponent < MIN_EXPONENT) {
+    return 'is outside the storable range 1E-130 to 9.9999999999999999999999999999999999999E+125';
+  }
+  return undefined;
+}
+
+export function sameDecimal(a: Decimal, b: Decimal): boolean {
+  return a.sign === b.sign && a.digits === b.digits && a.exponent === b.exponent;
+}
+
+/** True when a JS number holds exactly the value the text spells. */
+export function fitsJsNumber(text: string): boolean {
+  const n = Number(text);
+  if (!Number.isFinite(n)) return false;
+  const parsed = parseDecimal(text);
+  const shortest = parseDecimal(String(n));
+  return parsed !== undefined && shortest !== undefined && sameDecimal(parsed, shortest);
+}
+
+/**
+ * A string whose byte order is the numeric order, for sort keys. Negative numbers complement
+ * their exponent and digits and end with '~' so that a shorter mantissa sorts after a longer one.
+ */
+export function sortableDecimal(text: string): string {
+  const d = parseDecimal(text);
+  if (!d) throw new RangeError(`not a number: ${text}`);
+  if (d.sign === 0) return '1';
+  const biased = String(d.exponent + 500).padStart(4, '0');
+  if (d.sign > 0) return `2${biased}${d.digits}`;
+  const complement = (s: string) => s.replace(/\d/g, (c) => String(9 - Number(c)));
+  return `0${complement(biased)}${complement(d.digits)}~`;
+}
+
+/** Numeric order of two number texts. */
+export function compareDecimal(a: string, b: string): number {
+  const x = sortableDecimal(a);
+  const y = sortableDecimal(b);
+  return x < y ? -1 : x > y ? 1 : 0;
+}

@@ -1,0 +1,88 @@
+import * as z from 'zod';
+
+/** JSON Schema of one field, as zod's toJSONSchema writes it. */
+export type FieldSchema = {
+  type?: string | string[];
+  properties?: Record<string, FieldSchema>;
+  additionalProperties?: boolean | FieldSchema;
+  items?: FieldSchema;
+  anyOf?: FieldSchema[];
+  [key: string]: unknown;
+};
+
+/**
+ * Who may do what with a model through the record API. `read_only` models are written by the
+ * service itself (the OneBot receiver); `hidden` ones are not reachable at all.
+ */
+export type ModelAccess = 'read_write' | 'read_only' | 'hidden';
+
+export interface ModelOptions<S extends z.ZodObject> {
+  name: string;
+  description: string;
+  schema: S;
+  /** Fields with a secondary index: equality and range filters on them become key conditions, and list can order by them. At most three, append only. */
+  indexed?: ReadonlyArray<keyof z.infer<S> & string>;
+  /** Partition keys to spread the model over; fixed once the model holds data. */
+  shards?: number;
+  access?: ModelAccess;
+}
+
+export interface Model<S extends z.ZodObject = z.ZodObject> {
+  readonly name: string;
+  readonly description: string;
+  readonly schema: S;
+  readonly indexed: ReadonlyArray<string>;
+  readonly shards: number;
+  readonly access: ModelAccess;
+  /** JSON Schema of the record data (without id and system fields). */
+  readonly jsonSchema: FieldSchema & { properties: Record<string, FieldSchema> };
+}
+
+export type ModelRecord<M extends Model> = z.infer<M['schema']>;
+
+export const MAX_INDEXED_FIELDS = 3;
+const MODEL_NAME = /^[a-z][a-z0-9_]{0,62}$/;
+const FIELD_NAME = /^[A-Za-z][A-Za-z0-9_]{0,254}$/;
+
+/** Names every record has outside its model's fields. */
+export const SYSTEM_FIELDS = {
+  id: { type: 'string', description: 'Record id: given at create, or a time-ordered ULID' },
+  _created_at: { type: 'string', format: 'date-time', description: 'When the record was created' },
+  _updated_at: { type: 'string', format: 'date-time', description: 'When the record was last written' },
+  _version: { type: 'integer', minimum: 1, description: 'Starts at 1, grows by one per update' },
+} as const satisfies Record<string, FieldSchema>;
+
+export type SystemField = keyof typeof SYSTEM_FIELDS;
+
+export function isSystemField(name: string): name is SystemField {
+  return Object.hasOwn(SYSTEM_FIELDS, name);
+}
+
+export function typesOf(schema: FieldSchema): string[] {
+  if (schema.anyOf) return schema.anyOf.flatMap(typesOf);
+  if (schema.type === undefined) return [];
+  return Array.isArray(schema.type) ? schema.type : [schema.type];
+}
+
+export function defineModel<S extends z.ZodObject>(options: ModelOptions<S>): Model<S> {
+  const { name, schema, description } = options;
+  if (!MODEL_NAME.test(name)) throw new Error(`model name ${name} must match ${MODEL_NAME}`);
+  const jsonSchema = z.toJSONSchema(schema, { io: 'input' }) as Model['jsonSchema'];
+  delete jsonSchema.$schema;
+  for (const field of Object.keys(jsonSchema.properties)) {
+    if (!FIELD_NAME.test(field) || isSystemField(field)) {
+      throw new Error(`model ${name}: field ${field} collides with a system field or is not a plain name`);
+    }
+  }
+  const indexed = options.indexed ?? [];
+  if (indexed.length > MAX_INDEXED_FIELDS) throw new Error(`model ${name}: at most ${MAX_INDEXED_FIELDS} indexed fields`);
+  for (const field of indexed) {
+    const types = typesOf(jsonSchema.properties[field] ?? {});
+    if (types.length === 0 || !types.every((t) => t === 'string' || t === 'number' || t === 'integer')) {
+      throw new Error(`model ${name}: indexed field ${field} must be a string or a number`);
+    }
+  }
+  const shards = options.shards ?? 1;
+  if (!Number.isInteger(shards) || shards < 1 || shards > 64) throw new Error(`model ${name}: shards must be 1..64`);
+  return { name, description, schema, indexed, shards, access: options.access ?? 'read_write', jsonSchema };
+}

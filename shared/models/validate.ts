@@ -1,0 +1,71 @@
+import { NumberValue } from '@aws-sdk/lib-dynamodb';
+import type * as z from 'zod';
+import { ApiError, pathText, type ErrorDetail } from '../http/errors';
+import { dynamoNumberProblem } from '../json/decimal';
+import { numberText } from '../json/exact-json';
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof NumberValue);
+}
+
+/**
+ * zod checks numbers as JS numbers, so it validates a copy in which exact numbers are
+ * approximated; numbers DynamoDB cannot store are reported here instead of as a 500 later.
+ */
+function approximate(value: unknown, path: PropertyKey[], problems: ErrorDetail[]): unknown {
+  if (typeof value === 'number' || value instanceof NumberValue) {
+    const problem = dynamoNumberProblem(numberText(value));
+    if (problem) problems.push({ path: pathText(path), message: `number ${problem}` });
+    return typeof value === 'number' ? value : Number(value.toString());
+  }
+  if (Array.isArray(value)) return value.map((v, i) => approximate(v, [...path, i], problems));
+  if (isPlainObject(value)) {
+    const copy: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      Object.defineProperty(copy, k, { value: approximate(v, [...path, k], problems), enumerable: true, writable: true, configurable: true });
+    }
+    return copy;
+  }
+  return value;
+}
+
+/** Puts the exact numbers of the input back where zod's output kept the same value. */
+function restore(original: unknown, parsed: unknown): unknown {
+  if (original instanceof NumberValue && typeof parsed === 'number' && Number(original.toString()) === parsed) return original;
+  if (Array.isArray(original) && Array.isArray(parsed)) return parsed.map((v, i) => restore(original[i], v));
+  if (isPlainObject(original) && isPlainObject(parsed)) {
+    for (const k of Object.keys(parsed)) {
+      if (Object.hasOwn(original, k)) parsed[k] = restore(original[k], parsed[k]);
+    }
+  }
+  return parsed;
+}
+
+export function validationError(details: ErrorDetail[]): ApiError {
+  return new ApiError('validation_error', `The record is invalid: ${details[0]?.path || 'record'}: ${details[0]?.message}`, { details });
+}
+
+/** Issues of `value` against `schema`, each with its path behind `prefix`; empty when valid. */
+export function checkAgainst<S extends z.ZodType>(schema: S, value: unknown, prefix: PropertyKey[]): { value?: z.infer<S>; details: ErrorDetail[] } {
+  const details: ErrorDetail[] = [];
+  const shadow = approximate(value, prefix, details);
+  const result = schema.safeParse(shadow);
+  if (!result.success) {
+    for (const issue of result.error.issues) {
+      const keys = issue.code === 'unrecognized_keys' ? issue.keys : [undefined];
+      for (const key of keys) {
+        const path = key === undefined ? [...prefix, ...issue.path] : [...prefix, ...issue.path, key];
+        details.push({ path: pathText(path), message: key === undefined ? issue.message : `unknown property ${JSON.stringify(key)}` });
+      }
+    }
+  }
+  if (details.length > 0) return { details };
+  return { value: restore(value, result.data) as z.infer<S>, details };
+}
+
+/** The validated value, or a 422 validation_error listing every problem with its path. */
+export function validateAgainst<S extends z.ZodType>(schema: S, value: unknown, prefix: PropertyKey[]): z.infer<S> {
+  const { value: valid, details } = checkAgainst(schema, value, prefix);
+  if (details.length > 0) throw validationError(details);
+  return valid as z.infer<S>;
+}

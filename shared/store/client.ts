@@ -1,0 +1,29 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { settings } from '../config';
+import { toExactNumber } from '../json/exact-json';
+
+let documentClient: DynamoDBDocumentClient | undefined;
+
+/**
+ * One document client per container, made on first use so that module load stays cheap.
+ * Numbers come back exact (NumberValue when a JS number would round them).
+ */
+export function db(): DynamoDBDocumentClient {
+  if (!documentClient) {
+    const { DYNAMODB_ENDPOINT, AWS_REGION } = settings();
+    const local = DYNAMODB_ENDPOINT !== undefined && !process.env.AWS_ACCESS_KEY_ID;
+    const client = new DynamoDBClient({
+      region: AWS_REGION,
+      endpoint: DYNAMODB_ENDPOINT,
+      // Local engines accept any key; a real account never reaches this branch.
+      credentials: local ? { accessKeyId: 'local', secretAccessKey: 'local' } : undefined,
+      maxAttempts: 5,
+    });
+    documentClient = DynamoDBDocumentClient.from(client, {
+      marshallOptions: { removeUndefinedValues: true },
+      unmarshallOptions: { wrapNumbers: toExactNumber },
+    });
+  }
+  return documentClient;
+}

@@ -1,0 +1,62 @@
+import { ulid } from 'ulid';
+import type { Model } from '../models/define';
+import { isExactNumber, numberText } from '../json/exact-json';
+import { sortableDecimal } from '../json/decimal';
+import { INDEX_SLOTS, type IndexSlot } from './table';
+
+export const newId = (): string => ulid();
+
+/** FNV-1a over the id's UTF-8 bytes: stable across runtimes, cheap, evenly spread. */
+export function shardOf(model: Model, id: string): number {
+  if (model.shards === 1) return 0;
+  let hash = 0x811c9dc5;
+  for (const byte of Buffer.from(id, 'utf8')) {
+    hash ^= byte;
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash % model.shards;
+}
+
+export const partitionKey = (model: Model, shard: number): string => `${model.name}#${shard}`;
+
+export function indexSlotOf(model: Model, field: string): IndexSlot | undefined {
+  const position = model.indexed.indexOf(field);
+  return position < 0 ? undefined : INDEX_SLOTS[position];
+}
+
+export const indexPartitionKey = (model: Model, field: string, shard: number): string => `${model.name}#${field}#${shard}`;
+
+/** Sorts below every value: records without the field still appear when ordering by it. */
+const MISSING = '!';
+/** Ends the value part of an index sort key, below every character an encoded value holds. */
+export const VALUE_END = '\u0000';
+/** Just above every key whose value part equals a given value. */
+export const VALUE_AFTER = '\u0001';
+
+// Escaping keeps \0 and \1 out of encoded strings while keeping their order.
+const escapeString = (s: string): string => s.replace(/[\u0000\u0001]/g, (c) => (c === '\u0000' ? '\u0001\u0001' : '\u0001\u0002'));
+
+/** A string whose UTF-8 byte order is the order of the field's values. */
+export function sortableValue(value: unknown): string {
+  if (value === undefined || value === null) return MISSING;
+  if (isExactNumber(value)) return sortableDecimal(numberText(value));
+  if (typeof value === 'string') return `"${escapeString(value)}`;
+  throw new TypeError('only strings and numbers are indexed');
+}
+
+/** The lowest encoding of a present value of this kind (numbers or strings). */
+export const lowestPresent = (sample: unknown): string => (typeof sample === 'string' ? '"' : '0');
+
+export const indexSortKey = (value: unknown, id: string): string => `${sortableValue(value)}${VALUE_END}${id}`;
+
+/** The index attributes of a record, written with it so its indexed fields stay queryable. */
+export function indexAttributes(model: Model, id: string, data: Record<string, unknown>): Record<string, string> {
+  const shard = shardOf(model, id);
+  const attributes: Record<string, string> = {};
+  model.indexed.forEach((field, position) => {
+    const slot = INDEX_SLOTS[position];
+    attributes[slot.partitionKey] = indexPartitionKey(model, field, shard);
+    attributes[slot.sortKey] = indexSortKey(data[field], id);
+  });
+  return attributes;
+}

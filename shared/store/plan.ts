@@ -1,0 +1,144 @@
+import { ApiError } from '../http/errors';
+import type { Model } from '../models/define';
+import { isMatchAll, type FilterNode } from './filter/ast';
+import { compileFilter } from './filter/compile';
+import { ExpressionBuilder } from './filter/expression';
+import {
+  indexPartitionKey, indexSlotOf, lowestPresent, partitionKey, shardOf, sortableValue, VALUE_AFTER, VALUE_END,
+} from './keys';
+import { TABLE_KEY } from './table';
+
+export interface Order {
+  field: string;
+  descending: boolean;
+}
+
+/** How one request reads a model: which index, which shards, and the key condition of each. */
+export interface AccessPlan {
+  indexName?: string;
+  /** Attributes that make up an item's position (the exclusive start key of a query). */
+  keyAttributes: string[];
+  /** The attribute whose byte order is the answer's order. */
+  sortAttribute: string;
+  forward: boolean;
+  shards: number[];
+  /** True when the key condition alone selects exactly the matching records. */
+  exact: boolean;
+  keyCondition(shard: number, x: ExpressionBuilder): string;
+}
+
+type Compare = Extract<FilterNode, { kind: 'compare' }>;
+
+const RANGE_OPS = new Set(['eq', 'gt', 'gte', 'lt', 'lte', 'between', 'begins_with']);
+
+function topLevel(filter: FilterNode): Compare[] {
+  const items = filter.kind === 'and' ? filter.items : [filter];
+  return items.filter((n): n is Compare => n.kind === 'compare');
+}
+
+export function parseOrder(model: Model, orderBy: string | string[] | undefined): Order {
+  const keys = orderBy === undefined ? [] : Array.isArray(orderBy) ? orderBy : [orderBy];
+  const sortable = ['id', ...model.indexed];
+  const refuse = (message: string) =>
+    new ApiError('invalid_order_by', message, { sortable, details: [{ path: 'order_by', message }] });
+  if (keys.length > 1) throw refuse('order_by takes one field; ties are broken by id');
+  const key = keys[0] ?? 'id';
+  const descending = key.startsWith('-');
+  const field = descending ? key.slice(1) : key;
+  if (!sortable.includes(field)) throw refuse(`cannot order ${model.name} by ${JSON.stringify(field)}; sortable: ${sortable.join(', ')}`);
+  return { field, descending };
+}
+
+/** Key condition on an encoded index sort key for one comparison on the indexed field. */
+function indexRange(c: Compare, sk: string, x: ExpressionBuilder): string {
+  const enc = (v: unknown) => sortableValue(v);
+  const [a, b] = c.operands;
+  switch (c.op) {
+    case 'eq':
+      return `begins_with(${sk}, ${x.value(enc(a) + VALUE_END)})`;
+    case 'gt':
+      return `${sk} > ${x.value(enc(a) + VALUE_AFTER)}`;
+    case 'gte':
+      return `${sk} >= ${x.value(enc(a) + VALUE_END)}`;
+    case 'lt':
+      return `${sk} BETWEEN ${x.value(lowestPresent(a))} AND ${x.value(enc(a) + VALUE_END)}`;
+    case 'lte':
+      return `${sk} BETWEEN ${x.value(lowestPresent(a))} AND ${x.value(enc(a) + VALUE_AFTER)}`;
+    case 'between':
+      return `${sk} BETWEEN ${x.value(enc(a) + VALUE_END)} AND ${x.value(enc(b) + VALUE_AFTER)}`;
+    default: // begins_with on a string field: the encoded prefix is a prefix of every match
+      return `begins_with(${sk}, ${x.value(enc(a))})`;
+  }
+}
+
+function idRange(c: Compare, sk: string, x: ExpressionBuilder): string {
+  const [a, b] = c.operands;
+  switch (c.op) {
+    case 'eq':
+      return `${sk} = ${x.value(a)}`;
+    case 'gt':
+      return `${sk} > ${x.value(a)}`;
+    case 'gte':
+      return `${sk} >= ${x.value(a)}`;
+    case 'lt':
+      return `${sk} < ${x.value(a)}`;
+    case 'lte':
+      return `${sk} <= ${x.value(a)}`;
+    case 'between':
+      return `${sk} BETWEEN ${x.value(a)} AND ${x.value(b)}`;
+    default:
+      return `begins_with(${sk}, ${x.value(a)})`;
+  }
+}
+
+const allShards = (model: Model) => Array.from({ length: model.shards }, (_, i) => i);
+
+/**
+ * Chooses the cheapest way to read: a point query for `id` equality, an index for an indexed
+ * field (equality keeps id order), else the model's own partitions with any id range. The
+ * whole filter still runs as a FilterExpression, so the plan only ever narrows what is read.
+ */
+export function planAccess(model: Model, filter: FilterNode, order: Order): AccessPlan {
+  const conditions = topLevel(filter);
+  const onlyThis = (c: Compare | undefined) => c !== undefined && filter === c;
+  const base = (shards: number[], range: Compare | undefined): AccessPlan => ({
+    keyAttributes: [TABLE_KEY.partitionKey, TABLE_KEY.sortKey],
+    sortAttribute: TABLE_KEY.sortKey,
+    forward: !order.descending,
+    shards,
+    exact: isMatchAll(filter) || onlyThis(range),
+    keyCondition: (shard, x) => {
+      const pk = `${x.name(TABLE_KEY.partitionKey)} = ${x.value(partitionKey(model, shard))}`;
+      return range ? `${pk} AND ${idRange(range, x.name(TABLE_KEY.sortKey), x)}` : pk;
+    },
+  });
+  const index = (field: string, range: Compare | undefined): AccessPlan => {
+    const slot = indexSlotOf(model, field)!;
+    return {
+      indexName: slot.indexName,
+      keyAttributes: [TABLE_KEY.partitionKey, TABLE_KEY.sortKey, slot.partitionKey, slot.sortKey],
+      sortAttribute: slot.sortKey,
+      forward: !order.descending,
+      shards: allShards(model),
+      exact: isMatchAll(filter) || onlyThis(range),
+      keyCondition: (shard, x) => {
+        const pk = `${x.name(slot.partitionKey)} = ${x.value(indexPartitionKey(model, field, shard))}`;
+        return range ? `${pk} AND ${indexRange(range, x.name(slot.sortKey), x)}` : pk;
+      },
+    };
+  };
+  const rangeOn = (field: string, ops = RANGE_OPS) =>
+    conditions.find((c) => c.field === field && c.path.length <= 2 && ops.has(c.op));
+
+  if (order.field !== 'id') return index(order.field, rangeOn(order.field));
+  const idEq = conditions.find((c) => c.field === 'id' && c.op === 'eq');
+  if (idEq) return base([shardOf(model, idEq.operands[0] as string)], idEq);
+  const indexedEq = model.indexed.map((f) => rangeOn(f, new Set(['eq']))).find((c) => c !== undefined);
+  if (indexedEq) return index(indexedEq.field, indexedEq);
+  return base(allShards(model), rangeOn('id'));
+}
+
+/** The FilterExpression of a plan: the whole filter, unless the key condition is already exact. */
+export function filterExpression(plan: AccessPlan, filter: FilterNode, x: ExpressionBuilder): string | undefined {
+  return plan.exact ? undefined : compileFilter(filter, x);
+}

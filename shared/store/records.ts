@@ -1,0 +1,343 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { settings } from '../config';
+import { ApiError, type ErrorDetail } from '../http/errors';
+import { LIMITS } from '../limits';
+import { SYSTEM_FIELDS, type Model } from '../models/define';
+import { checkAgainst, validationError } from '../models/validate';
+import { db } from './client';
+import { decodeCursor, encodeCursor, queryFingerprint } from './cursor';
+import { isMatchAll, type FilterNode } from './filter/ast';
+import { compileFilter } from './filter/compile';
+import { ExpressionBuilder } from './filter/expression';
+import { parseFilter } from './filter/parse';
+import { indexAttributes, indexSlotOf, indexSortKey, partitionKey, shardOf } from './keys';
+import { parseOrder, planAccess, type AccessPlan } from './plan';
+import { mapPool } from './pool';
+import { countAll, readAll, readPage, type Item, type Position } from './query';
+import { TABLE_KEY } from './table';
+
+/** A record as the API shows it: id, the model's fields, then the system fields. */
+export type ApiRecord = Record<string, unknown> & { id: string };
+
+export function toRecord(item: Item, fields?: ReadonlyArray<string>): ApiRecord {
+  const full: ApiRecord = {
+    id: item.id as string,
+    ...(item.d as Record<string, unknown>),
+    _created_at: item._created_at,
+    _updated_at: item._updated_at,
+    _version: item._version,
+  };
+  if (!fields) return full;
+  const picked: ApiRecord = { id: full.id };
+  for (const f of fields) if (Object.hasOwn(full, f)) picked[f] = full[f];
+  return picked;
+}
+
+function checkFields(model: Model, fields: ReadonlyArray<string> | undefined): void {
+  const known = new Set([...Object.keys(SYSTEM_FIELDS), ...Object.keys(model.jsonSchema.properties)]);
+  const unknown = (fields ?? []).find((f) => !known.has(f));
+  if (unknown !== undefined) {
+    throw new ApiError('unknown_field', `Model ${model.name} has no field ${unknown}`, {
+      field: unknown, model: model.name, available: [...known], details: [{ path: 'fields', message: `unknown field ${unknown}` }],
+    });
+  }
+}
+
+const isConditionFailure = (error: unknown) => error instanceof ConditionalCheckFailedException;
+const keyOf = (model: Model, id: string) => ({ [TABLE_KEY.partitionKey]: partitionKey(model, shardOf(model, id)), [TABLE_KEY.sortKey]: id });
+
+// ---------------------------------------------------------------- create
+
+export interface NewRecord {
+  id: string;
+  data: Record<string, unknown>;
+}
+
+/**
+ * Validates every record first (one 422 lists them all, nothing is written), then writes each
+ * with attribute_not_exists so an existing id is never overwritten. If any id turns out to
+ * exist, the records this request did create are removed again, so a 409 changes nothing.
+ */
+export async function createRecords(model: Model, entries: ReadonlyArray<{ id: string; data: unknown }>, pathOf: (i: number) => PropertyKey[]): Promise<ApiRecord[]> {
+  const details: ErrorDetail[] = [];
+  const valid: NewRecord[] = [];
+  entries.forEach((entry, i) => {
+    const result = checkAgainst(model.schema, entry.data, pathOf(i));
+    details.push(...result.details);
+    if (result.value) valid.push({ id: entry.id, data: result.value as Record<string, unknown> });
+  });
+  if (details.length > 0) throw validationError(details);
+  const duplicates = entries.map((e) => e.id).filter((id, i, all) => all.indexOf(id) !== i);
+  if (duplicates.length > 0) throw new ApiError('conflict', `The request repeats id ${duplicates[0]}`, { ids: [...new Set(duplicates)] });
+
+  const now = new Date().toISOString();
+  const items = valid.map((r) => ({
+    ...keyOf(model, r.id),
+    ...indexAttributes(model, r.id, r.data),
+    id: r.id,
+    d: r.data,
+    _created_at: now,
+    _updated_at: now,
+    _version: 1,
+  }));
+  const results = await mapPool(items, LIMITS.writeConcurrency, (item) =>
+    db().send(new PutCommand({
+      TableName: settings().TABLE_NAME,
+      Item: item,
+      ConditionExpression: 'attribute_not_exists(#pk)',
+      ExpressionAttributeNames: { '#pk': TABLE_KEY.partitionKey },
+    })),
+  );
+  const conflicts = items.filter((_, i) => results[i].status === 'rejected' && isConditionFailure((results[i] as PromiseRejectedResult).reason));
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected' && !isConditionFailure(r.reason));
+  if (conflicts.length > 0 || failed) {
+    const written = items.filter((_, i) => results[i].status === 'fulfilled');
+    const notRemoved = await undoCreates(written);
+    if (failed && conflicts.length === 0) throw failed.reason;
+    throw new ApiError('conflict', `A record with id ${conflicts[0]?.id} already exists in ${model.name}`, {
+      ids: conflicts.map((c) => c.id),
+      ...(notRemoved.length > 0 ? { created: notRemoved } : {}),
+    });
+  }
+  return items.map((item) => toRecord(item));
+}
+
+/** Removes records this request created, unless someone wrote them since. Returns the ids left. */
+async function undoCreates(items: ReadonlyArray<Item>): Promise<string[]> {
+  const results = await mapPool(items, LIMITS.writeConcurrency, (item) =>
+    db().send(new DeleteCommand({
+      TableName: settings().TABLE_NAME,
+      Key: { [TABLE_KEY.partitionKey]: item[TABLE_KEY.partitionKey], [TABLE_KEY.sortKey]: item[TABLE_KEY.sortKey] },
+      ConditionExpression: '#v = :v AND #c = :c',
+      ExpressionAttributeNames: { '#v': '_version', '#c': '_created_at' },
+      ExpressionAttributeValues: { ':v': 1, ':c': item._created_at },
+    })),
+  );
+  return items.filter((_, i) => results[i].status === 'rejected').map((item) => item.id as string);
+}
+
+// ---------------------------------------------------------------- reads
+
+export interface ListRequest {
+  filters?: unknown;
+  order_by?: string | string[];
+  limit?: number;
+  cursor?: string;
+  fields?: string[];
+  consistent?: boolean;
+}
+
+export interface ListAnswer {
+  items: ApiRecord[];
+  next_cursor: string | null;
+  scanned: number;
+}
+
+export async function listRecords(model: Model, request: ListRequest): Promise<ListAnswer> {
+  const filter = parseFilter(model, request.filters);
+  const order = parseOrder(model, request.order_by);
+  checkFields(model, request.fields);
+  const plan = planAccess(model, filter, order);
+  const fingerprint = queryFingerprint(request.filters, request.order_by);
+  const positions: Position[] = request.cursor ? decodeCursor(request.cursor, model, fingerprint, plan) : plan.shards.map(() => undefined);
+  const limit = request.limit ?? LIMITS.defaultPageSize;
+  const page = await readPage({ plan, filter, consistent: request.consistent }, limit, positions, LIMITS.maxScannedPerRequest);
+  return {
+    items: page.items.map((item) => toRecord(item, request.fields)),
+    next_cursor: encodeCursor(model, fingerprint, page.positions),
+    scanned: page.scanned,
+  };
+}
+
+export async function getOneRecord(model: Model, request: Pick<ListRequest, 'filters' | 'fields' | 'consistent'>): Promise<ApiRecord> {
+  const filter = parseFilter(model, request.filters);
+  checkFields(model, request.fields);
+  const plan = planAccess(model, filter, { field: 'id', descending: false });
+  const positions = plan.shards.map(() => undefined);
+  const page = await readPage({ plan, filter, consistent: request.consistent }, 1, positions, Infinity);
+  if (page.items.length === 0) throw new ApiError('not_found', `No ${model.name} record matches the filters`, { model: model.name });
+  return toRecord(page.items[0], request.fields);
+}
+
+export async function countRecords(model: Model, request: { filters?: unknown; consistent?: boolean }): Promise<{ count: number; scanned: number }> {
+  const filter = parseFilter(model, request.filters);
+  const plan = planAccess(model, filter, { field: 'id', descending: false });
+  return countAll({ plan, filter, consistent: request.consistent });
+}
+
+// ---------------------------------------------------------------- bulk writes
+
+export interface BulkGuard {
+  filters: unknown;
+  allow_all?: boolean;
+  max_affected?: number;
+}
+
+interface Matched {
+  filter: FilterNode;
+  plan: AccessPlan;
+  items: Item[];
+}
+
+/** The records a bulk write would touch, after its guards: no accidental all, no more than allowed. */
+async function matchForWrite(model: Model, guard: BulkGuard): Promise<Matched> {
+  const filter = parseFilter(model, guard.filters);
+  if (isMatchAll(filter) && guard.allow_all !== true) {
+    throw new ApiError('empty_filter', 'An empty filter would change every record; send "allow_all": true if that is meant', {
+      details: [{ path: 'filters', message: 'empty filter without allow_all' }],
+    });
+  }
+  const maxAffected = guard.max_affected ?? LIMITS.maxAffected;
+  const plan = planAccess(model, filter, { field: 'id', descending: false });
+  const { items, truncated } = await readAll({ plan, filter, consistent: true }, maxAffected);
+  if (truncated) {
+    throw new ApiError('too_many_matches', `More than ${maxAffected} records match; nothing was changed`, {
+      max_affected: maxAffected, matched_at_least: maxAffected + 1,
+    });
+  }
+  return { filter, plan, items };
+}
+
+/** Re-reads one record if it still matches the filter (consistently), for a retried write. */
+async function rereadMatching(model: Model, filter: FilterNode, id: string): Promise<Item | undefined> {
+  const x = new ExpressionBuilder();
+  const key = keyOf(model, id);
+  const keyCondition = `${x.name(TABLE_KEY.partitionKey)} = ${x.value(key.pk)} AND ${x.name(TABLE_KEY.sortKey)} = ${x.value(id)}`;
+  const page = await db().send(new QueryCommand({
+    TableName: settings().TABLE_NAME,
+    KeyConditionExpression: keyCondition,
+    FilterExpression: compileFilter(filter, x),
+    ConsistentRead: true,
+    ...x.attributes(),
+  }));
+  return page.Items?.[0] as Item | undefined;
+}
+
+function merged(item: Item, values: Record<string, unknown>): Record<string, unknown> {
+  const data: Record<string, unknown> = { ...(item.d as Record<string, unknown>) };
+  for (const [field, value] of Object.entries(values)) {
+    if (value === null) delete data[field];
+    else data[field] = value;
+  }
+  return data;
+}
+
+function checkValues(values: Record<string, unknown>): void {
+  const details: ErrorDetail[] = Object.keys(values)
+    .filter((field) => Object.hasOwn(SYSTEM_FIELDS, field))
+    .map((field) => ({ path: `values.${field}`, message: `${field} is managed by the service and cannot be set` }));
+  if (details.length > 0) throw new ApiError('invalid_request', `values cannot set ${details.map((d) => d.path.slice(7)).join(', ')}`, { details });
+  if (Object.keys(values).length === 0) {
+    throw new ApiError('invalid_request', 'values is empty: name at least one field to set', { details: [{ path: 'values', message: 'empty' }] });
+  }
+}
+
+/** The data every matched record would have after the update; all valid, or one 422 and nothing written. */
+function validatedUpdates(model: Model, items: Item[], values: Record<string, unknown>): Map<string, Record<string, unknown>> {
+  const updates = new Map<string, Record<string, unknown>>();
+  const details: ErrorDetail[] = [];
+  for (const item of items) {
+    const result = checkAgainst(model.schema, merged(item, values), ['values']);
+    if (result.value) updates.set(item.id as string, result.value as Record<string, unknown>);
+    for (const d of result.details) details.push({ ...d, message: `record ${item.id as string}: ${d.message}` });
+  }
+  if (details.length > 0) throw validationError(details);
+  return updates;
+}
+
+async function writeUpdate(model: Model, item: Item, data: Record<string, unknown>): Promise<void> {
+  const x = new ExpressionBuilder();
+  const id = item.id as string;
+  const set = [
+    `${x.name('d')} = ${x.value(data)}`,
+    `${x.name('_updated_at')} = ${x.value(new Date().toISOString())}`,
+    `${x.name('_version')} = ${x.name('_version')} + ${x.value(1)}`,
+  ];
+  for (const field of model.indexed) {
+    set.push(`${x.name(indexSlotOf(model, field)!.sortKey)} = ${x.value(indexSortKey(data[field], id))}`);
+  }
+  await db().send(new UpdateCommand({
+    TableName: settings().TABLE_NAME,
+    Key: keyOf(model, id),
+    UpdateExpression: `SET ${set.join(', ')}`,
+    ConditionExpression: `${x.name('_version')} = ${x.value(item._version)}`,
+    ...x.attributes(),
+  }));
+}
+
+const MAX_WRITE_ATTEMPTS = 3;
+
+/** Writes one record, re-reading it when someone changed it in between; false when it no longer matches. */
+async function updateOne(model: Model, filter: FilterNode, first: Item, firstData: Record<string, unknown>, values: Record<string, unknown>): Promise<boolean> {
+  let item: Item | undefined = first;
+  let data = firstData;
+  for (let attempt = 1; item; attempt++) {
+    try {
+      await writeUpdate(model, item, data);
+      return true;
+    } catch (error) {
+      if (!isConditionFailure(error) || attempt >= MAX_WRITE_ATTEMPTS) throw error;
+    }
+    item = await rereadMatching(model, filter, first.id as string);
+    if (item) {
+      const result = checkAgainst(model.schema, merged(item, values), ['values']);
+      if (!result.value) return false;
+      data = result.value as Record<string, unknown>;
+    }
+  }
+  return false;
+}
+
+export interface UpdateRequest extends BulkGuard {
+  values: Record<string, unknown>;
+}
+
+export interface BulkAnswer {
+  matched: number;
+  skipped: number;
+}
+
+/**
+ * Update by filter. Each write is conditional on the version read, so a concurrent change is
+ * never overwritten: the record is re-read, re-checked against the filter and retried.
+ */
+export async function updateRecords(model: Model, request: UpdateRequest): Promise<BulkAnswer & { updated: number }> {
+  checkValues(request.values);
+  const { filter, items } = await matchForWrite(model, request);
+  const updates = validatedUpdates(model, items, request.values);
+  const results = await mapPool(items, LIMITS.writeConcurrency, (item) => updateOne(model, filter, item, updates.get(item.id as string)!, request.values));
+  return settle(results, 'updated', items.length);
+}
+
+/** Delete by filter; each delete re-checks the filter atomically, so a record that stopped matching stays. */
+export async function deleteRecords(model: Model, request: BulkGuard): Promise<BulkAnswer & { deleted: number }> {
+  const { filter, items } = await matchForWrite(model, request);
+  const results = await mapPool(items, LIMITS.writeConcurrency, async (item) => {
+    const x = new ExpressionBuilder();
+    const condition = [`attribute_exists(${x.name(TABLE_KEY.partitionKey)})`, compileFilter(filter, x)].filter(Boolean).join(' AND ');
+    try {
+      await db().send(new DeleteCommand({ TableName: settings().TABLE_NAME, Key: keyOf(model, item.id as string), ConditionExpression: condition, ...x.attributes() }));
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  });
+  return settle(results, 'deleted', items.length);
+}
+
+/**
+ * The count of changed records, or, when some writes failed for good, an error that says
+ * exactly how many were changed before giving up.
+ */
+function settle<K extends 'updated' | 'deleted'>(results: PromiseSettledResult<boolean>[], key: K, matched: number): BulkAnswer & Record<K, number> {
+  const changed = results.filter((r) => r.status === 'fulfilled' && r.value).length;
+  const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failure) {
+    const reason = failure.reason as { [k: string]: unknown };
+    reason.partial = { [key]: changed, matched, failed: results.filter((r) => r.status === 'rejected').length };
+    throw failure.reason;
+  }
+  return { [key]: changed, matched, skipped: matched - changed } as unknown as BulkAnswer & Record<K, number>;
+}

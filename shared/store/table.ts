@@ -1,0 +1,67 @@
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  ResourceNotFoundException,
+  type CreateTableCommandInput,
+  type DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
+import { MAX_INDEXED_FIELDS } from '../models/define';
+
+/**
+ * The one table's shape, read by the store, the local server, the tests and the CDK stack.
+ * Items of a model live under `pk = <model>#<shard>`, `sk = <id>`. Index slot N (gsiN) holds
+ * the model's N-th indexed field: `gNpk = <model>#<field>#<shard>`, `gNsk = <sortable value>\0<id>`.
+ */
+export const TABLE_KEY = { partitionKey: 'pk', sortKey: 'sk' } as const;
+
+export interface IndexSlot {
+  indexName: string;
+  partitionKey: string;
+  sortKey: string;
+}
+
+export const INDEX_SLOTS: ReadonlyArray<IndexSlot> = Array.from({ length: MAX_INDEXED_FIELDS }, (_, i) => ({
+  indexName: `gsi${i + 1}`,
+  partitionKey: `g${i + 1}pk`,
+  sortKey: `g${i + 1}sk`,
+}));
+
+export function createTableInput(tableName: string): CreateTableCommandInput {
+  const keyAttributes = [TABLE_KEY.partitionKey, TABLE_KEY.sortKey, ...INDEX_SLOTS.flatMap((s) => [s.partitionKey, s.sortKey])];
+  return {
+    TableName: tableName,
+    BillingMode: 'PAY_PER_REQUEST',
+    AttributeDefinitions: keyAttributes.map((name) => ({ AttributeName: name, AttributeType: 'S' })),
+    KeySchema: [
+      { AttributeName: TABLE_KEY.partitionKey, KeyType: 'HASH' },
+      { AttributeName: TABLE_KEY.sortKey, KeyType: 'RANGE' },
+    ],
+    GlobalSecondaryIndexes: INDEX_SLOTS.map((slot) => ({
+      IndexName: slot.indexName,
+      KeySchema: [
+        { AttributeName: slot.partitionKey, KeyType: 'HASH' },
+        { AttributeName: slot.sortKey, KeyType: 'RANGE' },
+      ],
+      Projection: { ProjectionType: 'ALL' },
+    })),
+  };
+}
+
+/** Creates the table unless it exists, and waits until it is active. Returns whether it created it. */
+export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<boolean> {
+  let created = false;
+  try {
+    await client.send(new DescribeTableCommand({ TableName: tableName }));
+  } catch (error) {
+    if (!(error instanceof ResourceNotFoundException)) throw error;
+    await client.send(new CreateTableCommand(createTableInput(tableName)));
+    created = true;
+  }
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const indexesReady = (Table?.GlobalSecondaryIndexes ?? []).every((i) => i.IndexStatus === 'ACTIVE');
+    if (Table?.TableStatus === 'ACTIVE' && indexesReady) return created;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`table ${tableName} did not become active`);
+}

