@@ -28,7 +28,7 @@ export function useApi(): Api {
       const response = await fetch(`${api.url}${path}`, {
         method,
         headers: { ...(payload !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
-        body: payload as BodyInit | undefined,
+        body: payload as RequestInit['body'],
       });
       const text = await response.text();
       let parsed: unknown;

@@ -1,0 +1,21 @@
+/**
+ * How every Lambda function is bundled, read by the CDK stack (NodejsFunction) and by the
+ * cold-start benchmark, so both measure and ship the same thing. CommonJS with the SDK
+ * bundled and `module` entry points preferred loaded fastest on this kind of machine
+ * (../shared/research/toolchain.md).
+ */
+export const NODE_RUNTIME_TARGET = 'node22';
+
+export const ESBUILD_OPTIONS = {
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: NODE_RUNTIME_TARGET,
+  minify: true,
+  sourcemap: true,
+  mainFields: ['module', 'main'],
+  external: [] as string[],
+  legalComments: 'none',
+} as const;
+
+export const handlerEntry = (functionName: string): string => `functions/${functionName}/handler.ts`;
