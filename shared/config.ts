@@ -4,7 +4,6 @@ const settingsSchema = z.object({
   TABLE_NAME: z.string().min(3).default('recordgate'),
   DYNAMODB_ENDPOINT: z.url().optional(),
   AWS_REGION: z.string().default('us-east-1'),
-  CURSOR_SECRET: z.string().optional(),
 });
 
 export type Settings = z.infer<typeof settingsSchema>;

@@ -1,6 +1,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import * as z from 'zod';
 import { settings } from '../config';
+import { secretSetting } from '../secrets';
 import { ApiError } from '../http/errors';
 import { stringifyExactJson } from '../json/exact-json';
 import type { Model } from '../models/define';
@@ -18,34 +19,39 @@ const payloadSchema = z.strictObject({
   p: z.array(z.union([z.null(), z.record(z.string(), z.string())])),
 });
 
-function secret(): string {
-  const { CURSOR_SECRET, TABLE_NAME } = settings();
+async function secret(): Promise<string> {
   // Without a configured secret the table name still makes cursors tamper-evident against
   // edits; deployed stacks set CURSOR_SECRET so they cannot be forged either.
-  return CURSOR_SECRET ?? `recordgate-cursor:${TABLE_NAME}`;
+  return (await secretSetting('CURSOR_SECRET')) || `recordgate-cursor:${settings().TABLE_NAME}`;
 }
 
-const sign = (payload: string) => createHmac('sha256', secret()).update(payload).digest('base64url');
+const sign = async (payload: string) => createHmac('sha256', await secret()).update(payload).digest('base64url');
 
 export function queryFingerprint(filters: unknown, orderBy: unknown): string {
   return createHash('sha256').update(stringifyExactJson({ filters: filters ?? {}, orderBy: orderBy ?? null })).digest('base64url').slice(0, 22);
 }
 
-export function encodeCursor(model: Model, fingerprint: string, positions: Position[]): string | null {
+export async function encodeCursor(model: Model, fingerprint: string, positions: Position[]): Promise<string | null> {
   if (positions.every((p) => p === null)) return null;
   const payload = Buffer.from(JSON.stringify({ m: model.name, q: fingerprint, p: positions.map((p) => p ?? {}) })).toString('base64url');
-  return `${payload}.${sign(payload)}`;
+  return `${payload}.${await sign(payload)}`;
 }
 
-export function decodeCursor(cursor: string, model: Model, fingerprint: string, plan: AccessPlan): Position[] {
+export async function decodeCursor(cursor: string, model: Model, fingerprint: string, plan: AccessPlan): Promise<Position[]> {
   const refuse = (message: string) => new ApiError('invalid_cursor', message, { details: [{ path: 'cursor', message }] });
   const [payload, mac, ...rest] = cursor.split('.');
-  const expected = Buffer.from(sign(payload ?? ''));
+  const expected = Buffer.from(await sign(payload ?? ''));
   const given = Buffer.from(mac ?? '');
   if (rest.length > 0 || !payload || given.length !== expected.length || !timingSafeEqual(given, expected)) {
     throw refuse('The cursor is not one this service issued, or it was altered');
   }
-  const parsed = payloadSchema.safeParse(JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')));
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+  } catch {
+    throw refuse('The cursor is not one this service issued, or it was altered');
+  }
+  const parsed = payloadSchema.safeParse(decoded);
   if (!parsed.success || parsed.data.m !== model.name) throw refuse(`The cursor belongs to another model than ${model.name}`);
   if (parsed.data.q !== fingerprint) throw refuse('The cursor was issued for other filters or another order_by; send the same ones');
   if (parsed.data.p.length !== plan.shards.length) throw refuse('The cursor does not fit this query');

@@ -140,12 +140,12 @@ export async function listRecords(model: Model, request: ListRequest): Promise<L
   checkFields(model, request.fields);
   const plan = planAccess(model, filter, order);
   const fingerprint = queryFingerprint(request.filters, request.order_by);
-  const positions: Position[] = request.cursor ? decodeCursor(request.cursor, model, fingerprint, plan) : plan.shards.map(() => undefined);
+  const positions: Position[] = request.cursor ? await decodeCursor(request.cursor, model, fingerprint, plan) : plan.shards.map(() => undefined);
   const limit = request.limit ?? LIMITS.defaultPageSize;
   const page = await readPage({ plan, filter, consistent: request.consistent }, limit, positions, LIMITS.maxScannedPerRequest);
   return {
     items: page.items.map((item) => toRecord(item, request.fields)),
-    next_cursor: encodeCursor(model, fingerprint, page.positions),
+    next_cursor: await encodeCursor(model, fingerprint, page.positions),
     scanned: page.scanned,
   };
 }
