@@ -34,9 +34,13 @@ export interface Model<S extends z.ZodObject = z.ZodObject> {
   readonly indexed: ReadonlyArray<string>;
   readonly shards: number;
   readonly access: ModelAccess;
-  /** JSON Schema of the record data (without id and system fields). */
-  readonly jsonSchema: FieldSchema & { properties: Record<string, FieldSchema> };
+  /** JSON Schema of the record data a caller sends (without id and system fields). */
+  readonly jsonSchema: ObjectSchema;
+  /** JSON Schema of the data as stored (zod's output: stripped keys gone, defaults filled); filters resolve paths against it. */
+  readonly storedSchema: ObjectSchema;
 }
+
+type ObjectSchema = FieldSchema & { properties: Record<string, FieldSchema> };
 
 export type ModelRecord<M extends Model> = z.infer<M['schema']>;
 
@@ -67,8 +71,11 @@ export function typesOf(schema: FieldSchema): string[] {
 export function defineModel<S extends z.ZodObject>(options: ModelOptions<S>): Model<S> {
   const { name, schema, description } = options;
   if (!MODEL_NAME.test(name)) throw new Error(`model name ${name} must match ${MODEL_NAME}`);
-  const jsonSchema = z.toJSONSchema(schema, { io: 'input' }) as Model['jsonSchema'];
-  delete jsonSchema.$schema;
+  const toJsonSchema = (io: 'input' | 'output') => {
+    const { $schema: _, ...rest } = z.toJSONSchema(schema, { io }) as ObjectSchema;
+    return rest as ObjectSchema;
+  };
+  const jsonSchema = toJsonSchema('input');
   for (const field of Object.keys(jsonSchema.properties)) {
     if (!FIELD_NAME.test(field) || isSystemField(field)) {
       throw new Error(`model ${name}: field ${field} collides with a system field or is not a plain name`);
@@ -84,5 +91,5 @@ export function defineModel<S extends z.ZodObject>(options: ModelOptions<S>): Mo
   }
   const shards = options.shards ?? 1;
   if (!Number.isInteger(shards) || shards < 1 || shards > 64) throw new Error(`model ${name}: shards must be 1..64`);
-  return { name, description, schema, indexed, shards, access: options.access ?? 'read_write', jsonSchema };
+  return { name, description, schema, indexed, shards, access: options.access ?? 'read_write', jsonSchema, storedSchema: toJsonSchema('output') };
 }

@@ -35,7 +35,7 @@ export function toRecord(item: Item, fields?: ReadonlyArray<string>): ApiRecord 
 }
 
 function checkFields(model: Model, fields: ReadonlyArray<string> | undefined): void {
-  const known = new Set([...Object.keys(SYSTEM_FIELDS), ...Object.keys(model.jsonSchema.properties)]);
+  const known = new Set([...Object.keys(SYSTEM_FIELDS), ...Object.keys(model.storedSchema.properties)]);
   const unknown = (fields ?? []).find((f) => !known.has(f));
   if (unknown !== undefined) {
     throw new ApiError('unknown_field', `Model ${model.name} has no field ${unknown}`, {

@@ -66,9 +66,9 @@ class FilterParser {
 
   private target(key: string, at: PropertyKey[]): Target {
     const [field, ...rest] = key.split('.');
-    let schema: FieldSchema | undefined = isSystemField(field) ? SYSTEM_FIELDS[field] : this.model.jsonSchema.properties[field];
+    let schema: FieldSchema | undefined = isSystemField(field) ? SYSTEM_FIELDS[field] : this.model.storedSchema.properties[field];
     if (!schema || (isSystemField(field) && rest.length > 0)) {
-      const available = ['id', ...Object.keys(this.model.jsonSchema.properties), ...Object.keys(SYSTEM_FIELDS).filter((f) => f !== 'id')];
+      const available = ['id', ...Object.keys(this.model.storedSchema.properties), ...Object.keys(SYSTEM_FIELDS).filter((f) => f !== 'id')];
       const where = pathText(at);
       throw new ApiError('unknown_field', `Model ${this.model.name} has no field ${key}`, {
         path: where, field: key, model: this.model.name, available, details: [{ path: where, message: `unknown field ${key}` }],
