@@ -5,6 +5,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { loadTokenTable } from '../shared/auth/tokens';
 import { MODELS } from '../shared/models/registry';
 import { ROUTES } from '../shared/http/routes';
 import { prepareTable, startDynalite } from './local/engine';
@@ -26,8 +27,11 @@ async function main(): Promise<void> {
   }
   const created = await prepareTable(process.env.DYNAMODB_ENDPOINT, process.env.TABLE_NAME);
   console.log(`table ${process.env.TABLE_NAME} ${created ? 'created' : 'found'} at ${process.env.DYNAMODB_ENDPOINT}`);
+  // Loaded now so that a malformed API_TOKENS stops the start instead of failing every request.
+  const tokens = await loadTokenTable();
   const { server, url } = await startLocalServer({ port, host });
   console.log(`recordgate listening on ${url}`);
+  console.log(tokens ? `auth: on, ${tokens.length} API token(s) from API_TOKENS` : 'auth: no API_TOKENS set, open on loopback only');
   console.log(`models: ${MODELS.filter((m) => m.access !== 'hidden').map((m) => m.name).join(', ')}`);
   for (const route of ROUTES) console.log(`  ${route.method.padEnd(4)} ${url}${route.path}`);
 

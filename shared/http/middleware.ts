@@ -1,5 +1,6 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { authorizeBody, authorizeRoute } from '../auth/authorize';
 import { ApiError } from './errors';
 import { errorResult, successResult, type HttpResult } from './respond';
 import { parseExactJson } from '../json/exact-json';
@@ -62,7 +63,11 @@ export function httpHandler(operation: Operation, options: { parseBody?: boolean
       },
     })
     .handler(async (event) => {
-      const result = await operation(readRequest(event, options.parseBody ?? true));
+      // Who calls is settled before the body is read: a stranger learns nothing from 413 or 400.
+      const caller = await authorizeRoute(event);
+      const request = readRequest(event, options.parseBody ?? true);
+      authorizeBody(caller, request.body);
+      const result = await operation(request);
       return 'statusCode' in result ? result : successResult(result.data, result.status);
     });
 }

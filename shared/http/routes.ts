@@ -1,3 +1,5 @@
+import type { RouteScope } from '../auth/scopes';
+
 /**
  * The route table: every route of the service and the function that answers it. The local
  * server, the CDK HTTP API and the OpenAPI document are all generated from this list.
@@ -10,21 +12,23 @@ export interface Route {
   path: string;
   function: FunctionName;
   summary: string;
+  /** The token scope the route needs (shared/auth); routes without one are public. */
+  scope?: RouteScope;
 }
 
-const recordOperation = (fn: FunctionName, summary: string): Route => ({
-  method: 'POST', path: `/api/db/{model_name}/${fn}`, function: fn, summary,
+const recordOperation = (fn: FunctionName, scope: RouteScope, summary: string): Route => ({
+  method: 'POST', path: `/api/db/{model_name}/${fn}`, function: fn, scope, summary,
 });
 
 export const ROUTES: ReadonlyArray<Route> = [
-  { method: 'GET', path: '/api/db/models', function: 'models', summary: 'List the models and their fields' },
-  { method: 'GET', path: '/api/db/health', function: 'health', summary: 'Check that the database answers' },
-  recordOperation('create', 'Create one record or up to 100'),
-  recordOperation('get_one', 'Get the first record matching filters'),
-  recordOperation('list', 'List records page by page'),
-  recordOperation('count', 'Count matching records exactly'),
-  recordOperation('update', 'Update every record matching filters'),
-  recordOperation('delete', 'Delete every record matching filters'),
+  { method: 'GET', path: '/api/db/models', function: 'models', scope: 'read', summary: 'List the models and their fields' },
+  { method: 'GET', path: '/api/db/health', function: 'health', scope: 'public', summary: 'Check that the database answers' },
+  recordOperation('create', 'write', 'Create one record or up to 100'),
+  recordOperation('get_one', 'read', 'Get the first record matching filters'),
+  recordOperation('list', 'read', 'List records page by page'),
+  recordOperation('count', 'read', 'Count matching records exactly'),
+  recordOperation('update', 'write', 'Update every record matching filters'),
+  recordOperation('delete', 'admin', 'Delete every record matching filters'),
 ];
 
 /** Every function deployed: one per route plus the fallback that answers unknown routes. */

@@ -1,0 +1,68 @@
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { ApiError } from '../http/errors';
+import { ROUTES, routeKey } from '../http/routes';
+import { bearerToken } from './bearer';
+import { isLoopback } from './loopback';
+import { scopeSchema, type RouteScope, type Scope } from './scopes';
+import { loadTokenTable, scopesOf } from './tokens';
+
+export interface Caller {
+  scopes: ReadonlySet<Scope>;
+  /** `loopback`: no token is configured and the request came from this machine (local open mode). */
+  via: 'token' | 'loopback';
+}
+
+const EVERY_SCOPE: ReadonlySet<Scope> = new Set(scopeSchema.options);
+
+/**
+ * The scope a route asks for, found by the event's routeKey: API Gateway sets it to the key of
+ * the route it matched (the local server does the same), whatever the stage or the raw path.
+ * Only the fallback gets `$default`, and it answers 404/405 without touching data.
+ */
+export function scopeOfRouteKey(key: string | undefined): RouteScope {
+  return ROUTES.find((route) => routeKey(route) === key)?.scope ?? 'public';
+}
+
+const unauthorized = (message: string, challenge = 'Bearer') =>
+  new ApiError('unauthorized', message, {}, { 'www-authenticate': challenge });
+
+/**
+ * Who is calling. With no token configured, a Lambda refuses everyone (a deployed stack never
+ * runs open) and the local server lets only loopback clients in. The local server never sets
+ * AWS_LAMBDA_FUNCTION_NAME, which is how the two are told apart.
+ */
+export async function authenticate(event: APIGatewayProxyEventV2): Promise<Caller> {
+  const table = await loadTokenTable();
+  if (!table) {
+    if (process.env.AWS_LAMBDA_FUNCTION_NAME) throw unauthorized('No API token is configured for this deployment; every request is refused');
+    if (isLoopback(event.requestContext?.http?.sourceIp)) return { scopes: EVERY_SCOPE, via: 'loopback' };
+    throw unauthorized('No API token is configured: this server answers loopback clients only');
+  }
+  const token = bearerToken(event.headers);
+  if (token === undefined) throw unauthorized('Authentication required: send Authorization: Bearer <token>');
+  const scopes = scopesOf(table, token);
+  if (!scopes) throw unauthorized('The bearer token is not valid', 'Bearer error="invalid_token"');
+  return { scopes, via: 'token' };
+}
+
+export function requireScope(caller: Caller, scope: Scope): void {
+  if (caller.scopes.has(scope)) return;
+  throw new ApiError('forbidden', `This request needs a token with the ${scope} scope`, { required_scope: scope }, {
+    'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}"`,
+  });
+}
+
+/** The route's own scope; undefined caller for public routes, which never look at a token. */
+export async function authorizeRoute(event: APIGatewayProxyEventV2): Promise<Caller | undefined> {
+  const scope = scopeOfRouteKey(event.routeKey);
+  if (scope === 'public') return undefined;
+  const caller = await authenticate(event);
+  requireScope(caller, scope);
+  return caller;
+}
+
+/** `allow_all: true` touches every record of a model, so it takes admin on any route. */
+export function authorizeBody(caller: Caller | undefined, body: unknown): void {
+  const asksForAll = typeof body === 'object' && body !== null && (body as { allow_all?: unknown }).allow_all === true;
+  if (caller && asksForAll) requireScope(caller, 'admin');
+}

@@ -1,0 +1,152 @@
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { handler as listHandler } from '../../functions/list/handler';
+import { useApi } from '../support/api';
+import { tableSnapshot } from '../support/table-snapshot';
+
+const TOKENS = { reader: ['read'], writer: ['read', 'write'], root: ['read', 'write', 'admin'] };
+process.env.API_TOKENS = JSON.stringify(TOKENS);
+
+const api = useApi();
+const as = (token: string) => ({ authorization: `Bearer ${token}` });
+const reaction = (op: string) => `/api/db/reaction/${op}`;
+
+beforeAll(async () => {
+  const r = await api.post(reaction('create'), { data: [{ user_id: 1, content: '+1' }, { user_id: 2, content: 'eyes' }], ids: ['a', 'b'] }, as('root'));
+  expect(r.status).toBe(201);
+});
+
+describe('without a valid token', () => {
+  test('health stays public', async () => {
+    const r = await api.get('/api/db/health');
+    expect(r.status).toBe(200);
+  });
+
+  test.each([
+    ['GET', '/api/db/models'],
+    ['POST', reaction('get_one')],
+    ['POST', reaction('list')],
+    ['POST', reaction('count')],
+    ['POST', reaction('create')],
+    ['POST', reaction('update')],
+    ['POST', reaction('delete')],
+  ])('%s %s without a token is 401 with a Bearer challenge', async (method, path) => {
+    const r = await api.request(method, path, method === 'POST' ? { filters: {} } : undefined);
+    expect(r.status).toBe(401);
+    expect(r.headers.get('www-authenticate')).toBe('Bearer');
+    expect(r.body).toMatchObject({ status: 'error', data: { error: 'unauthorized' } });
+  });
+
+  test('an unknown token is 401 invalid_token', async () => {
+    const r = await api.post(reaction('list'), {}, as('readerx'));
+    expect(r.status).toBe(401);
+    expect(r.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
+    expect(r.body.data.error).toBe('unauthorized');
+  });
+
+  test('another scheme counts as no token', async () => {
+    const r = await api.post(reaction('list'), {}, { authorization: `Basic ${Buffer.from('root:').toString('base64')}` });
+    expect(r.status).toBe(401);
+    expect(r.headers.get('www-authenticate')).toBe('Bearer');
+  });
+
+  test('the token is checked before the body is read', async () => {
+    expect((await api.post(reaction('create'), '{not json')).status).toBe(401);
+    expect((await api.post(reaction('create'), Buffer.alloc(2_000_000, 0x20))).status).toBe(401);
+  });
+
+  test('a refused write stores nothing', async () => {
+    const before = await tableSnapshot();
+    await api.post(reaction('create'), { data: { user_id: 3, content: 'x' } });
+    await api.post(reaction('delete'), { filters: {}, allow_all: true }, as('nope'));
+    expect(await tableSnapshot()).toEqual(before);
+  });
+});
+
+describe('scopes', () => {
+  test('read reaches models, get_one, list and count', async () => {
+    expect((await api.get('/api/db/models', as('reader'))).status).toBe(200);
+    expect((await api.post(reaction('get_one'), { filters: { id: 'a' } }, as('reader'))).body.data.content).toBe('+1');
+    expect((await api.post(reaction('list'), {}, as('reader'))).body.data.items).toHaveLength(2);
+    expect((await api.post(reaction('count'), {}, as('reader'))).body.data.count).toBe(2);
+  });
+
+  test('read cannot create or update: 403 forbidden naming the scope, nothing stored', async () => {
+    const before = await tableSnapshot();
+    const create = await api.post(reaction('create'), { data: { user_id: 4, content: 'no' } }, as('reader'));
+    expect(create.status).toBe(403);
+    expect(create.body).toMatchObject({ status: 'error', data: { error: 'forbidden', required_scope: 'write' } });
+    expect(create.headers.get('www-authenticate')).toBe('Bearer error="insufficient_scope", scope="write"');
+    const update = await api.post(reaction('update'), { filters: { id: 'a' }, values: { content: 'no' } }, as('reader'));
+    expect(update.status).toBe(403);
+    expect(await tableSnapshot()).toEqual(before);
+  });
+
+  test('write creates and updates by filter', async () => {
+    const create = await api.post(reaction('create'), { id: 'w', data: { user_id: 5, content: 'rocket' } }, as('writer'));
+    expect(create.status).toBe(201);
+    const update = await api.post(reaction('update'), { filters: { id: 'w' }, values: { content: 'heart' } }, as('writer'));
+    expect(update.body.data).toEqual({ updated: 1, matched: 1, skipped: 0 });
+  });
+
+  test('write cannot delete, nor update with allow_all: both need admin', async () => {
+    const before = await tableSnapshot();
+    const del = await api.post(reaction('delete'), { filters: { id: 'w' } }, as('writer'));
+    expect(del.status).toBe(403);
+    expect(del.body.data).toMatchObject({ error: 'forbidden', required_scope: 'admin' });
+    const all = await api.post(reaction('update'), { filters: {}, values: { content: 'all' }, allow_all: true }, as('writer'));
+    expect(all.status).toBe(403);
+    expect(all.body.data).toMatchObject({ error: 'forbidden', required_scope: 'admin' });
+    expect(await tableSnapshot()).toEqual(before);
+  });
+
+  test('admin updates with allow_all and deletes', async () => {
+    const all = await api.post(reaction('update'), { filters: {}, values: { user_name: 'everyone' }, allow_all: true }, as('root'));
+    expect(all.body.data).toEqual({ updated: 3, matched: 3, skipped: 0 });
+    const del = await api.post(reaction('delete'), { filters: { id: 'w' } }, as('root'));
+    expect(del.body.data).toEqual({ deleted: 1, matched: 1, skipped: 0 });
+    expect((await api.post(reaction('count'), {}, as('root'))).body.data.count).toBe(2);
+  });
+});
+
+describe('open mode: no token configured', () => {
+  beforeAll(() => {
+    delete process.env.API_TOKENS;
+  });
+  afterAll(() => {
+    process.env.API_TOKENS = JSON.stringify(TOKENS);
+  });
+
+  const event = (sourceIp: string) => ({
+    version: '2.0',
+    routeKey: 'POST /api/db/{model_name}/list',
+    rawPath: '/api/db/reaction/list',
+    rawQueryString: '',
+    headers: {},
+    pathParameters: { model_name: 'reaction' },
+    requestContext: { http: { method: 'POST', path: '/api/db/reaction/list', sourceIp } },
+    isBase64Encoded: false,
+  }) as unknown as APIGatewayProxyEventV2;
+
+  test('the local server serves loopback clients without a token', async () => {
+    const r = await api.post(reaction('count'), {});
+    expect(r.status).toBe(200);
+    expect(r.body.data.count).toBe(2);
+  });
+
+  test('a client from another address is 401', async () => {
+    const r = await listHandler(event('192.0.2.10'), {} as Context);
+    expect(r.statusCode).toBe(401);
+    expect(r.headers['www-authenticate']).toBe('Bearer');
+  });
+
+  test('in Lambda even a loopback address is 401: a deployed stack never runs open', async () => {
+    process.env.AWS_LAMBDA_FUNCTION_NAME = 'recordgate-list';
+    try {
+      const r = await listHandler(event('127.0.0.1'), {} as Context);
+      expect(r.statusCode).toBe(401);
+      expect(JSON.parse(r.body!).data.error).toBe('unauthorized');
+    } finally {
+      delete process.env.AWS_LAMBDA_FUNCTION_NAME;
+    }
+  });
+});

@@ -1,0 +1,112 @@
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { authenticate, authorizeBody, authorizeRoute, scopeOfRouteKey } from '../../../shared/auth/authorize';
+import { ApiError } from '../../../shared/http/errors';
+
+function event(routeKey: string, sourceIp: string, authorization?: string): APIGatewayProxyEventV2 {
+  return {
+    routeKey,
+    headers: authorization ? { authorization } : {},
+    requestContext: { http: { sourceIp } },
+  } as unknown as APIGatewayProxyEventV2;
+}
+
+async function refusal(promise: Promise<unknown>): Promise<ApiError> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as ApiError;
+  }
+  throw new Error('expected a refusal');
+}
+
+const saved = { ...process.env };
+afterEach(() => {
+  process.env = { ...saved };
+});
+
+describe('route scopes', () => {
+  test.each([
+    ['GET /api/db/health', 'public'],
+    ['GET /api/db/models', 'read'],
+    ['POST /api/db/{model_name}/get_one', 'read'],
+    ['POST /api/db/{model_name}/list', 'read'],
+    ['POST /api/db/{model_name}/count', 'read'],
+    ['POST /api/db/{model_name}/create', 'write'],
+    ['POST /api/db/{model_name}/update', 'write'],
+    ['POST /api/db/{model_name}/delete', 'admin'],
+    ['$default', 'public'],
+  ])('%s needs %s', (key, scope) => {
+    expect(scopeOfRouteKey(key)).toBe(scope);
+  });
+});
+
+describe('open mode (no token configured)', () => {
+  beforeEach(() => {
+    delete process.env.API_TOKENS;
+    delete process.env.API_TOKENS_SECRET_ARN;
+    delete process.env.AWS_LAMBDA_FUNCTION_NAME;
+  });
+
+  test('a loopback caller locally gets every scope', async () => {
+    const caller = await authenticate(event('POST /api/db/{model_name}/delete', '::ffff:127.0.0.1'));
+    expect(caller.via).toBe('loopback');
+    expect([...caller.scopes].sort()).toEqual(['admin', 'read', 'write']);
+  });
+
+  test('another address locally is refused', async () => {
+    const error = await refusal(authenticate(event('POST /api/db/{model_name}/list', '192.168.0.7', 'Bearer anything')));
+    expect(error.status).toBe(401);
+    expect(error.headers['www-authenticate']).toBe('Bearer');
+  });
+
+  test('in Lambda every protected request is refused, loopback or not', async () => {
+    process.env.AWS_LAMBDA_FUNCTION_NAME = 'recordgate-list';
+    const error = await refusal(authorizeRoute(event('POST /api/db/{model_name}/list', '127.0.0.1')));
+    expect(error.code).toBe('unauthorized');
+  });
+
+  test('a public route needs nothing, even in Lambda', async () => {
+    process.env.AWS_LAMBDA_FUNCTION_NAME = 'recordgate-health';
+    await expect(authorizeRoute(event('GET /api/db/health', '203.0.113.9'))).resolves.toBeUndefined();
+  });
+});
+
+describe('with tokens', () => {
+  beforeEach(() => {
+    process.env.API_TOKENS = JSON.stringify({ reader: ['read'], writer: ['write'], root: ['read', 'write', 'admin'] });
+  });
+
+  test('a loopback caller still needs a token', async () => {
+    const error = await refusal(authenticate(event('POST /api/db/{model_name}/list', '127.0.0.1')));
+    expect(error.status).toBe(401);
+    expect(error.headers['www-authenticate']).toBe('Bearer');
+  });
+
+  test('an unknown token is 401 invalid_token', async () => {
+    const error = await refusal(authenticate(event('POST /api/db/{model_name}/list', '127.0.0.1', 'Bearer nope')));
+    expect(error.status).toBe(401);
+    expect(error.headers['www-authenticate']).toBe('Bearer error="invalid_token"');
+  });
+
+  test('a missing scope is 403', async () => {
+    const error = await refusal(authorizeRoute(event('POST /api/db/{model_name}/delete', '127.0.0.1', 'Bearer writer')));
+    expect(error.status).toBe(403);
+    expect(error.code).toBe('forbidden');
+    expect(error.extra).toEqual({ required_scope: 'admin' });
+  });
+
+  test('allow_all takes admin', async () => {
+    const writer = await authorizeRoute(event('POST /api/db/{model_name}/update', '127.0.0.1', 'Bearer writer'));
+    expect(() => authorizeBody(writer, { filters: {}, values: {}, allow_all: true })).toThrow(ApiError);
+    expect(() => authorizeBody(writer, { filters: {}, values: {}, allow_all: false })).not.toThrow();
+    const root = await authorizeRoute(event('POST /api/db/{model_name}/update', '127.0.0.1', 'Bearer root'));
+    expect(() => authorizeBody(root, { filters: {}, values: {}, allow_all: true })).not.toThrow();
+  });
+
+  test('a rotated table is read again', async () => {
+    await expect(authenticate(event('POST /api/db/{model_name}/list', '127.0.0.1', 'Bearer reader'))).resolves.toBeDefined();
+    process.env.API_TOKENS = JSON.stringify({ fresh: ['read'] });
+    const error = await refusal(authenticate(event('POST /api/db/{model_name}/list', '127.0.0.1', 'Bearer reader')));
+    expect(error.code).toBe('unauthorized');
+  });
+});
