@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { FUNCTIONS, matchRoute, type FunctionName } from '../../shared/http/routes';
+import { matchRoute, type FunctionName } from '../../shared/http/routes';
 import { errorResult } from '../../shared/http/respond';
 import { toEvent } from './event';
 
@@ -10,11 +10,16 @@ type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIG
 /** Hard cap on what the local server buffers; the handlers enforce the API's own, smaller limit. */
 const MAX_LOCAL_BODY = 10 * 1024 * 1024;
 
-async function loadHandlers(): Promise<Record<FunctionName, Handler>> {
-  const entries = await Promise.all(
-    FUNCTIONS.map(async (name) => [name, (await import(`../../functions/${name}/handler`)).handler as Handler] as const),
-  );
-  return Object.fromEntries(entries) as Record<FunctionName, Handler>;
+const loaded = new Map<FunctionName, Promise<Handler>>();
+
+/** Loads a function's handler on its first request, as Lambda does on a cold start. */
+function handlerOf(name: FunctionName): Promise<Handler> {
+  let handler = loaded.get(name);
+  if (!handler) {
+    handler = import(`../../functions/${name}/handler`).then((module) => module.handler as Handler);
+    loaded.set(name, handler);
+  }
+  return handler;
 }
 
 function lambdaContext(functionName: string, requestId: string): Context {
@@ -39,7 +44,6 @@ function lambdaContext(functionName: string, requestId: string): Context {
  * the same Lambda handler that is deployed for its route (the fallback for unknown routes).
  */
 export async function startLocalServer(options: { port: number; host: string }): Promise<{ server: Server; url: string }> {
-  const handlers = await loadHandlers();
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -54,7 +58,7 @@ export async function startLocalServer(options: { port: number; host: string }):
         const match = matchRoute(req.method ?? 'GET', url.pathname);
         const event = toEvent(req, url, size > MAX_LOCAL_BODY ? Buffer.alloc(size) : Buffer.concat(chunks), match);
         const name = match.kind === 'found' ? match.route.function : 'fallback';
-        result = await handlers[name](event, lambdaContext(name, event.requestContext.requestId));
+        result = await (await handlerOf(name))(event, lambdaContext(name, event.requestContext.requestId));
       } catch (error) {
         result = errorResult(error);
       }

@@ -51,7 +51,8 @@ export function sameDecimal(a: Decimal, b: Decimal): boolean {
 /** True when a JS number holds exactly the value the text spells. */
 export function fitsJsNumber(text: string): boolean {
   const n = Number(text);
-  if (!Number.isFinite(n)) return false;
+  // The SDK refuses to marshal integers past 2^53 as JS numbers, exact or not.
+  if (!Number.isFinite(n) || (Number.isInteger(n) && !Number.isSafeInteger(n))) return false;
   const parsed = parseDecimal(text);
   const shortest = parseDecimal(String(n));
   return parsed !== undefined && shortest !== undefined && sameDecimal(parsed, shortest);

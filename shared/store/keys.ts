@@ -36,13 +36,40 @@ export const VALUE_AFTER = '\u0001';
 // Escaping keeps \0 and \1 out of encoded strings while keeping their order.
 const escapeString = (s: string): string => s.replace(/[\u0000\u0001]/g, (c) => (c === '\u0000' ? '\u0001\u0001' : '\u0001\u0002'));
 
-/** A string whose UTF-8 byte order is the order of the field's values. */
+/**
+ * DynamoDB caps a GSI sort key at 1024 bytes and the id may take 800 (200 characters), so an
+ * indexed string keeps its first 200 bytes in the key. Longer values still match exactly
+ * (the filter re-checks them); only their order among values sharing that prefix is by id.
+ */
+export const MAX_INDEXED_STRING_BYTES = 200;
+
+function truncateUtf8(s: string, maxBytes: number): string {
+  if (Buffer.byteLength(s, 'utf8') <= maxBytes) return s;
+  let out = '';
+  let bytes = 0;
+  for (const char of s) {
+    const size = Buffer.byteLength(char, 'utf8');
+    if (bytes + size > maxBytes) break;
+    out += char;
+    bytes += size;
+  }
+  return out;
+}
+
+/** A string whose UTF-8 byte order is the order of the field's values (strings: of their first 200 bytes). */
 export function sortableValue(value: unknown): string {
   if (value === undefined || value === null) return MISSING;
   if (isExactNumber(value)) return sortableDecimal(numberText(value));
-  if (typeof value === 'string') return `"${escapeString(value)}`;
+  if (typeof value === 'string') return `"${truncateUtf8(escapeString(value), MAX_INDEXED_STRING_BYTES)}`;
   throw new TypeError('only strings and numbers are indexed');
 }
+
+/** True when the index key holds only a prefix of the value, so key conditions on it are not exact. */
+export const isTruncated = (value: unknown): boolean =>
+  typeof value === 'string' && Buffer.byteLength(escapeString(value), 'utf8') > MAX_INDEXED_STRING_BYTES;
+
+/** Above every key that starts with a given encoded prefix. */
+export const PREFIX_END = '\u{10FFFF}';
 
 /** The lowest encoding of a present value of this kind (numbers or strings). */
 export const lowestPresent = (sample: unknown): string => (typeof sample === 'string' ? '"' : '0');

@@ -4,7 +4,7 @@ import { isMatchAll, type FilterNode } from './filter/ast';
 import { compileFilter } from './filter/compile';
 import { ExpressionBuilder } from './filter/expression';
 import {
-  indexPartitionKey, indexSlotOf, lowestPresent, partitionKey, shardOf, sortableValue, VALUE_AFTER, VALUE_END,
+  indexPartitionKey, indexSlotOf, isTruncated, lowestPresent, partitionKey, PREFIX_END, shardOf, sortableValue, VALUE_AFTER, VALUE_END,
 } from './keys';
 import { TABLE_KEY } from './table';
 
@@ -49,10 +49,18 @@ export function parseOrder(model: Model, orderBy: string | string[] | undefined)
   return { field, descending };
 }
 
-/** Key condition on an encoded index sort key for one comparison on the indexed field. */
+/**
+ * Key condition on an encoded index sort key for one comparison on the indexed field. A string
+ * too long for the key only narrows the read to its prefix; the filter decides exactly.
+ */
 function indexRange(c: Compare, sk: string, x: ExpressionBuilder): string {
   const enc = (v: unknown) => sortableValue(v);
   const [a, b] = c.operands;
+  if (c.operands.some(isTruncated)) {
+    const low = c.op === 'lt' || c.op === 'lte' ? lowestPresent(a) : enc(a);
+    const high = c.op === 'gt' || c.op === 'gte' ? undefined : enc(c.op === 'between' ? b : a) + PREFIX_END;
+    return high === undefined ? `${sk} >= ${x.value(low)}` : `${sk} BETWEEN ${x.value(low)} AND ${x.value(high)}`;
+  }
   switch (c.op) {
     case 'eq':
       return `begins_with(${sk}, ${x.value(enc(a) + VALUE_END)})`;
@@ -100,7 +108,8 @@ const allShards = (model: Model) => Array.from({ length: model.shards }, (_, i) 
  */
 export function planAccess(model: Model, filter: FilterNode, order: Order): AccessPlan {
   const conditions = topLevel(filter);
-  const onlyThis = (c: Compare | undefined) => c !== undefined && filter === c;
+  // The key condition alone is the whole filter: no FilterExpression needed, reads are exact.
+  const onlyThis = (c: Compare | undefined) => c !== undefined && filter === c && !c.operands.some(isTruncated);
   const base = (shards: number[], range: Compare | undefined): AccessPlan => ({
     keyAttributes: [TABLE_KEY.partitionKey, TABLE_KEY.sortKey],
     sortAttribute: TABLE_KEY.sortKey,
