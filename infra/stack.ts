@@ -1,0 +1,48 @@
+import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import { ServiceAlarms } from './alarms';
+import { ServiceApi } from './api';
+import type { DeployContext } from './context';
+import { ServiceDashboard } from './dashboard';
+import { ApiFunctions } from './functions';
+import { HealthCheck } from './health-check';
+import { acknowledgeFindings } from './nag';
+import { ServiceSecrets } from './secrets';
+import { RecordTable } from './table';
+
+export interface RecordgateStackProps extends StackProps {
+  settings: DeployContext;
+}
+
+/** The whole service: the table, its secrets, every function, the HTTP API, health alarms and a dashboard. */
+export class RecordgateStack extends Stack {
+  constructor(scope: Construct, id: string, props: RecordgateStackProps) {
+    super(scope, id, props);
+    const { settings } = props;
+    const removalPolicy = settings.removal === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
+
+    const { table } = new RecordTable(this, 'Records', { removalPolicy });
+    const secrets = new ServiceSecrets(this, 'Secrets');
+    const resources = { table, secrets: secrets.byName, logRemovalPolicy: removalPolicy };
+    const apiFunctions = new ApiFunctions(this, 'Functions', resources);
+    const healthCheck = new HealthCheck(this, 'HealthCheck', resources);
+    const { api } = new ServiceApi(this, 'Http', {
+      functions: apiFunctions.byName,
+      logRemovalPolicy: removalPolicy,
+      jwt: settings.jwtIssuer && settings.jwtAudience
+        ? { issuer: settings.jwtIssuer, audience: settings.jwtAudience, scopePrefix: settings.jwtScopePrefix }
+        : undefined,
+    });
+
+    const functions = new Map<string, typeof healthCheck.function>([...apiFunctions.byName, ['health_check', healthCheck.function]]);
+    const alarms = new ServiceAlarms(this, 'Alarms', { functions, api, table, healthCheck, emails: settings.alarmEmail });
+    new ServiceDashboard(this, 'Dashboard', { alarms, functions, api, table, healthCheck });
+
+    acknowledgeFindings(this, table);
+
+    new CfnOutput(this, 'TableName', { value: table.tableName });
+    new CfnOutput(this, 'AlarmTopicArn', { value: alarms.topic.topicArn });
+    new CfnOutput(this, 'ApiTokensSecretArn', { value: secrets.byName.API_TOKENS.secretArn, description: 'Put the bearer tokens here (README)' });
+    new CfnOutput(this, 'OneBotSecretArn', { value: secrets.byName.ONEBOT_SECRET.secretArn, description: 'The secret OneBot implementations sign with' });
+  }
+}

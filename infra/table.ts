@@ -1,0 +1,40 @@
+import { RemovalPolicy } from 'aws-cdk-lib';
+import { AttributeType, Billing, TableV2, type Attribute } from 'aws-cdk-lib/aws-dynamodb';
+import { Construct } from 'constructs';
+import { createTableInput } from '../shared/store/table';
+
+const attributeTypes: Record<string, AttributeType> = { S: AttributeType.STRING, N: AttributeType.NUMBER, B: AttributeType.BINARY };
+
+/**
+ * The one table, built from the same description the local engines are created from
+ * (shared/store/table.ts), so the deployed keys and indexes cannot drift from the code's.
+ */
+export class RecordTable extends Construct {
+  readonly table: TableV2;
+
+  constructor(scope: Construct, id: string, props: { removalPolicy: RemovalPolicy }) {
+    super(scope, id);
+    const input = createTableInput('unused');
+    const attribute = (name: string): Attribute => {
+      const definition = input.AttributeDefinitions!.find((d) => d.AttributeName === name);
+      if (!definition) throw new Error(`key attribute ${name} has no definition`);
+      return { name, type: attributeTypes[definition.AttributeType!] };
+    };
+    const keyOf = (schema: NonNullable<typeof input.KeySchema>) => ({
+      partitionKey: attribute(schema.find((k) => k.KeyType === 'HASH')!.AttributeName!),
+      sortKey: attribute(schema.find((k) => k.KeyType === 'RANGE')!.AttributeName!),
+    });
+
+    this.table = new TableV2(this, 'Table', {
+      ...keyOf(input.KeySchema!),
+      billing: Billing.onDemand(),
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      deletionProtection: true,
+      removalPolicy: props.removalPolicy,
+      globalSecondaryIndexes: (input.GlobalSecondaryIndexes ?? []).map((index) => {
+        if (index.Projection?.ProjectionType !== 'ALL') throw new Error(`index ${index.IndexName} must project ALL`);
+        return { indexName: index.IndexName!, ...keyOf(index.KeySchema!) };
+      }),
+    });
+  }
+}
