@@ -1,0 +1,80 @@
+import * as z from 'zod';
+import { SYSTEM_FIELDS, type Model, type ModelAccess, type SystemField } from '../models/define';
+
+/**
+ * The `data` of each success answer, as zod schemas: the OpenAPI document is generated from
+ * them and the typed client takes its answer types from them. A record's schema is its model's
+ * own schema plus id and the system fields.
+ */
+type SystemValues = { [K in SystemField]: (typeof SYSTEM_FIELDS)[K]['type'] extends 'integer' ? number : string };
+
+// Built from SYSTEM_FIELDS itself, so the record schema cannot drift from what the store writes.
+const systemShape = Object.fromEntries(
+  Object.entries(SYSTEM_FIELDS).map(([name, schema]) => [name, z.fromJSONSchema(schema)]),
+) as { [K in SystemField]: z.ZodType<SystemValues[K]> };
+
+export type RecordSchema<S extends z.ZodObject> = z.ZodObject<S['shape'] & typeof systemShape, z.core.$strict>;
+
+// One schema object per model, so the OpenAPI document can name it once and refer to it.
+const records = new WeakMap<Model, z.ZodObject>();
+
+export function recordSchema<S extends z.ZodObject>(model: Model<S>): RecordSchema<S> {
+  if (!records.has(model)) {
+    const { id, ...stamps } = systemShape;
+    records.set(model, z
+      .strictObject({ id, ...model.schema.shape, ...stamps })
+      .describe(`A ${model.name} record. With \`fields\`, only id and the fields named are present.`));
+  }
+  // A spread of a generic shape loses its keys to TypeScript; the object has exactly these.
+  return records.get(model) as RecordSchema<S>;
+}
+
+export function createdSchema<S extends z.ZodObject>(model: Model<S>) {
+  const record = recordSchema(model);
+  return z.union([record, z.strictObject({ records: z.array(record) })]).describe('The record, or {records} for an array');
+}
+
+export function listAnswerSchema<S extends z.ZodObject>(model: Model<S>) {
+  return z.strictObject({
+    items: z.array(recordSchema(model)),
+    next_cursor: z.string().nullable().describe('Send as cursor for the next page; null when there is nothing more'),
+    scanned: z.int().min(0).describe('Records read to answer'),
+  });
+}
+
+const counter = z.int().min(0);
+
+export const countAnswerSchema = z.strictObject({ count: counter, scanned: counter });
+
+export const updateAnswerSchema = z.strictObject({
+  updated: counter,
+  matched: counter,
+  skipped: counter.describe('Matched, but changed by another writer so that it stopped matching'),
+});
+
+export const deleteAnswerSchema = z.strictObject({
+  deleted: counter,
+  matched: counter,
+  skipped: updateAnswerSchema.shape.skipped,
+});
+
+const listedAccess = ['read_write', 'read_only'] as const satisfies ReadonlyArray<ModelAccess>;
+
+export const modelsAnswerSchema = z.strictObject({
+  models: z.array(z.strictObject({
+    name: z.string(),
+    description: z.string(),
+    access: z.enum(listedAccess),
+    schema: z.record(z.string(), z.unknown()).describe('JSON Schema of the record data'),
+    system_fields: z.record(z.string(), z.unknown()).describe('JSON Schema of id and the system fields'),
+    indexed: z.array(z.string()),
+    sortable: z.array(z.string()).describe('Values order_by accepts (prefix - for descending)'),
+    shards: z.int().min(1),
+  })),
+});
+
+export const healthAnswerSchema = z.strictObject({
+  database: z.literal('ok'),
+  latency_ms: z.number().min(0),
+  table: z.string(),
+});

@@ -1,0 +1,102 @@
+import type { ErrorDetail } from '../http/errors';
+import type { ErrorEnvelope } from '../http/envelope';
+import { parseExactJson, stringifyExactJson } from '../json/exact-json';
+import type { Model } from '../models/define';
+import type {
+  CountAnswer, CountBody, CreateMany, CreateOne, DeleteAnswer, DeleteBody, GetOneBody, HealthAnswer, ListAnswer, ListBody,
+  ModelsAnswer, RecordOf, UpdateAnswer, UpdateBody,
+} from './types';
+
+export type ApiErrorCode = ErrorEnvelope['data']['error'];
+
+/** An error answer of the service: its HTTP status, `data.error` code, details and the rest of `data`. */
+export class RecordgateError extends Error {
+  override readonly name = 'RecordgateError';
+  readonly code: ApiErrorCode;
+  readonly details: ErrorDetail[];
+
+  constructor(readonly status: number, readonly envelope: ErrorEnvelope) {
+    super(envelope.message);
+    this.code = envelope.data.error;
+    this.details = envelope.data.details ?? [];
+  }
+
+  get data(): ErrorEnvelope['data'] {
+    return this.envelope.data;
+  }
+}
+
+export interface ClientOptions {
+  /** Where the service answers, e.g. http://127.0.0.1:3000 or the API Gateway URL. */
+  baseUrl: string;
+  /** An API token; sent as Authorization: Bearer. */
+  token?: string;
+  /** Another fetch (tests, proxies); the global one by default. */
+  fetch?: typeof fetch;
+}
+
+export interface ModelClient<M extends Model> {
+  create(body: CreateOne<M>): Promise<RecordOf<M>>;
+  create(body: CreateMany<M>): Promise<{ records: RecordOf<M>[] }>;
+  getOne(body: GetOneBody): Promise<RecordOf<M>>;
+  list(body?: ListBody): Promise<ListAnswer<M>>;
+  count(body?: CountBody): Promise<CountAnswer>;
+  update(body: UpdateBody<M>): Promise<UpdateAnswer>;
+  delete(body: DeleteBody): Promise<DeleteAnswer>;
+}
+
+export interface Client {
+  db: {
+    /** Pass the model definition for typed records, or a name for untyped ones. */
+    model<M extends Model>(model: M): ModelClient<M>;
+    model(name: string): ModelClient<Model>;
+  };
+  models(): Promise<ModelsAnswer>;
+  health(): Promise<HealthAnswer>;
+}
+
+/** Answers that are not the service's envelope (a proxy's HTML page, an empty body) still surface as a RecordgateError. */
+function envelopeOf(status: number, text: string): unknown {
+  try {
+    return parseExactJson(text);
+  } catch {
+    return { status: 'error', message: `HTTP ${status}: the answer is not JSON`, data: { error: status >= 500 ? 'internal' : 'invalid_request' } };
+  }
+}
+
+/** A typed client for the record API. Numbers travel exactly both ways (lossless JSON). */
+export function createClient(options: ClientOptions): Client {
+  const send = options.fetch ?? fetch;
+  const base = options.baseUrl.replace(/\/+$/, '');
+  const auth: Record<string, string> = options.token ? { authorization: `Bearer ${options.token}` } : {};
+
+  async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+    const response = await send(`${base}${path}`, {
+      method,
+      headers: { ...auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : stringifyExactJson(body),
+    });
+    const envelope = envelopeOf(response.status, await response.text()) as { status?: string; data?: unknown };
+    if (response.ok && envelope.status === 'success') return envelope.data as T;
+    throw new RecordgateError(response.status, envelope as ErrorEnvelope);
+  }
+
+  const model = (target: Model | string): ModelClient<Model> => {
+    const name = typeof target === 'string' ? target : target.name;
+    const op = <T>(operation: string) => (body: unknown = {}) => call<T>('POST', `/api/db/${encodeURIComponent(name)}/${operation}`, body);
+    return {
+      create: op('create') as ModelClient<Model>['create'],
+      getOne: op('get_one'),
+      list: op('list'),
+      count: op('count'),
+      update: op('update'),
+      delete: op('delete'),
+    };
+  };
+
+  return {
+    db: { model: model as Client['db']['model'] },
+    models: () => call('GET', '/api/db/models'),
+    health: () => call('GET', '/api/db/health'),
+  };
+}

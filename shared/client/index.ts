@@ -1,0 +1,2 @@
+export { createClient, RecordgateError, type ApiErrorCode, type Client, type ClientOptions, type ModelClient } from './client';
+export type * from './types';

@@ -1,0 +1,168 @@
+import * as z from 'zod';
+import { version } from '../../package.json';
+import { recordSchema } from '../api/responses';
+import { errorEnvelopeSchema, failure, success, successEnvelope } from '../http/envelope';
+import { ERROR_STATUS, type ErrorCode } from '../http/errors';
+import { ROUTES, type Route } from '../http/routes';
+import { LIMITS } from '../limits';
+import type { Model } from '../models/define';
+import { MODELS } from '../models/registry';
+import { byStatus, ERROR_MEANING } from './errors';
+import { exampleOf } from './examples';
+import { componentSchemas, jsonSchemaOf, type JsonSchema } from './json-schema';
+import { RECORD_OPERATIONS, SERVICE_OPERATIONS, type OperationDoc } from './operations';
+
+export type OpenApiDocument = JsonSchema & { openapi: '3.1.0'; paths: Record<string, Record<string, JsonSchema>> };
+
+const COMPONENTS = '#/components/schemas/';
+const MODEL_PARAM = '{model_name}';
+const WRITES = new Set(['create', 'update', 'delete']);
+const TAG_OF: Record<string, string> = { models: 'service', health: 'service', onebot: 'onebot', openapi: 'documentation', docs: 'documentation' };
+const SERVICE_TAGS: Record<string, string> = {
+  service: 'Models and health',
+  onebot: 'OneBot 11 HTTP POST receivers',
+  documentation: 'This document and the page that shows it',
+};
+
+/** Named schemas: the first id given to a schema object is its component name, later uses refer to it. */
+function namedSchemas() {
+  const registry = z.registry<{ id: string }>();
+  return {
+    registry,
+    ref(schema: z.ZodType, id: string): JsonSchema {
+      if (!registry.has(schema)) registry.add(schema, { id });
+      return { $ref: `${COMPONENTS}${registry.get(schema)!.id}` };
+    },
+  };
+}
+
+const visibleModels = (): Model[] => MODELS.filter((m) => m.access !== 'hidden');
+
+const scopeOf = (route: Route) => (route.scope === undefined || route.scope === 'public' ? undefined : route.scope);
+
+const DESCRIPTION = `A validated record API over named data models stored in DynamoDB, and OneBot 11 HTTP POST receivers.
+
+Every JSON answer is an envelope: \`{"status": "success", "message": "ok", "data": ...}\`, or
+\`{"status": "error", "message": ..., "data": {"error": <code>, "details"?: [{path, message}], ...}}\` with a
+stable code in \`data.error\` (the error_envelope schema lists them all).
+
+Numbers are exact: \`18446744073709551617\` and \`0.1\` come back with the same digits (read the body with a
+lossless JSON parser to keep them).
+
+**Authentication**: \`Authorization: Bearer <token>\`. A token has scopes: read (models, get_one, list, count),
+write (create, update), admin (delete, and \`allow_all\` on any route). health, the OneBot receivers, /docs and
+/openapi.json are open. The local server without API_TOKENS answers loopback clients with every scope.
+
+**Limits**: bodies up to ${LIMITS.maxBodyBytes} bytes; up to ${LIMITS.maxCreateBatch} records per create;
+list pages of ${LIMITS.defaultPageSize} records by default, at most ${LIMITS.maxPageSize}; one list page or count
+reads at most ${LIMITS.maxScannedPerRequest} records before answering with a cursor; update and delete change at most
+${LIMITS.maxAffected} records (\`max_affected\`); filters nest ${LIMITS.maxFilterDepth} deep with at most
+${LIMITS.maxFilterConditions} conditions and ${LIMITS.maxInValues} values per $in.`;
+
+function errorResponses(codes: ReadonlyArray<ErrorCode>): Record<string, JsonSchema> {
+  return Object.fromEntries(byStatus(codes).map(([status, group]) => [String(status), {
+    description: group.map((code) => `\`${code}\`: ${ERROR_MEANING[code]}`).join('\n\n'),
+    content: {
+      'application/json': {
+        schema: { $ref: `${COMPONENTS}error_envelope` },
+        examples: Object.fromEntries(group.map((code) => [code, { summary: ERROR_MEANING[code], value: failure(code, ERROR_MEANING[code]) }])),
+      },
+    },
+  }]));
+}
+
+function successResponse(doc: OperationDoc, name: string, outputs: ReturnType<typeof namedSchemas>): JsonSchema {
+  const { description, data, raw } = doc.success;
+  if (data) {
+    const example = success(exampleOf(jsonSchemaOf(data, 'output')));
+    return { description, content: { 'application/json': { schema: outputs.ref(successEnvelope(data), `${name}_answer`), example } } };
+  }
+  if (raw) return { description, content: { [raw.mediaType]: { schema: raw.schema } } };
+  return { description };
+}
+
+function operation(route: Route, doc: OperationDoc, id: string, tag: string, inputs: ReturnType<typeof namedSchemas>, outputs: ReturnType<typeof namedSchemas>): JsonSchema {
+  const scope = scopeOf(route);
+  const errors: ErrorCode[] = [...doc.errors, ...(scope ? ['unauthorized', 'forbidden'] as const : [])];
+  return {
+    operationId: id,
+    summary: route.summary,
+    ...(doc.description ? { description: doc.description } : {}),
+    tags: [tag],
+    ...(scope ? { security: [{ bearerAuth: [scope] }] } : {}),
+    ...(doc.parameters ? { parameters: doc.parameters } : {}),
+    ...(doc.request ? {
+      requestBody: {
+        required: !doc.request.schema.safeParse({}).success,
+        content: {
+          'application/json': {
+            schema: inputs.ref(doc.request.schema, doc.request.name ?? `${id}_request`),
+            examples: Object.fromEntries(Object.entries(doc.request.examples).map(([name, value]) => [name, { value }])),
+          },
+        },
+      },
+    } : {}),
+    responses: {
+      [String(doc.success.status)]: successResponse(doc, id, outputs),
+      ...errorResponses(errors),
+      default: { $ref: '#/components/responses/error' },
+    },
+  };
+}
+
+const slug = (route: Route) => `${route.method.toLowerCase()}_${route.path.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_+|_+$/g, '') || 'root'}`;
+
+/** The OpenAPI 3.1 document of every route in ROUTES, per model where a route takes {model_name}. */
+export function buildOpenApiDocument(): OpenApiDocument {
+  const inputs = namedSchemas();
+  const outputs = namedSchemas();
+  outputs.ref(errorEnvelopeSchema, 'error_envelope');
+  const paths: OpenApiDocument['paths'] = {};
+  const add = (path: string, route: Route, op: JsonSchema) => {
+    paths[path] = { ...paths[path], [route.method.toLowerCase()]: op };
+  };
+  for (const route of ROUTES) {
+    if (route.path.includes(MODEL_PARAM)) {
+      const describe = RECORD_OPERATIONS[route.function as keyof typeof RECORD_OPERATIONS];
+      if (!describe) throw new Error(`no documentation for the per-model route ${route.path}`);
+      for (const model of visibleModels()) {
+        outputs.ref(recordSchema(model), `${model.name}_record`);
+        const doc = describe(model);
+        if (model.access === 'read_only' && WRITES.has(route.function)) {
+          doc.description = `${model.name} is written by the service and read-only through the API: this answers 403 forbidden. ${doc.description ?? ''}`;
+        }
+        add(route.path.replace(MODEL_PARAM, model.name), route, operation(route, doc, `${model.name}_${route.function}`, model.name, inputs, outputs));
+      }
+    } else {
+      const describe = SERVICE_OPERATIONS[route.function];
+      if (!describe) throw new Error(`no documentation for the route ${route.method} ${route.path}`);
+      add(route.path, route, operation(route, describe(route), slug(route), TAG_OF[route.function] ?? 'service', inputs, outputs));
+    }
+  }
+  const used = new Set(ROUTES.map((r) => TAG_OF[r.function] ?? 'service'));
+  return {
+    openapi: '3.1.0',
+    info: { title: 'recordgate', version, description: DESCRIPTION, license: { name: 'MIT', identifier: 'MIT' } },
+    tags: [
+      ...visibleModels().map((m) => ({ name: m.name, description: m.description })),
+      ...Object.entries(SERVICE_TAGS).filter(([name]) => used.has(name)).map(([name, description]) => ({ name, description })),
+    ],
+    paths,
+    components: {
+      schemas: { ...componentSchemas(inputs.registry, 'input'), ...componentSchemas(outputs.registry, 'output') },
+      responses: {
+        error: {
+          description: `Any error: \`data.error\` is one of ${Object.keys(ERROR_STATUS).map((c) => `\`${c}\``).join(', ')}`,
+          content: { 'application/json': { schema: { $ref: `${COMPONENTS}error_envelope` } } },
+        },
+      },
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'An API token (API_TOKENS). Scopes: read, write, admin; each operation lists the one it needs.',
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,33 @@
+import { ERROR_STATUS, type ErrorCode } from '../http/errors';
+
+/** What each error code means to a caller; typed by ERROR_STATUS, so a new code must be explained here. */
+export const ERROR_MEANING: Record<ErrorCode, string> = {
+  malformed_json: 'The body is not JSON',
+  invalid_request: 'The body has the wrong shape: a missing or unknown property, values naming a system field, ...',
+  invalid_filter: 'An unknown operator, a value of the wrong type, a bad $between, or a filter too deep or too large',
+  unknown_field: 'A filter or fields names a field the model does not have (data.available lists them)',
+  invalid_order_by: 'order_by names a field that is neither id nor indexed',
+  invalid_cursor: 'The cursor was altered or belongs to another query',
+  empty_filter: 'update or delete with {} filters and no allow_all',
+  unauthorized: 'No valid bearer token (WWW-Authenticate says why)',
+  forbidden: 'The token lacks the scope the request needs (data.required_scope), or the model is read-only',
+  unknown_model: 'No such model (data.available lists them)',
+  not_found: 'get_one matched nothing',
+  route_not_found: 'No such route',
+  method_not_allowed: 'The path exists with another method (Allow header)',
+  conflict: 'create of an id that exists; nothing is written',
+  too_many_matches: 'More records match than max_affected; nothing changes',
+  payload_too_large: 'The body is over the size limit, or a record is over DynamoDB\'s 400 KB',
+  unsupported_media_type: 'The body is not sent as JSON',
+  validation_error: 'Record data breaks the model schema; data.details lists each {path, message}',
+  rate_limited: 'Too many requests; retry after the Retry-After header',
+  internal: 'A bug; it is logged, and the answer carries no stack trace',
+  database_unavailable: 'DynamoDB throttled or unreachable after retries; retry after the Retry-After header',
+};
+
+/** The codes among `codes` grouped by their HTTP status, in status order. */
+export function byStatus(codes: ReadonlyArray<ErrorCode>): Array<[number, ErrorCode[]]> {
+  const groups = new Map<number, ErrorCode[]>();
+  for (const code of new Set(codes)) groups.set(ERROR_STATUS[code], [...(groups.get(ERROR_STATUS[code]) ?? []), code]);
+  return [...groups.entries()].sort(([a], [b]) => a - b);
+}

@@ -1,0 +1,155 @@
+import * as z from 'zod';
+import {
+  countAnswerSchema, createdSchema, deleteAnswerSchema, healthAnswerSchema, listAnswerSchema, modelsAnswerSchema,
+  recordSchema, updateAnswerSchema,
+} from '../api/responses';
+import { countRequest, createRequest, deleteRequest, getOneRequest, listRequest, updateRequest } from '../api/requests';
+import { DOCS_ASSET_NAMES } from '../docs/assets';
+import type { ErrorCode } from '../http/errors';
+import type { Route } from '../http/routes';
+import { LIMITS } from '../limits';
+import type { Model } from '../models/define';
+import { exampleData } from './examples';
+
+/** What the document says about one operation, before it is turned into OpenAPI. */
+export interface OperationDoc {
+  description?: string;
+  /** The JSON body, checked by this zod schema (shown with io: input); `name` for a schema all models share. */
+  request?: { schema: z.ZodType; examples: Record<string, unknown>; name?: string };
+  /** The success answer: `data` of the envelope for the JSON API, a raw document otherwise. */
+  success: { status: number; description: string; data?: z.ZodType; raw?: { mediaType: string; schema: Record<string, unknown> } };
+  errors: ErrorCode[];
+  parameters?: Array<Record<string, unknown>>;
+}
+
+const BODY_ERRORS: ErrorCode[] = ['malformed_json', 'invalid_request', 'payload_too_large', 'unknown_model', 'internal', 'database_unavailable'];
+const FILTER_ERRORS: ErrorCode[] = ['invalid_filter', 'unknown_field'];
+
+const FILTERS_HELP = 'filters are Mongo-style: `{"field": value}` is equality, `{"field": {"$gt": 1}}` an operator '
+  + '($eq $ne $gt $gte $lt $lte $in $nin $between $exists $begins_with $contains), and $and/$or/$not combine them. '
+  + '`id` and the system fields can be filtered on. $ne and $nin keep records where the field is missing.';
+
+/** The model's fields, each optional; an optional field may be null, which removes it. */
+function valuesSchema(model: Model) {
+  const shape = Object.fromEntries(Object.entries(model.schema.shape).map(([name, field]) => [
+    name, field instanceof z.ZodOptional ? field.nullable() : (field as z.ZodType).optional(),
+  ]));
+  return z.strictObject(shape).describe(updateRequest.shape.values.description ?? '');
+}
+
+/** A field to show in filter examples: the first indexed one, as a user would filter. */
+function exampleField(model: Model, sample: Record<string, unknown>): [string, unknown] {
+  const field = model.indexed[0] ?? Object.keys(sample)[0];
+  return [field, sample[field]];
+}
+
+/** The record operations, for one model: its own schemas in bodies and answers. */
+export const RECORD_OPERATIONS: Record<'create' | 'get_one' | 'list' | 'count' | 'update' | 'delete', (model: Model) => OperationDoc> = {
+  create: (model) => {
+    const sample = exampleData(model);
+    const data = z.union([model.schema, z.array(model.schema).min(1).max(LIMITS.maxCreateBatch)]);
+    return {
+      description: `Validates against the ${model.name} schema (422 lists every problem, nothing is stored). `
+        + `A batch of up to ${LIMITS.maxCreateBatch} is all or nothing.`,
+      request: {
+        schema: createRequest.extend({ data: data.describe(createRequest.shape.data.description ?? '') }),
+        examples: { one: { data: sample }, with_id: { id: 'example-1', data: sample }, batch: { data: [sample, sample], ids: ['example-2', 'example-3'] } },
+      },
+      success: { status: 201, description: 'Created', data: createdSchema(model) },
+      errors: [...BODY_ERRORS, 'forbidden', 'conflict', 'validation_error'],
+    };
+  },
+  get_one: (model) => ({
+    description: `The first record in id order that matches. ${FILTERS_HELP}`,
+    request: { name: 'get_one_request', schema: getOneRequest, examples: { by_id: { filters: { id: 'example-1' } } } },
+    success: { status: 200, description: 'The record', data: recordSchema(model) },
+    errors: [...BODY_ERRORS, ...FILTER_ERRORS, 'not_found'],
+  }),
+  list: (model) => {
+    const [field, value] = exampleField(model, exampleData(model));
+    return {
+      description: `A page of at most limit records and a next_cursor (null at the end); a page can be short while `
+        + `next_cursor is not null. order_by: id or an indexed field (${model.indexed.join(', ') || 'none'}). ${FILTERS_HELP}`,
+      request: { name: 'list_request', schema: listRequest, examples: { all: { limit: 10 }, filtered: { filters: { [field]: value }, order_by: '-id', limit: 10 } } },
+      success: { status: 200, description: 'A page of records', data: listAnswerSchema(model) },
+      errors: [...BODY_ERRORS, ...FILTER_ERRORS, 'invalid_order_by', 'invalid_cursor'],
+    };
+  },
+  count: (model) => {
+    const [field, value] = exampleField(model, exampleData(model));
+    return {
+      description: `Exact: reads every matching partition page. ${FILTERS_HELP}`,
+      request: { name: 'count_request', schema: countRequest, examples: { all: {}, filtered: { filters: { [field]: value } } } },
+      success: { status: 200, description: 'The count', data: countAnswerSchema },
+      errors: [...BODY_ERRORS, ...FILTER_ERRORS],
+    };
+  },
+  update: (model) => {
+    const sample = exampleData(model);
+    const [field, value] = exampleField(model, sample);
+    return {
+      description: `Every matched record with its new values is validated first; one invalid result is a 422 and nothing is written. `
+        + `An empty filter needs allow_all, which needs the admin scope. ${FILTERS_HELP}`,
+      request: {
+        schema: updateRequest.extend({ values: valuesSchema(model) }),
+        examples: { by_id: { filters: { id: 'example-1' }, values: { [field]: value } }, capped: { filters: { [field]: value }, values: { [field]: value }, max_affected: 10 } },
+      },
+      success: { status: 200, description: 'How many changed', data: updateAnswerSchema },
+      errors: [...BODY_ERRORS, ...FILTER_ERRORS, 'forbidden', 'empty_filter', 'too_many_matches', 'validation_error'],
+    };
+  },
+  delete: () => ({
+    description: `An empty filter needs allow_all, which needs the admin scope. ${FILTERS_HELP}`,
+    request: { name: 'delete_request', schema: deleteRequest, examples: { by_id: { filters: { id: 'example-1' } }, capped: { filters: { id: { $begins_with: 'example-' } }, max_affected: 10 } } },
+    success: { status: 200, description: 'How many were deleted', data: deleteAnswerSchema },
+    errors: [...BODY_ERRORS, ...FILTER_ERRORS, 'forbidden', 'empty_filter', 'too_many_matches'],
+  }),
+};
+
+// The fields every OneBot 11 event has; the receiver accepts anything else the sender adds.
+const onebotEvent = z.looseObject({
+  time: z.int().describe('Unix seconds'),
+  self_id: z.int().describe('The bot account (int64)'),
+  post_type: z.string().describe('message, notice, request, meta_event, ...'),
+}).describe('A OneBot 11 event, as go-cqhttp, NapCat, LLOneBot or Lagrange post it');
+
+/** The routes that are not per model. */
+export const SERVICE_OPERATIONS: Record<string, (route: Route) => OperationDoc> = {
+  models: () => ({
+    success: { status: 200, description: 'The models, with their JSON Schema, indexed and sortable fields', data: modelsAnswerSchema },
+    errors: ['internal'],
+  }),
+  health: () => ({
+    description: 'One consistent point read. Open to everyone, for load balancers and uptime checks.',
+    success: { status: 200, description: 'The table answers', data: healthAnswerSchema },
+    errors: ['database_unavailable'],
+  }),
+  onebot: () => ({
+    description: 'The OneBot 11 HTTP POST receiver: point the bot implementation\'s post_url here. '
+      + 'It authenticates with X-Signature (HMAC-SHA1 of the raw body with the shared secret), not with a bearer token.',
+    request: { name: 'onebot_event', schema: onebotEvent, examples: { heartbeat: { time: 1700000000, self_id: 10001, post_type: 'meta_event', meta_event_type: 'heartbeat', status: { online: true, good: true }, interval: 5000 } } },
+    success: { status: 204, description: 'Received; no quick operation' },
+    parameters: [
+      { name: 'X-Self-ID', in: 'header', required: false, schema: { type: 'string' }, description: 'The bot account; equals self_id' },
+      { name: 'X-Signature', in: 'header', required: false, schema: { type: 'string', pattern: '^sha1=[0-9a-fA-F]{40}$' }, description: 'sha1=<hex HMAC-SHA1(secret, raw body)>, when a secret is configured' },
+    ],
+    errors: ['malformed_json', 'invalid_request', 'unauthorized', 'forbidden', 'payload_too_large', 'internal', 'database_unavailable'],
+  }),
+  openapi: () => ({
+    description: 'Generated from the same zod schemas that check requests. Import it into Postman, API Gateway or a client generator.',
+    success: { status: 200, description: 'OpenAPI 3.1', raw: { mediaType: 'application/json', schema: { type: 'object', description: 'An OpenAPI 3.1 document' } } },
+    errors: [],
+  }),
+  docs: (route) => (route.path.includes('{asset}')
+    ? {
+      parameters: [{ name: 'asset', in: 'path', required: true, schema: { type: 'string', enum: [...DOCS_ASSET_NAMES] } }],
+      success: { status: 200, description: 'The file', raw: { mediaType: '*/*', schema: { type: 'string', format: 'binary' } } },
+      errors: ['route_not_found'],
+    }
+    : {
+      description: 'Swagger UI, served from this service (nothing from a CDN). Use Authorize to set a bearer token.',
+      success: { status: 200, description: 'The page', raw: { mediaType: 'text/html', schema: { type: 'string' } } },
+      errors: [],
+    }),
+};
+

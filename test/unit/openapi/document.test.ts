@@ -1,0 +1,107 @@
+import { spawnSync } from 'node:child_process';
+import { ERROR_STATUS } from '../../../shared/http/errors';
+import { ROUTES } from '../../../shared/http/routes';
+import { MODELS } from '../../../shared/models/registry';
+import { buildOpenApiDocument } from '../../../shared/openapi/document';
+import { RECORD_OPERATIONS } from '../../../shared/openapi/operations';
+
+const doc = buildOpenApiDocument();
+const visible = MODELS.filter((m) => m.access !== 'hidden');
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
+type Op = { operationId: string; security?: Array<Record<string, string[]>>; responses: Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const operations = (): Array<{ key: string; op: Op }> => Object.entries(doc.paths).flatMap(([path, item]) =>
+  Object.entries(item).filter(([m]) => METHODS.includes(m)).map(([m, op]) => ({ key: `${m.toUpperCase()} ${path}`, op: op as unknown as Op })));
+
+/**
+ * The validator package is ESM only and reads its schemas through import.meta.url, which jest's
+ * CommonJS transform cannot run: it checks the document in a plain node process instead.
+ */
+function validate(document: unknown): { valid: boolean; errors?: unknown } {
+  const script = `
+    import { Validator } from '@seriousme/openapi-schema-validator';
+    const text = await new Promise((done) => { let s = ''; process.stdin.on('data', (c) => s += c).on('end', () => done(s)); });
+    const validator = new Validator();
+    const result = await validator.validate(JSON.parse(text));
+    process.stdout.write(JSON.stringify({ ...result, version: validator.version }));`;
+  const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { input: JSON.stringify(document), cwd: process.cwd(), encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(run.stderr);
+  return JSON.parse(run.stdout);
+}
+
+test('the document is valid OpenAPI 3.1 by a maintained validator', () => {
+  expect(doc.openapi).toBe('3.1.0');
+  expect(validate(doc)).toEqual({ valid: true, version: '3.1' });
+});
+
+test('the validator does catch a broken document', () => {
+  const broken = { ...doc, paths: { '/x': { get: { responses: { 200: { content: 'nope' } } } } } };
+  expect(validate(broken).valid).toBe(false);
+});
+
+test('every route in ROUTES is documented, per model where it takes {model_name}, and nothing else', () => {
+  const expected = ROUTES.flatMap((r) => (r.path.includes('{model_name}')
+    ? visible.map((m) => `${r.method} ${r.path.replace('{model_name}', m.name)}`)
+    : [`${r.method} ${r.path}`]));
+  expect(operations().map((o) => o.key).sort()).toEqual([...new Set(expected)].sort());
+});
+
+test('operation ids are unique', () => {
+  const ids = operations().map((o) => o.op.operationId);
+  expect(new Set(ids).size).toBe(ids.length);
+});
+
+test.each(visible.map((m) => m.name))('create, get_one and list of %s answer its own record schema', (name) => {
+  const schemas = (doc.components as { schemas: Record<string, any> }).schemas; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const record = schemas[`${name}_record`];
+  const model = visible.find((m) => m.name === name)!;
+  expect(Object.keys(record.properties)).toEqual(['id', ...Object.keys(model.jsonSchema.properties), '_created_at', '_updated_at', '_version']);
+  const ref = { $ref: `#/components/schemas/${name}_record` };
+  const answer = (fn: string) => schemas[`${name}_${fn}_answer`].properties.data;
+  expect(answer('get_one')).toEqual(ref);
+  expect(answer('list').properties.items.items).toEqual(ref);
+  expect(answer('create').anyOf[0]).toEqual(ref);
+  expect(answer('create').anyOf[1].properties.records.items).toEqual(ref);
+  const create = doc.paths[`/api/db/${name}/create`].post as Op;
+  expect(Object.keys(create.responses)).toContain('201');
+});
+
+test('the error envelope lists every error code, and each error answer is filed under its code\'s status', () => {
+  const schemas = (doc.components as { schemas: Record<string, any> }).schemas; // eslint-disable-line @typescript-eslint/no-explicit-any
+  expect(schemas.error_envelope.properties.data.properties.error.enum).toEqual(Object.keys(ERROR_STATUS));
+  for (const { key, op } of operations()) {
+    for (const [status, response] of Object.entries(op.responses)) {
+      const examples = response.content?.['application/json']?.examples ?? {};
+      for (const [code, example] of Object.entries(examples) as Array<[keyof typeof ERROR_STATUS, { value: { data: { error: string } } }]>) {
+        expect({ key, code, status: String(ERROR_STATUS[code]) }).toEqual({ key, code, status });
+        expect(example.value.data.error).toBe(code);
+      }
+    }
+    expect(op.responses.default).toEqual({ $ref: '#/components/responses/error' });
+  }
+});
+
+test('operations with a scope ask for a bearer token with it; open ones ask for nothing', () => {
+  expect((doc.components as { securitySchemes: unknown }).securitySchemes).toEqual({
+    bearerAuth: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
+  });
+  for (const route of ROUTES) {
+    const path = route.path.replace('{model_name}', visible[0].name);
+    const op = doc.paths[path][route.method.toLowerCase()] as Op;
+    if (route.scope && route.scope !== 'public') {
+      expect(op.security).toEqual([{ bearerAuth: [route.scope] }]);
+      expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['401', '403']));
+    } else {
+      expect(op.security).toBeUndefined();
+    }
+  }
+});
+
+test.each(visible.flatMap((m) => Object.entries(RECORD_OPERATIONS).map(([fn, describe]) => [m.name, fn, describe(m)] as const)))(
+  'the request examples of %s %s pass the schema that checks the request',
+  (_name, _fn, described) => {
+    for (const example of Object.values(described.request!.examples)) {
+      expect(described.request!.schema.safeParse(example).error).toBeUndefined();
+    }
+  },
+);
