@@ -1,5 +1,6 @@
-// Three projects: pure-code unit tests, and the integration suite twice, once on dynalite
-// (in-process) and once on AWS's own DynamoDB Local when Java is on the PATH, as it is in CI.
+// Projects: pure-code unit tests, the integration suite twice, once on dynalite
+// (in-process) and once on AWS's own DynamoDB Local when Java is on the PATH, as it is in CI;
+// and the browser end-to-end tests (e2e) on dynalite.
 const { spawnSync } = require('node:child_process');
 
 const transform = {
@@ -12,10 +13,10 @@ const common = {
   moduleNameMapper: { '^@middy/([^/]+)$': '<rootDir>/node_modules/@middy/$1/index.js' },
   testEnvironment: 'node',
 };
-const integration = (engine) => ({
+const integration = (engine, displayName = engine, testMatch = '<rootDir>/test/integration/**/*.test.ts') => ({
   ...common,
-  displayName: engine,
-  testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
+  displayName,
+  testMatch: [testMatch],
   globalSetup: `<rootDir>/test/support/engine-${engine}.ts`,
   globalTeardown: '<rootDir>/test/support/engine-teardown.ts',
   setupFiles: [`<rootDir>/test/support/use-${engine}.ts`],
@@ -29,6 +30,8 @@ module.exports = {
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
     integration('dynalite'),
     ...(javaAvailable ? [integration('ddblocal')] : []),
+    // The docs page driven in headless Chromium (test/e2e/chromium.ts installs it where missing).
+    integration('dynalite', 'e2e', '<rootDir>/test/e2e/**/*.test.ts'),
   ],
   testTimeout: 30_000,
 };

@@ -5,7 +5,8 @@ import type { RouteScope } from '../auth/scopes';
  * server, the CDK HTTP API and the OpenAPI document are all generated from this list.
  */
 export type FunctionName =
-  | 'models' | 'health' | 'create' | 'get_one' | 'list' | 'count' | 'update' | 'delete' | 'fallback';
+  | 'models' | 'health' | 'create' | 'get_one' | 'list' | 'count' | 'update' | 'delete' | 'fallback'
+  | 'openapi' | 'docs';
 
 export interface Route {
   method: 'GET' | 'POST';
@@ -29,6 +30,9 @@ export const ROUTES: ReadonlyArray<Route> = [
   recordOperation('count', 'read', 'Count matching records exactly'),
   recordOperation('update', 'write', 'Update every record matching filters'),
   recordOperation('delete', 'admin', 'Delete every record matching filters'),
+  { method: 'GET', path: '/openapi.json', function: 'openapi', scope: 'public', summary: 'This API as an OpenAPI 3.1 document' },
+  { method: 'GET', path: '/docs', function: 'docs', scope: 'public', summary: 'Interactive API documentation (Swagger UI)' },
+  { method: 'GET', path: '/docs/{asset}', function: 'docs', scope: 'public', summary: 'A file of the documentation page' },
 ];
 
 /** Every function deployed: one per route plus the fallback that answers unknown routes. */
