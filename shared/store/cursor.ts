@@ -33,7 +33,7 @@ export function queryFingerprint(filters: unknown, orderBy: unknown): string {
 
 export async function encodeCursor(model: Model, fingerprint: string, positions: Position[]): Promise<string | null> {
   if (positions.every((p) => p === null)) return null;
-  const payload = Buffer.from(JSON.stringify({ m: model.name, q: fingerprint, p: positions.map((p) => p ?? {}) })).toString('base64url');
+  const payload = Buffer.from(JSON.stringify({ m: model.name, q: fingerprint, p: positions.map((p) => (p === undefined ? {} : p)) })).toString('base64url');
   return `${payload}.${await sign(payload)}`;
 }
 
