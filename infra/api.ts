@@ -93,9 +93,10 @@ export class ServiceApi extends Construct {
         })),
       },
     });
+    // routeSettings is raw CloudFormation (the L2 has no per-route throttle), hence PascalCase.
     const cfnStage = this.stage.node.defaultChild as CfnStage;
     cfnStage.routeSettings = Object.fromEntries(ROUTES.filter((r) => BULK_FUNCTIONS.includes(r.function)).map((r) => [
-      routeKey(r), { throttlingRateLimit: BULK_THROTTLE.rateLimit, throttlingBurstLimit: BULK_THROTTLE.burstLimit },
+      routeKey(r), { ThrottlingRateLimit: BULK_THROTTLE.rateLimit, ThrottlingBurstLimit: BULK_THROTTLE.burstLimit },
     ]));
     // Route settings name routes by key; the stage must come after them.
     this.stage.node.addDependency(...this.routes);

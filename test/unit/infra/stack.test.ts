@@ -1,0 +1,230 @@
+import { Match } from 'aws-cdk-lib/assertions';
+import { FUNCTIONS, ROUTES, routeKey } from '../../../shared/http/routes';
+import { HEALTH_METRICS } from '../../../shared/health/metrics';
+import { createTableInput } from '../../../shared/store/table';
+import { synthTemplate, templateIndex } from './synth';
+
+const { template } = synthTemplate({ alarmEmail: 'ops@example.com,oncall@example.com' });
+const index = templateIndex(template);
+const tokenRoutes = ROUTES.filter((r) => r.scope !== undefined && r.scope !== 'public');
+const DEPLOYED = [...FUNCTIONS, 'health_check'];
+
+describe('table', () => {
+  test('is built from the same description as the local table', () => {
+    const input = createTableInput('x');
+    template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      KeySchema: input.KeySchema,
+      AttributeDefinitions: Match.arrayWith(input.AttributeDefinitions!.map((d) => Match.objectEquals({ ...d }))),
+      GlobalSecondaryIndexes: input.GlobalSecondaryIndexes,
+      BillingMode: 'PAY_PER_REQUEST',
+      Replicas: [Match.objectLike({ PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true }, DeletionProtectionEnabled: true })],
+      LocalSecondaryIndexes: Match.absent(),
+    });
+    template.hasResourceProperties('AWS::DynamoDB::GlobalTable', { AttributeDefinitions: Match.arrayEquals(input.AttributeDefinitions!.map(() => Match.anyValue())) });
+  });
+
+  test('is retained when the stack goes, unless the dev switch says destroy', () => {
+    template.hasResource('AWS::DynamoDB::GlobalTable', { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+    synthTemplate({ removal: 'destroy' }).template.hasResource('AWS::DynamoDB::GlobalTable', { DeletionPolicy: 'Delete' });
+  });
+});
+
+describe('functions', () => {
+  test('one per function of the route table, plus the health check', () => {
+    expect(index.ofType('AWS::Lambda::Function')).toHaveLength(DEPLOYED.length);
+  });
+
+  test.each(DEPLOYED)('%s runs Node.js 22 on arm64 with JSON logs kept a month', (name) => {
+    const props = index.functionProps(name);
+    expect(props).toMatchObject({
+      Runtime: 'nodejs22.x', Architectures: ['arm64'], MemorySize: 512, Timeout: 10, Handler: 'index.handler',
+      LoggingConfig: { LogFormat: 'JSON', LogGroup: { Ref: expect.any(String) } },
+    });
+    expect(index.resources[props.LoggingConfig.LogGroup.Ref].Properties.RetentionInDays).toBe(30);
+    // Its role writes its own log group only, and never through the broad managed policy.
+    const logStatements = index.statementsOf(name).filter((s) => s.actions.some((a) => a.startsWith('logs:')));
+    expect(logStatements).toEqual([{ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [{ 'Fn::GetAtt': [props.LoggingConfig.LogGroup.Ref, 'Arn'] }] }]);
+  });
+
+  test('no role uses a managed policy', () => {
+    for (const [, role] of index.ofType('AWS::IAM::Role')) expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+  });
+});
+
+describe('least privilege', () => {
+  const reads = ['dynamodb:GetItem', 'dynamodb:Query'];
+  const writes = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
+
+  test.each(['models', 'health', 'get_one', 'list', 'count', 'health_check'])('%s reads the table and cannot write it', (name) => {
+    const actions = index.actionsOf(name);
+    for (const action of reads) expect(actions).toContain(action);
+    for (const action of writes) expect(actions).not.toContain(action);
+    expect(index.functionProps(name).Environment.Variables.TABLE_NAME).toEqual({ Ref: expect.any(String) });
+  });
+
+  test.each(['create', 'update', 'delete'])('%s writes the table', (name) => {
+    const actions = index.actionsOf(name);
+    for (const action of [...reads, 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem']) expect(actions).toContain(action);
+  });
+
+  test.each(['fallback', 'openapi', 'docs'].filter((n) => (FUNCTIONS as string[]).includes(n)))('%s touches neither table nor secrets', (name) => {
+    const actions = [...index.actionsOf(name)];
+    expect(actions.filter((a) => !a.startsWith('logs:'))).toEqual([]);
+    expect(index.functionProps(name).Environment?.Variables?.TABLE_NAME).toBeUndefined();
+  });
+
+  const secretOf = (name: string) => index.functionProps(name).Environment?.Variables ?? {};
+  test('only the functions behind bearer tokens read API_TOKENS', () => {
+    const readers = DEPLOYED.filter((name) => secretOf(name).API_TOKENS_SECRET_ARN);
+    expect(readers.sort()).toEqual([...new Set(tokenRoutes.map((r) => r.function))].sort());
+    expect(readers).not.toContain('health');
+  });
+
+  test('only list reads CURSOR_SECRET and only onebot reads ONEBOT_SECRET', () => {
+    expect(DEPLOYED.filter((name) => secretOf(name).CURSOR_SECRET_SECRET_ARN)).toEqual(['list']);
+    expect(DEPLOYED.filter((name) => secretOf(name).ONEBOT_SECRET_SECRET_ARN)).toEqual(DEPLOYED.filter((n) => n === 'onebot'));
+  });
+
+  test('a function may read exactly the secrets named in its environment', () => {
+    for (const name of DEPLOYED) {
+      const named = Object.entries(secretOf(name)).filter(([key]) => key.endsWith('_SECRET_ARN')).map(([, value]) => value);
+      const granted = index.statementsOf(name).filter((s) => s.actions.includes('secretsmanager:GetSecretValue')).flatMap((s) => s.resources);
+      expect(granted).toEqual(named);
+    }
+  });
+});
+
+describe('HTTP API', () => {
+  const routes = index.ofType('AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties);
+  const functionOfTarget = (target: { 'Fn::Join': [string, [string, { Ref: string }]] }) => {
+    const integration = index.resources[target['Fn::Join'][1][1].Ref].Properties;
+    const fnId = integration.IntegrationUri['Fn::GetAtt'][0];
+    return String(index.resources[fnId].Properties.Description).replace('recordgate ', '');
+  };
+
+  test('has exactly the routes of the route table, plus $default', () => {
+    expect(routes.map((r) => r.RouteKey).sort()).toEqual([...ROUTES.map(routeKey), '$default'].sort());
+  });
+
+  test.each(ROUTES.map((r) => [routeKey(r), r.function]))('%s is answered by %s', (key, fn) => {
+    const route = routes.find((r) => r.RouteKey === key)!;
+    expect(functionOfTarget(route.Target)).toBe(fn);
+    expect(route.AuthorizationType ?? 'NONE').toBe('NONE');
+  });
+
+  test('unknown routes and methods reach the fallback, which answers in the envelope', () => {
+    expect(functionOfTarget(routes.find((r) => r.RouteKey === '$default')!.Target)).toBe('fallback');
+  });
+
+  test('the stage throttles, tighter for bulk update and delete, and logs every request', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      AutoDeploy: true,
+      DefaultRouteSettings: { ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 },
+      RouteSettings: {
+        'POST /api/db/{model_name}/update': { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 },
+        'POST /api/db/{model_name}/delete': { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 },
+      },
+      AccessLogSettings: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('requestId') },
+    });
+  });
+
+  test('a JWT authorizer, when asked for, guards exactly the bearer-token routes with their scope', () => {
+    const jwt = synthTemplate({ jwtIssuer: 'https://id.example.com/', jwtAudience: 'recordgate', jwtScopePrefix: 'rg/' });
+    jwt.template.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
+      AuthorizerType: 'JWT', JwtConfiguration: { Issuer: 'https://id.example.com/', Audience: ['recordgate'] },
+    });
+    const jwtRoutes = templateIndex(jwt.template).ofType('AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties);
+    for (const route of ROUTES) {
+      const deployed = jwtRoutes.find((r) => r.RouteKey === routeKey(route))!;
+      if (tokenRoutes.includes(route)) expect(deployed).toMatchObject({ AuthorizationType: 'JWT', AuthorizationScopes: [`rg/${route.scope}`] });
+      else expect(deployed.AuthorizationType ?? 'NONE').toBe('NONE');
+    }
+  });
+
+  test('refuses half a JWT setting', () => {
+    expect(() => synthTemplate({ jwtIssuer: 'https://id.example.com/' })).toThrow(/jwtIssuer and jwtAudience go together/);
+  });
+});
+
+describe('secrets', () => {
+  test('no secret value is in the template; the token table starts empty', () => {
+    const secrets = index.ofType('AWS::SecretsManager::Secret').map(([, s]) => s.Properties);
+    expect(secrets).toHaveLength(3);
+    expect(secrets.filter((s) => s.SecretString !== undefined).map((s) => s.SecretString)).toEqual(['{}']);
+    expect(secrets.filter((s) => s.GenerateSecretString)).toHaveLength(2);
+  });
+});
+
+describe('alarms', () => {
+  const alarms = index.ofType('AWS::CloudWatch::Alarm').map(([id, a]) => ({ id, ...a.Properties }));
+  const named = (suffix: string) => {
+    const found = alarms.find((a) => a.AlarmName === `Recordgate-${suffix}`);
+    if (!found) throw new Error(`no alarm ${suffix}`);
+    return found;
+  };
+
+  test('the health check runs every minute and a missing datapoint counts as unhealthy', () => {
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(1 minute)',
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [index.functionId('health_check'), 'Arn'] }, RetryPolicy: { MaximumRetryAttempts: 0 } })],
+    });
+    expect(named('health')).toMatchObject({
+      Namespace: HEALTH_METRICS.namespace, MetricName: HEALTH_METRICS.healthy, Statistic: 'Minimum', Period: 60,
+      Threshold: 1, ComparisonOperator: 'LessThanThreshold', EvaluationPeriods: 3, DatapointsToAlarm: 2, TreatMissingData: 'breaching',
+      Dimensions: [{ Name: HEALTH_METRICS.dimension, Value: { Ref: expect.any(String) } }],
+    });
+  });
+
+  test('API 5xx rate and p99 latency', () => {
+    const fiveXx = named('api-5xx');
+    expect(fiveXx).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanThreshold', EvaluationPeriods: 2, DatapointsToAlarm: 2 });
+    expect(fiveXx.Metrics.map((m: { Expression?: string; MetricStat?: { Metric: { MetricName: string } } }) => m.Expression ?? m.MetricStat!.Metric.MetricName).sort())
+      .toEqual(['5xx', 'Count', 'IF(requests > 0, 100 * errors / requests, 0)']);
+    expect(named('api-p99-latency')).toMatchObject({ MetricName: 'Latency', ExtendedStatistic: 'p99', Threshold: 3000, EvaluationPeriods: 3 });
+  });
+
+  test('DynamoDB throttles (table and every index) and system errors', () => {
+    const throttles = named('table-throttles');
+    expect(throttles).toMatchObject({ Threshold: 25, EvaluationPeriods: 2 });
+    expect(throttles.Metrics.filter((m: { MetricStat?: unknown }) => m.MetricStat)).toHaveLength(2 * (1 + createTableInput('x').GlobalSecondaryIndexes!.length));
+    const systemErrors = named('table-system-errors');
+    expect(systemErrors).toMatchObject({ Threshold: 5, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+    expect(systemErrors.Metrics.filter((m: { MetricStat?: { Metric: { MetricName: string } } }) => m.MetricStat?.Metric.MetricName === 'SystemErrors').length).toBeGreaterThanOrEqual(5);
+  });
+
+  test.each(DEPLOYED)('%s has an errors and a throttles alarm', (name) => {
+    const dimension = [{ Name: 'FunctionName', Value: { Ref: index.functionId(name) } }];
+    expect(named(`${name}-errors`)).toMatchObject({ MetricName: 'Errors', Dimensions: dimension, Threshold: 1 });
+    expect(named(`${name}-throttles`)).toMatchObject({ MetricName: 'Throttles', Dimensions: dimension, Threshold: 1 });
+  });
+
+  test('overdue bots alarm on their own; every other alarm feeds the composite, which notifies the topic', () => {
+    const topicRef = { Ref: index.ofType('AWS::SNS::Topic')[0][0] };
+    expect(named('bots-overdue')).toMatchObject({ MetricName: HEALTH_METRICS.overdueBots, AlarmActions: [topicRef], OKActions: [topicRef], EvaluationPeriods: 3 });
+    const composite = index.ofType('AWS::CloudWatch::CompositeAlarm')[0][1].Properties;
+    expect(composite.AlarmActions).toEqual([topicRef]);
+    const rule = JSON.stringify(composite.AlarmRule);
+    for (const alarm of alarms.filter((a) => a.AlarmName !== 'Recordgate-bots-overdue')) {
+      expect(rule).toContain(alarm.id);
+      expect(alarm.AlarmActions).toBeUndefined();
+    }
+    expect(rule).not.toContain(named('bots-overdue').id);
+  });
+
+  test('subscribers come from the alarmEmail context', () => {
+    const endpoints = index.ofType('AWS::SNS::Subscription').map(([, s]) => s.Properties.Endpoint);
+    expect(endpoints.sort()).toEqual(['oncall@example.com', 'ops@example.com']);
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', Match.objectLike({ PolicyDocument: Match.objectLike({ Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) }) }));
+  });
+
+  test('a dashboard shows them', () => {
+    template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+  });
+});
+
+test('outputs the API URL, table name, topic ARN and the OneBot receiver URLs', () => {
+  const outputs = Object.keys(template.toJSON().Outputs);
+  expect(outputs).toEqual(expect.arrayContaining(['ApiUrl', 'TableName', 'AlarmTopicArn', 'ApiTokensSecretArn', 'OneBotSecretArn']));
+  expect(outputs.includes('OneBotUrls')).toBe(ROUTES.some((r) => (r.function as string) === 'onebot'));
+});
