@@ -30,7 +30,9 @@ export function classify(error: unknown): ApiError {
   if (e.name === 'ValidationException' && /item size|size has exceeded|exceeds the maximum|too large/i.test(e.message ?? '')) {
     return new ApiError('payload_too_large', 'A record would exceed DynamoDB\'s 400 KB item size', partial);
   }
-  if (UNAVAILABLE.has(e.name ?? '') || NETWORK_CODES.has(e.code ?? '') || NETWORK_CODES.has(e.name ?? '')) {
+  // The SDK may wrap a socket error so that only its message still names the code.
+  const networkFault = [e.code, e.name, ...(e.message ?? '').split(/[^A-Z_]+/)].some((word) => NETWORK_CODES.has(word ?? ''));
+  if (UNAVAILABLE.has(e.name ?? '') || networkFault) {
     return new ApiError('database_unavailable', 'The database is unavailable or overloaded; retry later', partial, { 'retry-after': '1' });
   }
   return new ApiError('internal', 'Internal error; it has been logged', partial);
