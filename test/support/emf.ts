@@ -1,0 +1,16 @@
+import { handler } from '../../functions/health_check/handler';
+
+/** Runs the scheduled health check once and returns the EMF documents it wrote to stdout. */
+export async function runHealthCheck(): Promise<Array<Record<string, any>>> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const lines: string[] = [];
+  const write = jest.spyOn(process.stdout, 'write').mockImplementation((chunk) => (lines.push(String(chunk)), true));
+  // A failed check logs why on stderr; the test asserts on the metric instead.
+  const error = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+  try {
+    await handler();
+  } finally {
+    write.mockRestore();
+    error.mockRestore();
+  }
+  return lines.flatMap((line) => line.split('\n')).filter(Boolean).map((line) => JSON.parse(line)).filter((doc) => doc._aws);
+}
