@@ -1,0 +1,27 @@
+import { existsSync, readdirSync } from 'node:fs';
+import * as path from 'node:path';
+import { App, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { FUNCTIONS } from '../../../shared/http/routes';
+import { serviceFunction } from '../../../infra/function';
+import { ServiceSecrets } from '../../../infra/secrets';
+import { RecordTable } from '../../../infra/table';
+
+// The one test that runs esbuild for real (npm run synth bundles every function): the docs
+// function's bundle must carry the swagger-ui files it serves from DOCS_ASSETS_DIR.
+const hasDocs = (FUNCTIONS as ReadonlyArray<string>).includes('docs');
+
+(hasDocs ? test : test.skip)('the docs bundle holds its handler, source map and swagger-ui assets, built offline', () => {
+  const app = new App();
+  const stack = new Stack(app, 'DocsBundle');
+  const { table } = new RecordTable(stack, 'Records', { removalPolicy: RemovalPolicy.DESTROY });
+  serviceFunction(stack, 'docs', { table, secrets: new ServiceSecrets(stack, 'Secrets').byName, logRemovalPolicy: RemovalPolicy.DESTROY });
+  const { directory } = app.synth();
+
+  const bundles = readdirSync(directory).filter((entry) => entry.startsWith('asset.')).map((entry) => path.join(directory, entry));
+  expect(bundles).toHaveLength(1);
+  expect(readdirSync(bundles[0]).sort()).toEqual(['docs-assets', 'index.js', 'index.js.map']);
+  const assets = readdirSync(path.join(bundles[0], 'docs-assets')).sort();
+  expect(assets).toEqual(['swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'swagger-ui.css']
+    .filter((file) => existsSync(path.join('node_modules', 'swagger-ui-dist', file))));
+  expect(assets.length).toBeGreaterThan(0);
+}, 120_000); // esbuild through the CDK's process spawns; generous for a loaded CI machine
