@@ -8,8 +8,8 @@ import type { ExactNumber } from '../json/exact-json';
 import type { Model } from '../models/define';
 
 /**
- * The client's types, all taken from the zod schemas the service validates with. Numbers in
- * answers are ExactNumber: one that a JS number cannot hold exactly arrives as a NumberValue.
+ * The client's types, all taken from the zod schemas the service validates with. Numbers are
+ * ExactNumber both ways: one that a JS number cannot hold exactly travels as a NumberValue.
  */
 export type Exact<T> = T extends number ? ExactNumber
   : T extends ReadonlyArray<infer E> ? Exact<E>[]
@@ -18,8 +18,8 @@ export type Exact<T> = T extends number ? ExactNumber
 
 type SchemaOf<M extends Model> = M['schema'];
 
-/** What a record's data is when sent: the model schema's input. */
-export type RecordData<M extends Model> = z.input<SchemaOf<M>>;
+/** What a record's data is when sent: the model schema's input, numbers exact. */
+export type RecordData<M extends Model> = Exact<z.input<SchemaOf<M>>>;
 
 /** A record as answered: id, the model's fields, the system fields. */
 export type RecordOf<M extends Model> = Exact<z.output<ReturnType<typeof recordSchema<SchemaOf<M>>>>>;

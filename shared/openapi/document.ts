@@ -40,7 +40,19 @@ const visibleModels = (): Model[] => MODELS.filter((m) => m.access !== 'hidden')
 
 const scopeOf = (route: Route) => (route.scope === undefined || route.scope === 'public' ? undefined : route.scope);
 
-const DESCRIPTION = `A validated record API over named data models stored in DynamoDB, and OneBot 11 HTTP POST receivers.
+/** "read (models, get_one, ...), write (...)", from the scopes in ROUTES. */
+function scopesText(): string {
+  const byScope = new Map<string, Set<string>>();
+  for (const route of ROUTES) {
+    const scope = scopeOf(route);
+    if (scope) byScope.set(scope, (byScope.get(scope) ?? new Set()).add(route.function));
+  }
+  return [...byScope].map(([scope, fns]) => `${scope} (${[...fns].join(', ')})`).join(', ');
+}
+
+const openText = () => [...new Set(ROUTES.filter((r) => !scopeOf(r)).map((r) => r.path))].join(', ');
+
+const description = () => `A validated record API over named data models stored in DynamoDB, and OneBot 11 HTTP POST receivers.
 
 Every JSON answer is an envelope: \`{"status": "success", "message": "ok", "data": ...}\`, or
 \`{"status": "error", "message": ..., "data": {"error": <code>, "details"?: [{path, message}], ...}}\` with a
@@ -49,9 +61,9 @@ stable code in \`data.error\` (the error_envelope schema lists them all).
 Numbers are exact: \`18446744073709551617\` and \`0.1\` come back with the same digits (read the body with a
 lossless JSON parser to keep them).
 
-**Authentication**: \`Authorization: Bearer <token>\`. A token has scopes: read (models, get_one, list, count),
-write (create, update), admin (delete, and \`allow_all\` on any route). health, the OneBot receivers, /docs and
-/openapi.json are open. The local server without API_TOKENS answers loopback clients with every scope.
+**Authentication**: \`Authorization: Bearer <token>\`. A token has scopes: ${scopesText()}; \`allow_all\`
+needs admin on any route. Open to everyone: ${openText()}. The local server without API_TOKENS answers loopback
+clients with every scope.
 
 **Limits**: bodies up to ${LIMITS.maxBodyBytes} bytes; up to ${LIMITS.maxCreateBatch} records per create;
 list pages of ${LIMITS.defaultPageSize} records by default, at most ${LIMITS.maxPageSize}; one list page or count
@@ -142,7 +154,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
   const used = new Set(ROUTES.map((r) => TAG_OF[r.function] ?? 'service'));
   return {
     openapi: '3.1.0',
-    info: { title: 'recordgate', version, description: DESCRIPTION, license: { name: 'MIT', identifier: 'MIT' } },
+    info: { title: 'recordgate', version, description: description(), license: { name: 'MIT', identifier: 'MIT' } },
     tags: [
       ...visibleModels().map((m) => ({ name: m.name, description: m.description })),
       ...Object.entries(SERVICE_TAGS).filter(([name]) => used.has(name)).map(([name, description]) => ({ name, description })),

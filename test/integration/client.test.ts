@@ -1,0 +1,78 @@
+import { NumberValue } from '@aws-sdk/lib-dynamodb';
+import { createClient, RecordgateError } from '../../shared/client';
+import { reaction } from '../../shared/models/reaction';
+import { useApi } from '../support/api';
+
+process.env.API_TOKENS = JSON.stringify({ writer: ['read', 'write'], reader: ['read'] });
+
+const api = useApi();
+const client = (token?: string) => createClient({ baseUrl: api.url, token });
+const reactions = (token = 'writer') => client(token).db.model(reaction);
+
+/** The RecordgateError a call rejects with. */
+async function failureOf(call: Promise<unknown>): Promise<RecordgateError> {
+  const error = await call.then(() => undefined, (e: unknown) => e);
+  expect(error).toBeInstanceOf(RecordgateError);
+  return error as RecordgateError;
+}
+
+test('create one, then see it in list, get_one and count', async () => {
+  const created = await reactions().create({ id: 'c-1', data: { user_id: 1669571, user_name: 'octocat', content: '+1' } });
+  expect(created).toMatchObject({ id: 'c-1', user_id: 1669571, user_name: 'octocat', content: '+1', _version: 1 });
+
+  const page = await reactions('reader').list({ filters: { user_id: 1669571 } });
+  expect(page.items).toEqual([created]);
+  expect(page.next_cursor).toBeNull();
+  expect(await reactions('reader').getOne({ filters: { id: 'c-1' } })).toEqual(created);
+  expect(await reactions('reader').count({ filters: { content: '+1' } })).toEqual({ count: 1, scanned: 1 });
+});
+
+test('create a batch; update and delete by filter', async () => {
+  const { records } = await reactions().create({ data: [{ user_id: 2, content: 'eyes' }, { user_id: 3, content: 'eyes' }], ids: ['b-1', 'b-2'] });
+  expect(records.map((r) => r.id)).toEqual(['b-1', 'b-2']);
+  expect(await reactions().update({ filters: { content: 'eyes' }, values: { user_name: 'seen' } })).toEqual({ updated: 2, matched: 2, skipped: 0 });
+  const after = await reactions('reader').list({ filters: { content: 'eyes' } });
+  expect(after.items.map((r) => [r.user_name, r._version])).toEqual([['seen', 2], ['seen', 2]]);
+
+  const admin = await failureOf(reactions().delete({ filters: { id: 'b-1' } }));
+  expect(admin.status).toBe(403);
+  expect(admin.data).toMatchObject({ error: 'forbidden', required_scope: 'admin' });
+});
+
+test('numbers travel exactly both ways', async () => {
+  const big = NumberValue.from('18446744073709551617');
+  const created = await reactions().create({ data: { user_id: big, content: 'big' } });
+  expect(created.user_id).toBeInstanceOf(NumberValue);
+  expect(String(created.user_id)).toBe('18446744073709551617');
+  const found = await reactions('reader').getOne({ filters: { user_id: big } });
+  expect(String(found.user_id)).toBe('18446744073709551617');
+});
+
+test('models and health', async () => {
+  expect((await client('reader').models()).models.map((m) => m.name)).toContain('reaction');
+  expect(await client().health()).toMatchObject({ database: 'ok' });
+});
+
+describe('errors carry the envelope\'s code and details', () => {
+  test('validation_error lists each field, and nothing is stored', async () => {
+    const error = await failureOf(reactions().create({ id: 'bad', data: { user_id: 1, content: null as unknown as string } }));
+    expect(error.status).toBe(422);
+    expect(error.code).toBe('validation_error');
+    expect(error.details).toEqual([expect.objectContaining({ path: 'data.content' })]);
+    expect((await failureOf(reactions('reader').getOne({ filters: { id: 'bad' } }))).code).toBe('not_found');
+  });
+
+  test('no token is unauthorized; a read token cannot write', async () => {
+    expect((await failureOf(reactions('').list())).code).toBe('unauthorized');
+    const forbidden = await failureOf(reactions('reader').create({ data: { user_id: 1, content: 'x' } }));
+    expect([forbidden.status, forbidden.code]).toEqual([403, 'forbidden']);
+  });
+
+  test('an unknown model and an invalid filter', async () => {
+    const unknown = await failureOf(client('reader').db.model('nope').list());
+    expect([unknown.status, unknown.code, unknown.data.available]).toEqual([404, 'unknown_model', ['reaction']]);
+    const filter = await failureOf(reactions('reader').list({ filters: { user_id: { $gt: 'x' } } }));
+    expect(filter.code).toBe('invalid_filter');
+    expect(filter.details[0].path).toBe('filters.user_id.$gt');
+  });
+});
