@@ -7,7 +7,7 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { RemovalPolicy } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
-import { ROUTES, routeKey, type FunctionName } from '../shared/http/routes';
+import { ROUTES, routeKey, type FunctionName, type Route } from '../shared/http/routes';
 import { isTokenRoute } from './access';
 
 /**
@@ -19,6 +19,27 @@ import { isTokenRoute } from './access';
 export const STAGE_THROTTLE = { rateLimit: 100, burstLimit: 200 };
 export const BULK_THROTTLE = { rateLimit: 5, burstLimit: 10 };
 const BULK_FUNCTIONS: ReadonlyArray<string> = ['update', 'delete'];
+
+/**
+ * HTTP API route paths cannot end in "/", and API Gateway sends `/a/` to the route `/a`, so
+ * both spellings in the route table become one deployed route.
+ */
+export const deployedPath = (path: string): string => (path.length > 1 ? path.replace(/\/$/, '') : path);
+
+/** The route table's entries as deployed: one per method and deployed path. */
+export function deployedRoutes(): Route[] {
+  const byKey = new Map<string, Route>();
+  for (const route of ROUTES) {
+    const key = `${route.method} ${deployedPath(route.path)}`;
+    const taken = byKey.get(key);
+    if (taken && taken.function !== route.function) throw new Error(`${routeKey(route)} and ${routeKey(taken)} are one route in API Gateway but name different functions`);
+    // API Gateway reports the deployed key, which the token check looks up in the route table:
+    // a guarded route must be spelled the way it is deployed.
+    if (isTokenRoute(route) && deployedPath(route.path) !== route.path) throw new Error(`${routeKey(route)} needs a token, so its path must not end in "/"`);
+    if (!taken) byKey.set(key, route);
+  }
+  return [...byKey.values()];
+}
 
 export interface JwtSettings {
   issuer: string;
@@ -61,10 +82,10 @@ export class ServiceApi extends Construct {
     const authorizer = props.jwt
       ? new HttpJwtAuthorizer('Jwt', props.jwt.issuer, { jwtAudience: props.jwt.audience })
       : undefined;
-    this.routes = ROUTES.flatMap((route) => {
+    this.routes = deployedRoutes().flatMap((route) => {
       const guarded = authorizer !== undefined && isTokenRoute(route);
       return this.api.addRoutes({
-        path: route.path,
+        path: deployedPath(route.path),
         methods: [HttpMethod[route.method]],
         integration: integrationOf(route.function),
         authorizer: guarded ? authorizer : undefined,

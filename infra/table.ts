@@ -29,7 +29,8 @@ export class RecordTable extends Construct {
       ...keyOf(input.KeySchema!),
       billing: Billing.onDemand(),
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      deletionProtection: true,
+      // A dev stack (removal=destroy) must be deletable by `cdk destroy`; anything else is guarded twice.
+      deletionProtection: props.removalPolicy !== RemovalPolicy.DESTROY,
       removalPolicy: props.removalPolicy,
       globalSecondaryIndexes: (input.GlobalSecondaryIndexes ?? []).map((index) => {
         if (index.Projection?.ProjectionType !== 'ALL') throw new Error(`index ${index.IndexName} must project ALL`);
