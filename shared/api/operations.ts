@@ -8,6 +8,7 @@ import { failure } from '../http/envelope';
 import { matchRoute } from '../http/routes';
 import { SYSTEM_FIELDS, type Model } from '../models/define';
 import { findModel, MODELS } from '../models/registry';
+import { botHealth, type BotHealth } from '../onebot/bots';
 import { db } from '../store/client';
 import { newId } from '../store/keys';
 import {
@@ -86,12 +87,16 @@ export const modelsOperation: Operation = async () => ({
   },
 });
 
-/** One consistent point read of a key no record uses: proves the table answers, costs 0.5 RCU. */
-export async function databaseHealth(): Promise<{ database: 'ok'; latency_ms: number; table: string }> {
+/**
+ * One consistent point read of a key no record uses: proves the table answers, costs 0.5 RCU.
+ * Then the OneBot bots and whether each one's heartbeat is overdue (shared/onebot/bots.ts).
+ */
+export async function databaseHealth(): Promise<{ database: 'ok'; latency_ms: number; table: string; bots: BotHealth[] }> {
   const started = performance.now();
   const table = settings().TABLE_NAME;
   await db().send(new GetCommand({ TableName: table, Key: { [TABLE_KEY.partitionKey]: '#health', [TABLE_KEY.sortKey]: '#health' } }));
-  return { database: 'ok', latency_ms: Math.round((performance.now() - started) * 10) / 10, table };
+  const latency = Math.round((performance.now() - started) * 10) / 10;
+  return { database: 'ok', latency_ms: latency, table, bots: await botHealth() };
 }
 
 export const healthOperation: Operation = async () => {

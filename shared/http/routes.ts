@@ -6,7 +6,7 @@ import type { RouteScope } from '../auth/scopes';
  */
 export type FunctionName =
   | 'models' | 'health' | 'create' | 'get_one' | 'list' | 'count' | 'update' | 'delete' | 'fallback'
-  | 'openapi' | 'docs';
+  | 'openapi' | 'docs' | 'onebot';
 
 export interface Route {
   method: 'GET' | 'POST';
@@ -33,6 +33,10 @@ export const ROUTES: ReadonlyArray<Route> = [
   { method: 'GET', path: '/openapi.json', function: 'openapi', scope: 'public', summary: 'This API as an OpenAPI 3.1 document' },
   { method: 'GET', path: '/docs', function: 'docs', scope: 'public', summary: 'Interactive API documentation (Swagger UI)' },
   { method: 'GET', path: '/docs/{asset}', function: 'docs', scope: 'public', summary: 'A file of the documentation page' },
+  // OneBot 11 senders authenticate by X-Signature, not a bearer token; NoneBot's three paths plus the old root URL.
+  ...['/', '/onebot/v11/', '/onebot/v11/http', '/onebot/v11/http/'].map((path): Route => ({
+    method: 'POST', path, function: 'onebot', scope: 'public', summary: 'Receive a OneBot 11 event (HTTP POST)',
+  })),
 ];
 
 /** Every function deployed: one per route plus the fallback that answers unknown routes. */

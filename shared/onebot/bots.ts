@@ -1,0 +1,82 @@
+import { ApiError } from '../http/errors';
+import type { ModelRecord } from '../models/define';
+import { onebotBot } from '../models/onebot';
+import { createRecords, listRecords, updateRecords } from '../store/records';
+import type { EventFields, OneBotEvent } from './events';
+import { ONEBOT_LIMITS } from './limits';
+
+type BotValues = Partial<ModelRecord<typeof onebotBot>>;
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const asBoolean = (v: unknown): boolean | undefined => (typeof v === 'boolean' ? v : undefined);
+
+/** What a lifecycle or heartbeat event says about its bot; undefined for every other event. */
+export function botValues(event: OneBotEvent, receivedAt: string): BotValues | undefined {
+  if (event.post_type !== 'meta_event') return undefined;
+  if (event.meta_event_type === 'heartbeat') {
+    const status = isObject(event.status) ? event.status : undefined;
+    const interval = Number(event.interval);
+    const values: BotValues = {
+      online: asBoolean(status?.online),
+      good: asBoolean(status?.good),
+      interval_ms: Number.isFinite(interval) && interval > 0 ? interval : undefined,
+      status,
+      last_heartbeat: receivedAt,
+      last_event_at: receivedAt,
+    };
+    return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));
+  }
+  if (event.meta_event_type === 'lifecycle' && typeof event.sub_type === 'string') {
+    const online = event.sub_type === 'disable' ? false : event.sub_type === 'enable' || event.sub_type === 'connect' ? true : undefined;
+    return { lifecycle: event.sub_type, ...(online !== undefined ? { online } : {}), last_event_at: receivedAt };
+  }
+  return undefined;
+}
+
+/**
+ * Updates the bot's record, creating it on the first event. Both writes are conditional: a
+ * create that loses to a concurrent first event falls back to the update, so no event of
+ * either is lost (the later write wins field by field).
+ */
+export async function recordBotStatus(fields: EventFields, values: BotValues): Promise<void> {
+  const id = String(fields.self_id);
+  const update = () => updateRecords(onebotBot, { filters: { id }, values });
+  if ((await update()).matched > 0) return;
+  try {
+    await createRecords(onebotBot, [{ id, data: { self_id: fields.self_id, ...values } }], () => []);
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.code !== 'conflict') throw error;
+    await update();
+  }
+}
+
+export interface BotHealth {
+  self_id: unknown;
+  online: boolean | null;
+  good: boolean | null;
+  last_heartbeat: string | null;
+  interval_ms: number | null;
+  /** No heartbeat for overdueIntervals intervals; false before the first heartbeat and after lifecycle disable. */
+  overdue: boolean;
+}
+
+/** A stored onebot_bot record as the health answer shows it at `now`. */
+export function botHealthOf(bot: Record<string, unknown>, now: number): BotHealth {
+  const last = typeof bot.last_heartbeat === 'string' ? bot.last_heartbeat : null;
+  const interval = typeof bot.interval_ms === 'number' ? bot.interval_ms : null;
+  return {
+    self_id: bot.self_id,
+    online: asBoolean(bot.online) ?? null,
+    good: asBoolean(bot.good) ?? null,
+    last_heartbeat: last,
+    interval_ms: interval,
+    overdue: last !== null && interval !== null && bot.lifecycle !== 'disable' && now - Date.parse(last) > ONEBOT_LIMITS.overdueIntervals * interval,
+  };
+}
+
+/** Each known bot (the first maxBotsInHealth by id) and whether its heartbeat is overdue. */
+export async function botHealth(): Promise<BotHealth[]> {
+  const { items } = await listRecords(onebotBot, { limit: ONEBOT_LIMITS.maxBotsInHealth });
+  const now = Date.now();
+  return items.map((bot) => botHealthOf(bot, now));
+}

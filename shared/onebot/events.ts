@@ -1,0 +1,64 @@
+import { NumberValue } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod';
+import { ApiError } from '../http/errors';
+import { isExactNumber, type ExactNumber } from '../json/exact-json';
+
+/** An id as senders write it: int64 (exact, maybe past 2^53), negative int32, or a string. */
+export type OneBotId = ExactNumber | string;
+const id = z.union([z.number(), z.instanceof(NumberValue), z.string()]);
+
+/**
+ * What the receiver relies on; everything else (NapCat and go-cqhttp extras, unknown post
+ * types such as `message_sent`) passes through untouched and is stored as received.
+ */
+const eventSchema = z.looseObject({
+  post_type: z.string().min(1),
+  self_id: id.optional(),
+});
+
+export type OneBotEvent = z.infer<typeof eventSchema> & Record<string, unknown>;
+
+export function parseEvent(body: unknown): OneBotEvent {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new ApiError('invalid_request', 'A OneBot event is a JSON object', { details: [{ path: '', message: 'not an object' }] });
+  }
+  const result = eventSchema.safeParse(body);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const path = issue.path.join('.');
+    throw new ApiError('invalid_request', `Not a OneBot event: ${path}: ${issue.message}`, { details: [{ path, message: issue.message }] });
+  }
+  return body as OneBotEvent;
+}
+
+/** The `<post_type>_type` field names the kind within the post type: message_type, notice_type, ... */
+const DETAIL_FIELDS = ['message_type', 'notice_type', 'request_type', 'meta_event_type'] as const;
+
+const asId = (value: unknown): OneBotId | undefined => (isExactNumber(value) || typeof value === 'string' ? value : undefined);
+const asText = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
+/**
+ * The event's filterable fields. A field of an unexpected type is left out here (it is still
+ * in the stored event), so an odd sender is stored rather than refused.
+ */
+export function eventFields(event: OneBotEvent, headerSelfId: string) {
+  const detail = DETAIL_FIELDS.map((f) => asText(event[f])).find((v) => v !== undefined);
+  const time = event.time;
+  const fields = {
+    self_id: asId(event.self_id) ?? headerSelfId,
+    post_type: event.post_type,
+    detail_type: detail,
+    sub_type: asText(event.sub_type),
+    time: isExactNumber(time) ? time : undefined,
+    user_id: asId(event.user_id),
+    group_id: asId(event.group_id),
+    message_id: asId(event.message_id),
+  };
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Partial<typeof fields> & Pick<typeof fields, 'self_id' | 'post_type'>;
+}
+
+export type EventFields = ReturnType<typeof eventFields>;
+
+/** Ids compare by their digits: 10001 from a header, a body or a rule is one account. */
+export const sameId = (a: unknown, b: unknown): boolean =>
+  a !== undefined && b !== undefined && String(a) === String(b);

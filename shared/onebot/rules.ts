@@ -1,0 +1,91 @@
+import type { ModelRecord } from '../models/define';
+import { onebotRule } from '../models/onebot';
+import { listRecords } from '../store/records';
+import { plainText } from './cq';
+import type { OneBotEvent } from './events';
+import { sameId } from './events';
+import { ONEBOT_LIMITS } from './limits';
+import { linearRegex, regexMatches } from './safe-regex';
+
+export type Rule = ModelRecord<typeof onebotRule> & { id: string };
+
+export interface QuickAnswer {
+  /** The quick operation body; absent means 204. */
+  answer?: Record<string, unknown>;
+  rule_id?: string;
+}
+
+/** What a rule's pattern is compared with, and the scope it is checked in. */
+interface Subject {
+  kind: 'message' | 'request';
+  /** message_type or request_type */
+  type: string;
+  text: string;
+  event: OneBotEvent;
+}
+
+function subjectOf(event: OneBotEvent): Subject | undefined {
+  // Only `message`: replying to `message_sent` (the bot's own messages) would loop.
+  if (event.post_type === 'message' && (event.message_type === 'private' || event.message_type === 'group')) {
+    return { kind: 'message', type: event.message_type, text: plainText(event.message ?? event.raw_message), event };
+  }
+  if (event.post_type === 'request' && (event.request_type === 'friend' || event.request_type === 'group')) {
+    return { kind: 'request', type: event.request_type, text: typeof event.comment === 'string' ? event.comment : '', event };
+  }
+  return undefined;
+}
+
+function patternMatches(rule: Rule, text: string): boolean {
+  const pattern = rule.pattern ?? '';
+  switch (rule.match) {
+    case undefined: return true;
+    case 'exact': return text === pattern;
+    case 'prefix': return text.startsWith(pattern);
+    case 'keyword': return text.includes(pattern);
+    case 'regex': {
+      const regex = linearRegex(pattern);
+      return typeof regex !== 'string' && regexMatches(regex, text);
+    }
+  }
+}
+
+function applies(rule: Rule, subject: Subject): boolean {
+  const { event } = subject;
+  const typeFits = subject.kind === 'message'
+    ? rule.request_type === undefined && (rule.message_type === undefined || rule.message_type === subject.type)
+    : rule.request_type === subject.type;
+  if (!typeFits) return false;
+  if (rule.group_id !== undefined && !sameId(rule.group_id, event.group_id)) return false;
+  if (rule.user_id !== undefined && !sameId(rule.user_id, event.user_id)) return false;
+  return patternMatches(rule, subject.text);
+}
+
+function answerOf(rule: Rule, subject: Subject): Record<string, unknown> {
+  if (subject.kind === 'message') {
+    // go-cqhttp reads a missing at_sender as false, the spec as true: always say it in groups.
+    return { reply: rule.reply, auto_escape: rule.auto_escape, ...(subject.type === 'group' ? { at_sender: rule.at_sender } : {}) };
+  }
+  if (subject.type === 'friend') return { approve: rule.approve, ...(rule.approve && rule.remark !== undefined ? { remark: rule.remark } : {}) };
+  return { approve: rule.approve, ...(!rule.approve && rule.reason !== undefined ? { reason: rule.reason } : {}) };
+}
+
+/** The answer of the highest-priority enabled rule that applies (ties: the oldest id); rules come in id order. */
+export function ruleAnswer(rules: ReadonlyArray<Rule>, event: OneBotEvent): QuickAnswer {
+  const subject = subjectOf(event);
+  if (!subject) return {};
+  let best: Rule | undefined;
+  for (const rule of rules) {
+    if (rule.enabled && (!best || rule.priority > best.priority) && applies(rule, subject)) best = rule;
+  }
+  return best ? { answer: answerOf(best, subject), rule_id: best.id } : {};
+}
+
+/**
+ * Reads the enabled rules (one query, no cache: a rule changed through the API applies to the
+ * next event) only for the events a rule can answer.
+ */
+export async function quickAnswer(event: OneBotEvent): Promise<QuickAnswer> {
+  if (!subjectOf(event)) return {};
+  const { items } = await listRecords(onebotRule, { filters: { enabled: true }, limit: ONEBOT_LIMITS.maxRules });
+  return ruleAnswer(items as Rule[], event);
+}

@@ -1,0 +1,16 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+/** `sha1=` then 40 hex digits; early Lagrange.OneBot sent upper-case hex, so case is not significant. */
+const SIGNATURE = /^sha1=([0-9a-f]{40})$/i;
+
+/**
+ * Whether `header` is `sha1=<HMAC-SHA1(secret, body)>`. The HMAC covers the exact bytes
+ * received: re-serialising parsed JSON would change them (Go's \u003c, .NET's \uXXXX, pretty
+ * printing). The secret is keyed by its UTF-8 bytes, as go-cqhttp and NoneBot do.
+ */
+export function signatureMatches(secret: string, body: Buffer, header: string): boolean {
+  const sent = SIGNATURE.exec(header.trim());
+  if (!sent) return false;
+  const expected = createHmac('sha1', Buffer.from(secret, 'utf8')).update(body).digest();
+  return timingSafeEqual(expected, Buffer.from(sent[1], 'hex'));
+}
