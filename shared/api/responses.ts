@@ -73,8 +73,18 @@ export const modelsAnswerSchema = z.strictObject({
   })),
 });
 
+const maybe = <T extends z.ZodType>(schema: T) => schema.nullable().describe('null until a heartbeat says');
+
 export const healthAnswerSchema = z.strictObject({
   database: z.literal('ok'),
   latency_ms: z.number().min(0),
   table: z.string(),
+  bots: z.array(z.strictObject({
+    self_id: z.union([z.number(), z.string()]),
+    online: maybe(z.boolean()),
+    good: maybe(z.boolean()),
+    last_heartbeat: maybe(z.iso.datetime()),
+    interval_ms: maybe(z.number()),
+    overdue: z.boolean().describe('No heartbeat for several intervals'),
+  })).describe('The OneBot bot accounts seen, from their lifecycle and heartbeat events'),
 });

@@ -116,13 +116,18 @@ function operation(route: Route, doc: OperationDoc, id: string, tag: string, inp
     } : {}),
     responses: {
       [String(doc.success.status)]: successResponse(doc, id, outputs),
+      ...doc.more,
       ...errorResponses(errors),
       default: { $ref: '#/components/responses/error' },
     },
   };
 }
 
-const slug = (route: Route) => `${route.method.toLowerCase()}_${route.path.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_+|_+$/g, '') || 'root'}`;
+/** get_api_db_models, post_root, post_onebot_v11_http_slash: unique as long as paths are. */
+function slug(route: Route): string {
+  const path = route.path === '/' ? 'root' : route.path.replace(/(.)\/$/, '$1_slash');
+  return `${route.method.toLowerCase()}_${path.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_+|_+$/g, '')}`;
+}
 
 /** The OpenAPI 3.1 document of every route in ROUTES, per model where a route takes {model_name}. */
 export function buildOpenApiDocument(): OpenApiDocument {

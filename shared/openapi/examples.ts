@@ -30,5 +30,12 @@ export function exampleOf(schema: FieldSchema): unknown {
   }
 }
 
-/** The data of one example record of a model, every field filled in. */
-export const exampleData = (model: Model): Record<string, unknown> => exampleOf(model.jsonSchema) as Record<string, unknown>;
+/**
+ * The data of one example record of a model, every field filled in; none when the model's own
+ * rules (refinements between fields) refuse it, since the page must not offer a body that fails.
+ * A model shows a better one with `.meta({ examples: [...] })` on its schema.
+ */
+export function exampleData(model: Model): Record<string, unknown> | undefined {
+  const data = exampleOf(model.jsonSchema) as Record<string, unknown>;
+  return model.schema.safeParse(data).success ? data : undefined;
+}

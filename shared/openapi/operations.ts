@@ -18,6 +18,8 @@ export interface OperationDoc {
   request?: { schema: z.ZodType; examples: Record<string, unknown>; name?: string };
   /** The success answer: `data` of the envelope for the JSON API, a raw document otherwise. */
   success: { status: number; description: string; data?: z.ZodType; raw?: { mediaType: string; schema: Record<string, unknown> } };
+  /** Other answers that are not errors, as OpenAPI response objects by status. */
+  more?: Record<number, Record<string, unknown>>;
   errors: ErrorCode[];
   parameters?: Array<Record<string, unknown>>;
 }
@@ -37,10 +39,11 @@ function valuesSchema(model: Model) {
   return z.strictObject(shape).describe(updateRequest.shape.values.description ?? '');
 }
 
-/** A field to show in filter examples: the first indexed one, as a user would filter. */
-function exampleField(model: Model, sample: Record<string, unknown>): [string, unknown] {
-  const field = model.indexed[0] ?? Object.keys(sample)[0];
-  return [field, sample[field]];
+/** A filter to show in examples: on the first indexed field, as a user would filter, else on id. */
+function exampleFilter(model: Model): Record<string, unknown> {
+  const sample = exampleData(model);
+  const field = model.indexed.find((f) => sample?.[f] !== undefined);
+  return field ? { [field]: sample![field] } : { id: 'example-1' };
 }
 
 /** The record operations, for one model: its own schemas in bodies and answers. */
@@ -53,7 +56,7 @@ export const RECORD_OPERATIONS: Record<'create' | 'get_one' | 'list' | 'count' |
         + `A batch of up to ${LIMITS.maxCreateBatch} is all or nothing.`,
       request: {
         schema: createRequest.extend({ data: data.describe(createRequest.shape.data.description ?? '') }),
-        examples: { one: { data: sample }, with_id: { id: 'example-1', data: sample }, batch: { data: [sample, sample], ids: ['example-2', 'example-3'] } },
+        examples: sample ? { one: { data: sample }, with_id: { id: 'example-1', data: sample }, batch: { data: [sample, sample], ids: ['example-2', 'example-3'] } } : {},
       },
       success: { status: 201, description: 'Created', data: createdSchema(model) },
       errors: [...BODY_ERRORS, 'forbidden', 'conflict', 'validation_error'],
@@ -65,34 +68,28 @@ export const RECORD_OPERATIONS: Record<'create' | 'get_one' | 'list' | 'count' |
     success: { status: 200, description: 'The record', data: recordSchema(model) },
     errors: [...BODY_ERRORS, ...FILTER_ERRORS, 'not_found'],
   }),
-  list: (model) => {
-    const [field, value] = exampleField(model, exampleData(model));
-    return {
-      description: `A page of at most limit records and a next_cursor (null at the end); a page can be short while `
-        + `next_cursor is not null. order_by: id or an indexed field (${model.indexed.join(', ') || 'none'}). ${FILTERS_HELP}`,
-      request: { name: 'list_request', schema: listRequest, examples: { all: { limit: 10 }, filtered: { filters: { [field]: value }, order_by: '-id', limit: 10 } } },
-      success: { status: 200, description: 'A page of records', data: listAnswerSchema(model) },
-      errors: [...BODY_ERRORS, ...FILTER_ERRORS, 'invalid_order_by', 'invalid_cursor'],
-    };
-  },
-  count: (model) => {
-    const [field, value] = exampleField(model, exampleData(model));
-    return {
-      description: `Exact: reads every matching partition page. ${FILTERS_HELP}`,
-      request: { name: 'count_request', schema: countRequest, examples: { all: {}, filtered: { filters: { [field]: value } } } },
-      success: { status: 200, description: 'The count', data: countAnswerSchema },
-      errors: [...BODY_ERRORS, ...FILTER_ERRORS],
-    };
-  },
+  list: (model) => ({
+    description: `A page of at most limit records and a next_cursor (null at the end); a page can be short while `
+      + `next_cursor is not null. order_by: id or an indexed field (${model.indexed.join(', ') || 'none'}). ${FILTERS_HELP}`,
+    request: { name: 'list_request', schema: listRequest, examples: { all: { limit: 10 }, filtered: { filters: exampleFilter(model), order_by: '-id', limit: 10 } } },
+    success: { status: 200, description: 'A page of records', data: listAnswerSchema(model) },
+    errors: [...BODY_ERRORS, ...FILTER_ERRORS, 'invalid_order_by', 'invalid_cursor'],
+  }),
+  count: (model) => ({
+    description: `Exact: reads every matching partition page. ${FILTERS_HELP}`,
+    request: { name: 'count_request', schema: countRequest, examples: { all: {}, filtered: { filters: exampleFilter(model) } } },
+    success: { status: 200, description: 'The count', data: countAnswerSchema },
+    errors: [...BODY_ERRORS, ...FILTER_ERRORS],
+  }),
   update: (model) => {
     const sample = exampleData(model);
-    const [field, value] = exampleField(model, sample);
+    const field = Object.keys(sample ?? {})[0];
     return {
       description: `Every matched record with its new values is validated first; one invalid result is a 422 and nothing is written. `
         + `An empty filter needs allow_all, which needs the admin scope. ${FILTERS_HELP}`,
       request: {
         schema: updateRequest.extend({ values: valuesSchema(model) }),
-        examples: { by_id: { filters: { id: 'example-1' }, values: { [field]: value } }, capped: { filters: { [field]: value }, values: { [field]: value }, max_affected: 10 } },
+        examples: field ? { by_id: { filters: { id: 'example-1' }, values: { [field]: sample![field] } }, capped: { filters: exampleFilter(model), values: { [field]: sample![field] }, max_affected: 10 } } : {},
       },
       success: { status: 200, description: 'How many changed', data: updateAnswerSchema },
       errors: [...BODY_ERRORS, ...FILTER_ERRORS, 'forbidden', 'empty_filter', 'too_many_matches', 'validation_error'],
@@ -106,12 +103,12 @@ export const RECORD_OPERATIONS: Record<'create' | 'get_one' | 'list' | 'count' |
   }),
 };
 
-// The fields every OneBot 11 event has; the receiver accepts anything else the sender adds.
+// What the receiver relies on (shared/onebot/events.ts); it keeps everything else the sender adds.
 const onebotEvent = z.looseObject({
-  time: z.int().describe('Unix seconds'),
-  self_id: z.int().describe('The bot account (int64)'),
-  post_type: z.string().describe('message, notice, request, meta_event, ...'),
-}).describe('A OneBot 11 event, as go-cqhttp, NapCat, LLOneBot or Lagrange post it');
+  post_type: z.string().min(1).describe('message, notice, request, meta_event, message_sent, ...'),
+  self_id: z.union([z.int(), z.string()]).optional().describe('The bot account (int64, exact)'),
+  time: z.int().optional().describe('Unix seconds'),
+}).describe('A OneBot 11 event as go-cqhttp, NapCat, LLOneBot or Lagrange post it; stored as received');
 
 /** The routes that are not per model. */
 export const SERVICE_OPERATIONS: Record<string, (route: Route) => OperationDoc> = {
@@ -125,13 +122,19 @@ export const SERVICE_OPERATIONS: Record<string, (route: Route) => OperationDoc> 
     errors: ['database_unavailable'],
   }),
   onebot: () => ({
-    description: 'The OneBot 11 HTTP POST receiver: point the bot implementation\'s post_url here. '
-      + 'It authenticates with X-Signature (HMAC-SHA1 of the raw body with the shared secret), not with a bearer token.',
-    request: { name: 'onebot_event', schema: onebotEvent, examples: { heartbeat: { time: 1700000000, self_id: 10001, post_type: 'meta_event', meta_event_type: 'heartbeat', status: { online: true, good: true }, interval: 5000 } } },
-    success: { status: 204, description: 'Received; no quick operation' },
+    description: 'The OneBot 11 HTTP POST receiver: point the bot implementation\'s post_url here. It authenticates with '
+      + 'X-Signature (HMAC-SHA1 of the raw body with the shared secret), not with a bearer token. A re-sent event is stored once.',
+    request: { name: 'onebot_post_body', schema: onebotEvent, examples: { heartbeat: { time: 1700000000, self_id: 10001, post_type: 'meta_event', meta_event_type: 'heartbeat', status: { online: true, good: true }, interval: 5000 } } },
+    success: { status: 204, description: 'Stored; no quick operation' },
+    more: {
+      200: {
+        description: 'Stored, with a quick operation for the sender (reply, approve, ...)',
+        content: { 'application/json': { schema: { type: 'object' }, example: { reply: 'pong', auto_escape: false } } },
+      },
+    },
     parameters: [
-      { name: 'X-Self-ID', in: 'header', required: false, schema: { type: 'string' }, description: 'The bot account; equals self_id' },
-      { name: 'X-Signature', in: 'header', required: false, schema: { type: 'string', pattern: '^sha1=[0-9a-fA-F]{40}$' }, description: 'sha1=<hex HMAC-SHA1(secret, raw body)>, when a secret is configured' },
+      { name: 'X-Self-ID', in: 'header', required: true, schema: { type: 'string' }, description: 'The bot account; equals self_id' },
+      { name: 'X-Signature', in: 'header', required: false, schema: { type: 'string', pattern: '^sha1=[0-9a-fA-F]{40}$' }, description: 'sha1=<hex HMAC-SHA1(secret, raw body)>; required when a secret is configured' },
     ],
     errors: ['malformed_json', 'invalid_request', 'unauthorized', 'forbidden', 'payload_too_large', 'internal', 'database_unavailable'],
   }),

@@ -70,7 +70,8 @@ describe('errors carry the envelope\'s code and details', () => {
 
   test('an unknown model and an invalid filter', async () => {
     const unknown = await failureOf(client('reader').db.model('nope').list());
-    expect([unknown.status, unknown.code, unknown.data.available]).toEqual([404, 'unknown_model', ['reaction']]);
+    expect([unknown.status, unknown.code]).toEqual([404, 'unknown_model']);
+    expect(unknown.data.available).toContain('reaction');
     const filter = await failureOf(reactions('reader').list({ filters: { user_id: { $gt: 'x' } } }));
     expect(filter.code).toBe('invalid_filter');
     expect(filter.details[0].path).toBe('filters.user_id.$gt');
