@@ -1,7 +1,7 @@
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { ApiError } from '../http/errors';
-import { isExactNumber, type ExactNumber } from '../json/exact-json';
+import { isExactNumber, toExactNumber, type ExactNumber } from '../json/exact-json';
 
 /** An id as senders write it: int64 (exact, maybe past 2^53), negative int32, or a string. */
 export type OneBotId = ExactNumber | string;
@@ -35,6 +35,8 @@ export function parseEvent(body: unknown): OneBotEvent {
 const DETAIL_FIELDS = ['message_type', 'notice_type', 'request_type', 'meta_event_type'] as const;
 
 const asId = (value: unknown): OneBotId | undefined => (isExactNumber(value) || typeof value === 'string' ? value : undefined);
+/** X-Self-ID is text; a numeric one is filed as the number the body would have carried. */
+const headerId = (header: string): OneBotId => (/^(0|-?[1-9]\d*)$/.test(header) ? toExactNumber(header) : header);
 const asText = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
 /**
@@ -45,7 +47,7 @@ export function eventFields(event: OneBotEvent, headerSelfId: string) {
   const detail = DETAIL_FIELDS.map((f) => asText(event[f])).find((v) => v !== undefined);
   const time = event.time;
   const fields = {
-    self_id: asId(event.self_id) ?? headerSelfId,
+    self_id: asId(event.self_id) ?? headerId(headerSelfId),
     post_type: event.post_type,
     detail_type: detail,
     sub_type: asText(event.sub_type),
