@@ -1,0 +1,54 @@
+import { onebotRule } from '../../../shared/models/onebot';
+import type { OneBotEvent } from '../../../shared/onebot/events';
+import { ruleAnswer, type Rule } from '../../../shared/onebot/rules';
+
+let n = 0;
+/** A rule as stored: the model's defaults applied, ids in creation order. */
+const rule = (data: Record<string, unknown>): Rule => ({ ...onebotRule.schema.parse(data), id: `r${n++}` }) as Rule;
+const msg = (message_type: string, message: unknown, extra: Record<string, unknown> = {}): OneBotEvent =>
+  ({ post_type: 'message', message_type, message, user_id: 1, ...(message_type === 'group' ? { group_id: 2 } : {}), ...extra }) as OneBotEvent;
+
+test.each([
+  ['exact', 'hi', 'hi', true], ['exact', 'hi', 'hi!', false], ['exact', 'hi', ' hi', false],
+  ['prefix', '/go', '/go home', true], ['prefix', '/go', 'x/go', false],
+  ['keyword', 'cat', 'concatenate', true], ['keyword', 'Cat', 'cat', false],
+  ['regex', '^\\d{3}$', '123', true], ['regex', '^\\d{3}$', '1234', false],
+])('%s %j on %j: %s', (match, pattern, text, matches) => {
+  const answer = ruleAnswer([rule({ match, pattern, reply: 'yes' })], msg('private', text));
+  expect(answer.answer !== undefined).toBe(matches);
+});
+
+test('the highest priority wins; ties go to the first (oldest) rule; disabled rules never answer', () => {
+  const rules = [
+    rule({ match: 'keyword', pattern: 'a', reply: 'low', priority: -1 }),
+    rule({ match: 'keyword', pattern: 'a', reply: 'first' }),
+    rule({ match: 'keyword', pattern: 'a', reply: 'second' }),
+    rule({ match: 'keyword', pattern: 'a', reply: 'off', priority: 9, enabled: false }),
+  ];
+  expect(ruleAnswer(rules, msg('private', 'a'))).toEqual({ answer: { reply: 'first', auto_escape: false }, rule_id: rules[1].id });
+});
+
+test('scopes: message_type, group_id and user_id compare by digits', () => {
+  const rules = [rule({ match: 'exact', pattern: 'x', reply: 'scoped', message_type: 'group', group_id: '2', user_id: 1, priority: 1 })];
+  expect(ruleAnswer(rules, msg('group', 'x')).answer).toEqual({ reply: 'scoped', auto_escape: false, at_sender: false });
+  expect(ruleAnswer(rules, msg('private', 'x')).answer).toBeUndefined();
+  expect(ruleAnswer(rules, msg('group', 'x', { group_id: 3 })).answer).toBeUndefined();
+  expect(ruleAnswer(rules, msg('group', 'x', { user_id: 7 })).answer).toBeUndefined();
+});
+
+test('raw_message is used when message is missing; other message types and post types get nothing', () => {
+  const rules = [rule({ match: 'exact', pattern: '[x]', reply: 'ok' })];
+  expect(ruleAnswer(rules, msg('private', undefined, { raw_message: '&#91;x&#93;' })).answer).toBeDefined();
+  expect(ruleAnswer(rules, msg('guild', '[x]')).answer).toBeUndefined();
+  expect(ruleAnswer(rules, { ...msg('private', '&#91;x&#93;'), post_type: 'message_sent' }).answer).toBeUndefined();
+});
+
+test('request rules: remark only when approving a friend, reason only when rejecting a group', () => {
+  const friend = { post_type: 'request', request_type: 'friend', user_id: 1, comment: 'hi' } as OneBotEvent;
+  const group = { post_type: 'request', request_type: 'group', sub_type: 'add', group_id: 2, user_id: 1, comment: 'hi' } as OneBotEvent;
+  expect(ruleAnswer([rule({ request_type: 'friend', approve: false, remark: 'unused' })], friend).answer).toEqual({ approve: false });
+  expect(ruleAnswer([rule({ request_type: 'group', approve: true, reason: 'unused' })], group).answer).toEqual({ approve: true });
+  expect(ruleAnswer([rule({ request_type: 'group', approve: false, reason: 'no', match: 'exact', pattern: 'hi' })], group).answer).toEqual({ approve: false, reason: 'no' });
+  expect(ruleAnswer([rule({ request_type: 'group', approve: false, match: 'exact', pattern: 'bye' })], group).answer).toBeUndefined();
+  expect(ruleAnswer([rule({ request_type: 'friend', approve: true })], group).answer).toBeUndefined();
+});

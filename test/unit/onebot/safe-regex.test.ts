@@ -1,0 +1,42 @@
+import { ONEBOT_LIMITS } from '../../../shared/onebot/limits';
+import { linearRegex, regexMatches } from '../../../shared/onebot/safe-regex';
+
+const compiled = (pattern: string): RegExp => {
+  const regex = linearRegex(pattern);
+  if (typeof regex === 'string') throw new Error(regex);
+  return regex;
+};
+
+test.each(['^ping$', '^\\d+\\+\\d+$', '(?:hello|hi) there', '你好.*世界', '(a+)+$', '(a|a)*b', 'a*a*a*a*b', '\\bword\\b', '[^\\s]+@[a-z]+'])('%s is accepted', (pattern) => {
+  expect(linearRegex(pattern)).toBeInstanceOf(RegExp);
+});
+
+test.each([
+  ['a backreference', '(a)\\1'],
+  ['a lookahead', 'a(?=b)'],
+  ['a lookbehind', '(?<!a)b'],
+  ['a huge nested count', '(?:(?:a{1000}){1000}){1000}'],
+  ['a syntax error', '(unclosed'],
+  ['a pattern over the length limit', 'a'.repeat(ONEBOT_LIMITS.maxRegexLength + 1)],
+])('%s is refused with a reason', (_name, pattern) => {
+  expect(typeof linearRegex(pattern)).toBe('string');
+});
+
+// On a backtracking engine each of these runs for longer than the universe's age; here they return.
+test.each([
+  ['(a|a)*b', 'a'.repeat(ONEBOT_LIMITS.regexInputChars)],
+  ['(a+)+$', `${'a'.repeat(ONEBOT_LIMITS.regexInputChars - 1)}!`],
+  ['a*a*a*a*a*b', 'a'.repeat(ONEBOT_LIMITS.regexInputChars)],
+])('%s on a hostile text does not match, and returns', (pattern, text) => {
+  expect(regexMatches(compiled(pattern), text)).toBe(false);
+});
+
+test('only the start of the text is tested', () => {
+  const text = `${'x'.repeat(ONEBOT_LIMITS.regexInputChars - 1)}y`;
+  expect(regexMatches(compiled('y'), text)).toBe(true);
+  expect(regexMatches(compiled('y'), `x${text}`)).toBe(false);
+});
+
+test('non-ASCII text matches', () => {
+  expect(regexMatches(compiled('^你好.*世界$'), '你好，世界')).toBe(true);
+});
