@@ -1,0 +1,170 @@
+import type { FinalizeHandlerArguments } from '@smithy/types';
+import { db } from '../../shared/store/client';
+import { useApi } from '../support/api';
+import { tableSnapshot } from '../support/table-snapshot';
+
+/**
+ * DynamoDB faults injected through the SDK's own middleware stack, inside its retry loop, so
+ * the service's real client (retry strategy, maxAttempts 5) meets them exactly as it would meet
+ * a busy or flaky DynamoDB. Nothing of the product is replaced.
+ */
+const api = useApi();
+const reaction = (op: string) => `/api/db/reaction/${op}`;
+
+type FaultKind = 'throughput' | 'throttling' | 'internal' | 'timeout' | 'reset';
+
+function sdkError(kind: FaultKind): Error {
+  const meta = (status?: number) => ({ $metadata: { httpStatusCode: status, requestId: 'injected', attempts: 1 } });
+  switch (kind) {
+    case 'throughput':
+      return Object.assign(new Error('The level of configured provisioned throughput for the table was exceeded'), {
+        name: 'ProvisionedThroughputExceededException', $fault: 'client', $retryable: { throttling: true }, ...meta(400),
+      });
+    case 'throttling':
+      return Object.assign(new Error('Rate of requests exceeds the allowed throughput'), {
+        name: 'ThrottlingException', $fault: 'client', $retryable: { throttling: true }, ...meta(400),
+      });
+    case 'internal':
+      return Object.assign(new Error('Internal server error'), { name: 'InternalServerError', $fault: 'server', ...meta(500) });
+    case 'timeout':
+      return Object.assign(new Error('Connection timed out after 1000 ms'), { name: 'TimeoutError' });
+    case 'reset':
+      return Object.assign(new Error('socket hang up'), { name: 'Error', code: 'ECONNRESET' });
+  }
+}
+
+interface Call {
+  command: string;
+  /** The record id the call is about (Key.sk or Item.sk), when it names one. */
+  id?: string;
+  /** 1-based count of calls of this command for this id, retries included. */
+  nth: number;
+}
+
+/** When to fail a call (before it reaches the database). */
+type Plan = (call: Call) => { kind: FaultKind } | undefined;
+
+const idOf = (input: Record<string, any>): string | undefined => {
+  const key = input.Key ?? input.Item;
+  const sk = key?.sk;
+  return typeof sk === 'string' ? sk : sk?.S;
+};
+
+/** Installs `plan` on the service's DynamoDB client for the duration of `run`; returns every call it saw. */
+async function withFaults<T>(plan: Plan, run: () => Promise<T>): Promise<{ result: T; calls: Call[] }> {
+  const calls: Call[] = [];
+  const counts = new Map<string, number>();
+  const name = 'injectedFaults';
+  db().middlewareStack.add(
+    (next, context) => async (args: FinalizeHandlerArguments<any>) => {
+      const command = String(context.commandName ?? '').replace(/Command$/, '');
+      const id = idOf(args.input as Record<string, any>);
+      const key = `${command} ${id ?? ''}`;
+      const nth = (counts.get(key) ?? 0) + 1;
+      counts.set(key, nth);
+      const call = { command, id, nth };
+      calls.push(call);
+      const fault = plan(call);
+      if (!fault) return next(args);
+      throw sdkError(fault.kind);
+    },
+    // The retry middleware sits in finalizeRequest; deserialize runs inside it, once per attempt.
+    { step: 'deserialize', name, priority: 'high' },
+  );
+  try {
+    return { result: await run(), calls };
+  } finally {
+    db().middlewareStack.remove(name);
+  }
+}
+
+/** shared/store/client.ts: the SDK's maxAttempts. */
+const MAX_ATTEMPTS = 4;
+const KINDS: FaultKind[] = ['throughput', 'throttling', 'internal', 'timeout', 'reset'];
+const attemptsOf = (calls: Call[], command: string) => calls.filter((c) => c.command === command).length;
+
+describe.each(KINDS)('%s', (kind) => {
+  test('two failed attempts are retried and the create succeeds, stored once', async () => {
+    const id = `retried-${kind}`;
+    const { result, calls } = await withFaults(
+      (c) => (c.command === 'PutItem' && c.nth <= 2 ? { kind } : undefined),
+      () => api.post(reaction('create'), { id, data: { user_id: 1, content: kind } }),
+    );
+    expect(result.status).toBe(201);
+    expect(attemptsOf(calls, 'PutItem')).toBe(3);
+    const stored = (await tableSnapshot()).filter((i) => i.id === id);
+    expect(stored).toHaveLength(1);
+    expect(stored[0]).toMatchObject({ d: { user_id: 1, content: kind }, _version: 1 });
+  });
+
+  test('when every attempt fails the answer is 503 database_unavailable with Retry-After, and nothing is stored', async () => {
+    const before = await tableSnapshot();
+    const { result, calls } = await withFaults(
+      (c) => (c.command === 'PutItem' ? { kind } : undefined),
+      () => api.post(reaction('create'), { id: `exhausted-${kind}`, data: { user_id: 2, content: kind } }),
+    );
+    expect(result.status).toBe(503);
+    expect(result.headers.get('retry-after')).toBe('1');
+    expect(result.body).toMatchObject({ status: 'error', data: { error: 'database_unavailable' } });
+    expect(result.text).not.toMatch(/Exception|InternalServerError|socket|ECONNRESET|injected|at \S+ \(/);
+    expect(attemptsOf(calls, 'PutItem')).toBe(MAX_ATTEMPTS);
+    expect(await tableSnapshot()).toEqual(before);
+  }, 30_000);
+});
+
+describe('reads', () => {
+  test('a list retries a failed query, and a query that keeps failing is 503', async () => {
+    const retried = await withFaults((c) => (c.command === 'Query' && c.nth === 1 ? { kind: 'internal' } : undefined), () => api.post(reaction('list'), {}));
+    expect(retried.result.status).toBe(200);
+    const failed = await withFaults((c) => (c.command === 'Query' ? { kind: 'throughput' } : undefined), () => api.post(reaction('count'), {}));
+    expect(failed.result.status).toBe(503);
+    expect(failed.result.headers.get('retry-after')).toBe('1');
+  }, 30_000);
+});
+
+describe('bulk writes that give up part way', () => {
+  const ids = Array.from({ length: 10 }, (_, i) => `bulk-${i}`);
+  const doomed = new Set(['bulk-3', 'bulk-7']);
+
+  beforeEach(async () => {
+    await api.post(reaction('delete'), { filters: { content: 'bulk' } });
+    const r = await api.post(reaction('create'), { data: ids.map((_, i) => ({ user_id: i, content: 'bulk' })), ids });
+    expect(r.status).toBe(201);
+  });
+
+  test('update reports exactly how many records it changed, and the table agrees', async () => {
+    const { result } = await withFaults(
+      (c) => (c.command === 'UpdateItem' && doomed.has(c.id!) ? { kind: 'reset' } : undefined),
+      () => api.post(reaction('update'), { filters: { content: 'bulk' }, values: { user_name: 'changed' } }),
+    );
+    expect(result.status).toBe(503);
+    expect(result.body.data).toEqual({ error: 'database_unavailable', updated: 8, matched: 10, failed: 2 });
+    const stored = (await tableSnapshot()).filter((i) => ids.includes(i.id as string));
+    const changed = stored.filter((i) => (i.d as Record<string, unknown>).user_name === 'changed');
+    expect(changed.map((i) => i.id).sort()).toEqual(ids.filter((id) => !doomed.has(id)).sort());
+    expect(changed.every((i) => i._version === 2)).toBe(true);
+    expect(stored.filter((i) => doomed.has(i.id as string)).every((i) => i._version === 1 && !('user_name' in (i.d as object)))).toBe(true);
+  }, 30_000);
+
+  test('delete reports exactly how many records it removed, and the table agrees', async () => {
+    const { result } = await withFaults(
+      (c) => (c.command === 'DeleteItem' && doomed.has(c.id!) ? { kind: 'throttling' } : undefined),
+      () => api.post(reaction('delete'), { filters: { content: 'bulk' } }),
+    );
+    expect(result.status).toBe(503);
+    expect(result.body.data).toEqual({ error: 'database_unavailable', deleted: 8, matched: 10, failed: 2 });
+    const left = (await tableSnapshot()).filter((i) => ids.includes(i.id as string)).map((i) => i.id);
+    expect(left.sort()).toEqual([...doomed].sort());
+  }, 30_000);
+
+  test('a batch create that cannot write one record removes the others again: 503 and nothing stored', async () => {
+    const before = await tableSnapshot();
+    const batch = ['b-0', 'b-1', 'b-2', 'b-3'];
+    const { result } = await withFaults(
+      (c) => (c.command === 'PutItem' && c.id === 'b-2' ? { kind: 'internal' } : undefined),
+      () => api.post(reaction('create'), { data: batch.map((_, i) => ({ user_id: i, content: 'batch' })), ids: batch }),
+    );
+    expect(result.status).toBe(503);
+    expect(await tableSnapshot()).toEqual(before);
+  }, 30_000);
+});
