@@ -8,18 +8,20 @@ import { NodejsFunction, OutputFormat, type BundlingOptions, type ICommandHooks 
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
+import { PACKAGE_ASSETS } from '../shared/docs/assets';
 import { ESBUILD_OPTIONS, handlerEntry } from './bundling';
 import { accessOf, type SecretName } from './access';
 
 const PROJECT_ROOT = path.resolve(__dirname, '..');
 
-/** The swagger-ui files the docs function serves from disk (DOCS_ASSETS_DIR). */
-const DOCS_ASSETS = ['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js'];
 const DOCS_ASSETS_DIR = 'docs-assets';
 
+/** Copies exactly the swagger-ui files the docs function serves (shared/docs/assets.ts) into its bundle. */
 function docsAssetHooks(): ICommandHooks {
   const source = path.join(PROJECT_ROOT, 'node_modules', 'swagger-ui-dist');
-  const present = DOCS_ASSETS.filter((file) => existsSync(path.join(source, file)));
+  const present = Object.keys(PACKAGE_ASSETS);
+  const missing = present.filter((file) => !existsSync(path.join(source, file)));
+  if (missing.length > 0) throw new Error(`swagger-ui-dist lacks ${missing.join(', ')}: the docs page would break`);
   return {
     beforeBundling: () => [],
     beforeInstall: () => [],

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { App, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { FUNCTIONS } from '../../../shared/http/routes';
@@ -21,7 +21,5 @@ const hasDocs = (FUNCTIONS as ReadonlyArray<string>).includes('docs');
   expect(bundles).toHaveLength(1);
   expect(readdirSync(bundles[0]).sort()).toEqual(['docs-assets', 'index.js', 'index.js.map']);
   const assets = readdirSync(path.join(bundles[0], 'docs-assets')).sort();
-  expect(assets).toEqual(['swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'swagger-ui.css']
-    .filter((file) => existsSync(path.join('node_modules', 'swagger-ui-dist', file))));
-  expect(assets.length).toBeGreaterThan(0);
+  expect(assets).toEqual(['favicon-16x16.png', 'favicon-32x32.png', 'swagger-ui-bundle.js', 'swagger-ui.css']);
 }, 120_000); // esbuild through the CDK's process spawns; generous for a loaded CI machine
