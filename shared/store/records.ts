@@ -266,7 +266,13 @@ async function writeUpdate(model: Model, item: Item, data: Record<string, unknow
   }));
 }
 
-const MAX_WRITE_ATTEMPTS = 3;
+/**
+ * A failed conditional write means another writer's write landed, so N writers racing on one
+ * record all land within N attempts; the jittered pause spreads them out. Past this many the
+ * record is too busy to answer now: 503 with Retry-After, and the counts of what was written.
+ */
+const MAX_WRITE_ATTEMPTS = 50;
+const contentionPause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(100, 2 ** attempt)));
 
 /** Writes one record, re-reading it when someone changed it in between; false when it no longer matches. */
 async function updateOne(model: Model, filter: FilterNode, first: Item, firstData: Record<string, unknown>, values: Record<string, unknown>): Promise<boolean> {
@@ -277,8 +283,12 @@ async function updateOne(model: Model, filter: FilterNode, first: Item, firstDat
       await writeUpdate(model, item, data);
       return true;
     } catch (error) {
-      if (!isConditionFailure(error) || attempt >= MAX_WRITE_ATTEMPTS) throw error;
+      if (!isConditionFailure(error)) throw error;
+      if (attempt >= MAX_WRITE_ATTEMPTS) {
+        throw new ApiError('database_unavailable', `Record ${first.id as string} kept changing under this update; retry later`, {}, { 'retry-after': '1' });
+      }
     }
+    await contentionPause(attempt);
     item = await rereadMatching(model, filter, first.id as string);
     if (item) {
       const result = checkAgainst(model.schema, merged(item, values), ['values']);
@@ -335,8 +345,10 @@ function settle<K extends 'updated' | 'deleted'>(results: PromiseSettledResult<b
   const changed = results.filter((r) => r.status === 'fulfilled' && r.value).length;
   const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failure) {
-    const reason = failure.reason as { [k: string]: unknown };
-    reason.partial = { [key]: changed, matched, failed: results.filter((r) => r.status === 'rejected').length };
+    const partial = { [key]: changed, matched, failed: results.filter((r) => r.status === 'rejected').length };
+    // classify answers an ApiError as it is, so the counts go into its envelope data here.
+    if (failure.reason instanceof ApiError) throw new ApiError(failure.reason.code, failure.reason.message, { ...failure.reason.extra, ...partial }, failure.reason.headers);
+    (failure.reason as { [k: string]: unknown }).partial = partial;
     throw failure.reason;
   }
   return { [key]: changed, matched, skipped: matched - changed } as unknown as BulkAnswer & Record<K, number>;
