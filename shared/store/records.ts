@@ -54,6 +54,19 @@ export interface NewRecord {
   data: Record<string, unknown>;
 }
 
+/** A new record as the table holds it: keys, index attributes, data and system fields. */
+export function storedItem(model: Model, record: NewRecord, now: string): Item {
+  return {
+    ...keyOf(model, record.id),
+    ...indexAttributes(model, record.id, record.data),
+    id: record.id,
+    d: record.data,
+    _created_at: now,
+    _updated_at: now,
+    _version: 1,
+  };
+}
+
 /**
  * Validates every record first (one 422 lists them all, nothing is written), then writes each
  * with attribute_not_exists so an existing id is never overwritten. If any id turns out to
@@ -72,15 +85,7 @@ export async function createRecords(model: Model, entries: ReadonlyArray<{ id: s
   if (duplicates.length > 0) throw new ApiError('conflict', `The request repeats id ${duplicates[0]}`, { ids: [...new Set(duplicates)] });
 
   const now = new Date().toISOString();
-  const items = valid.map((r) => ({
-    ...keyOf(model, r.id),
-    ...indexAttributes(model, r.id, r.data),
-    id: r.id,
-    d: r.data,
-    _created_at: now,
-    _updated_at: now,
-    _version: 1,
-  }));
+  const items = valid.map((r) => storedItem(model, r, now));
   const results = await mapPool(items, LIMITS.writeConcurrency, (item) =>
     db().send(new PutCommand({
       TableName: settings().TABLE_NAME,
