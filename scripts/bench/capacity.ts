@@ -62,7 +62,10 @@ the *billed* columns apply that floor to every request.`,
       { what: 'reads by key or index, one shard (billed)', measured: `${Math.max(...oneShardKeyReads.map((r) => r.billedRatio))}x`, target: '1.0x', met: oneShardKeyReads.every((r) => r.billedRatio <= 1) },
       { what: 'reads by key or index, eight shards (billed)', measured: `${worstKeyRead.billedRatio}x (${worstKeyRead.operation})`, target: '1.0x', met: worstKeyRead.billedRatio <= 1 },
     ],
-    notes: [],
+    notes: [
+        'With one shard (the default, and `reaction`) every operation consumes exactly what hand-written calls would.',
+        'With eight shards, a read that is not by id queries every shard: DynamoDB bills at least 0.5 unit per query, so a get_one by index costs 8 × 0.5 and a page of N reads up to N items from each shard before merging. That is the price of spreading writes over 8 partition keys, paid only by models that ask for shards. Next step: read ceil(N / shards) plus a margin from each shard first and top up only the shards the merge runs short of.',
+    ],
     data: { records, rows },
   };
 }

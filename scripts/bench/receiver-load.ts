@@ -21,7 +21,7 @@ async function freePort(): Promise<number> {
 }
 
 /** `npm start` in a child process (the local server, the deployed handlers) against the bench engine. */
-async function startServer(endpoint: string): Promise<{ url: string; stop: () => void }> {
+async function startServer(endpoint: string): Promise<{ url: string; stop: () => Promise<void> }> {
   const port = await freePort();
   const child = spawn(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'scripts/serve.ts'], {
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DYNAMODB_ENDPOINT: endpoint, ONEBOT_SECRET: SECRET, API_TOKENS: '' },
@@ -32,7 +32,9 @@ async function startServer(endpoint: string): Promise<{ url: string; stop: () =>
     createInterface({ input: child.stdout! }).on('line', (line) => line.includes('listening on') && resolve());
   });
   child.removeAllListeners('exit');
-  return { url: `http://127.0.0.1:${port}`, stop: () => child.kill() };
+  // Its stdout stays read until it exits, or its shutdown message would hit a closed pipe.
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return { url: `http://127.0.0.1:${port}`, stop: () => { child.kill(); return exited; } };
 }
 
 interface Load {
@@ -119,6 +121,6 @@ server and the engine share this machine's cores.`,
       data: { seconds, senders: SENDERS, receiver, baseline, stored },
     };
   } finally {
-    server.stop();
+    await server.stop();
   }
 }

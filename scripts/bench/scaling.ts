@@ -126,7 +126,10 @@ is the store's added time per added record over the raw loop's.`,
       { what: 'get_one by id and by index stay flat', measured: `growth ${worstFlat.growth}x (${worstFlat.operation}, ${worstFlat.shards} shard(s))`, target: `flat (<= ${MAX_FLAT_GROWTH}x from ${first} to ${last})`, met: flatOnes.every((s) => s.met) },
       { what: 'list/count/update/delete slope vs raw Query loop', measured: `${worstLinear.slopeRatio}x (${worstLinear.operation}, ${worstLinear.shards} shard(s))`, target: `<= ${MAX_SLOPE_RATIO}x`, met: linear.every((s) => s.met) },
     ],
-    notes: [],
+    notes: [
+      'The filtered page of 100 matches 1%, so it reads about 10,000 records once a model holds that many, and then stops growing; the raw loop has the same shape.',
+      'Times are wall-clock on a machine shared with other runs; single figures under ~20 ms move by several milliseconds between runs, which is why the flat operations are held to a growth bound rather than to equality.',
+    ],
     data: { sizes, runs, points, summary },
   };
 }
