@@ -5,6 +5,8 @@
 export const LIMITS = {
   /** Request body bytes (API Gateway allows 10 MB, Lambda 6 MB; records are at most 400 KB). */
   maxBodyBytes: 1_048_576,
+  /** Nesting of arrays and objects in a body (DynamoDB stores documents up to 32 levels deep). */
+  maxJsonDepth: 64,
   /** Records in one create request. */
   maxCreateBatch: 100,
   /** Default and largest `limit` of one list page. */

@@ -4,6 +4,7 @@ import { authorizeBody, authorizeRoute } from '../auth/authorize';
 import { ApiError } from './errors';
 import { errorResult, successResult, type HttpResult } from './respond';
 import { parseExactJson } from '../json/exact-json';
+import { nestsDeeperThan } from '../json/depth';
 import { LIMITS } from '../limits';
 
 export interface ApiRequest {
@@ -43,7 +44,9 @@ export function readRequest(event: APIGatewayProxyEventV2, parseBody = true): Ap
   if (parseBody && rawBody.length > 0) {
     const text = rawBody.toString('utf8');
     if (text.trim() === '') body = {};
-    else {
+    else if (nestsDeeperThan(text, LIMITS.maxJsonDepth)) {
+      throw new ApiError('invalid_request', `The body nests arrays and objects deeper than ${LIMITS.maxJsonDepth} levels`, { max_depth: LIMITS.maxJsonDepth });
+    } else {
       try {
         body = parseExactJson(text);
       } catch (error) {

@@ -56,12 +56,21 @@ function pattern(path: string): RegExp {
 
 const compiled = ROUTES.map((route) => ({ route, regex: pattern(route.path) }));
 
+/** A path segment decoded; one with broken percent-encoding stays as sent (and names nothing). */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
 /** The route for a method and path, the methods a path allows, or nothing. */
 export function matchRoute(method: string, path: string): RouteMatch {
   const hits = compiled.map(({ route, regex }) => ({ route, match: regex.exec(path) })).filter((h) => h.match);
   const exact = hits.find((h) => h.route.method === method.toUpperCase());
   if (exact) {
-    const params = Object.fromEntries(Object.entries(exact.match!.groups ?? {}).map(([k, v]) => [k, decodeURIComponent(v)]));
+    const params = Object.fromEntries(Object.entries(exact.match!.groups ?? {}).map(([k, v]) => [k, decodeSegment(v)]));
     return { kind: 'found', route: exact.route, params };
   }
   if (hits.length > 0) return { kind: 'wrong_method', allowed: [...new Set(hits.map((h) => h.route.method))] };

@@ -67,7 +67,7 @@ test('concurrent overlapping batch creates: each batch is all or nothing', async
   );
   const stored = (await tableSnapshot()).filter((i) => (i.d as { content?: string }).content === 'overlap');
   const winners = replies.flatMap((r, b) => (r.status === 201 ? [b] : []));
-  expect(winners.length).toBeGreaterThan(0);
+  // Zero winners is possible: two batches that each saw the other's record both give up.
   expect(replies.every((r) => r.status === 201 || r.status === 409)).toBe(true);
   // Every stored record belongs to a batch that was answered 201, and every such batch is complete.
   expect(stored.map((i) => i.id).sort()).toEqual(winners.flatMap((b) => batches[b]).sort());

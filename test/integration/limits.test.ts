@@ -49,6 +49,18 @@ describe('request size', () => {
     );
   });
 
+  test(`a body nested deeper than ${LIMITS.maxJsonDepth} levels is 400 before it is parsed`, async () => {
+    // {"filters": {"$and": [ ... ]}}: the top object, then two levels per $and.
+    const nested = (levels: number): string => (levels === 0 ? '{"content":"+1"}' : `{"$and":[${nested(levels - 1)}]}`);
+    const atLimit = `{"filters":${nested((LIMITS.maxJsonDepth - 2) / 2)}}`;
+    const r = await api.post(reaction('count'), atLimit);
+    expect(r.body.data.error).toBe('invalid_filter');
+    const deeper = await refusedUnchanged(() => api.post(reaction('delete'), `{"filters":{"x":${'['.repeat(LIMITS.maxJsonDepth)}]${']'.repeat(LIMITS.maxJsonDepth - 1)}}}`), 400, 'invalid_request');
+    expect(deeper.body.data.max_depth).toBe(LIMITS.maxJsonDepth);
+    // Brackets inside strings do not nest.
+    expect((await api.post(reaction('count'), { filters: { content: `\\"${'[{'.repeat(100)}` } })).status).toBe(200);
+  });
+
   test(`a create batch over ${LIMITS.maxCreateBatch} records is 400`, async () => {
     const data = Array.from({ length: LIMITS.maxCreateBatch + 1 }, (_, i) => ({ user_id: i, content: 'c' }));
     const r = await refusedUnchanged(() => api.post(reaction('create'), { data }), 400, 'invalid_request');

@@ -1,6 +1,6 @@
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
 import { ApiError, pathText } from '../../http/errors';
-import { compareDecimal } from '../../json/decimal';
+import { compareDecimal, dynamoNumberProblem } from '../../json/decimal';
 import { isExactNumber, numberText } from '../../json/exact-json';
 import { LIMITS } from '../../limits';
 import { isSystemField, SYSTEM_FIELDS, typesOf, type FieldSchema, type Model } from '../../models/define';
@@ -15,6 +15,9 @@ const LOGICAL = ['$and', '$or', '$not'];
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof NumberValue);
+
+const ownProperty = <T>(object: Record<string, T> | undefined, key: string): T | undefined =>
+  object && Object.hasOwn(object, key) ? object[key] : undefined;
 
 function invalid(path: PropertyKey[], message: string, extra: Record<string, unknown> = {}): ApiError {
   const where = pathText(path);
@@ -66,7 +69,8 @@ class FilterParser {
 
   private target(key: string, at: PropertyKey[]): Target {
     const [field, ...rest] = key.split('.');
-    let schema: FieldSchema | undefined = isSystemField(field) ? SYSTEM_FIELDS[field] : this.model.storedSchema.properties[field];
+    // Own properties only: "__proto__", "constructor" or "toString" must not find Object.prototype's.
+    let schema: FieldSchema | undefined = isSystemField(field) ? SYSTEM_FIELDS[field] : ownProperty(this.model.storedSchema.properties, field);
     if (!schema || (isSystemField(field) && rest.length > 0)) {
       const available = ['id', ...Object.keys(this.model.storedSchema.properties), ...Object.keys(SYSTEM_FIELDS).filter((f) => f !== 'id')];
       const where = pathText(at);
@@ -75,7 +79,7 @@ class FilterParser {
       });
     }
     for (const segment of rest) {
-      const next: FieldSchema | undefined = schema.properties?.[segment] ?? (typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined);
+      const next: FieldSchema | undefined = ownProperty(schema.properties, segment) ?? (typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined);
       if (!next) {
         if (schema.additionalProperties === false || !acceptedKinds(schema).has('object')) {
           throw new ApiError('unknown_field', `Model ${this.model.name} has no field ${key}`, {
@@ -170,6 +174,9 @@ class FilterParser {
   private typed(target: Target, value: unknown, at: PropertyKey[]): unknown {
     if (value === null) throw invalid(at, 'null is only allowed as the whole condition ({"field": null}) or with $eq/$ne');
     this.expectKind(target, kindOf(value), at);
+    // A number DynamoDB cannot hold matches nothing it stores, and the engine would refuse the request.
+    const problem = isExactNumber(value) ? dynamoNumberProblem(numberText(value)) : undefined;
+    if (problem) throw invalid(at, `number ${problem}`);
     return typeof value === 'string' ? this.boundedString(value, at) : value;
   }
 
