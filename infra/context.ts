@@ -16,6 +16,8 @@ const contextSchema = z.object({
   jwtAudience: list.optional(),
   /** Prefix of the scopes the identity provider issues (`recordgate/` for `recordgate/read`). */
   jwtScopePrefix: z.string().default(''),
+  /** Bot accounts the OneBot receiver accepts (ONEBOT_SELF_IDS), comma-separated; unset accepts any. */
+  onebotSelfIds: list.pipe(z.array(z.string().regex(/^\d+$/, 'a bot account is a number'))).optional(),
   /** Email addresses subscribed to the alarm topic, comma-separated. */
   alarmEmail: list.pipe(z.array(z.email())).default([]),
   /** `retain` keeps the table (and logs) when the stack is deleted; `destroy` is for dev stacks. */

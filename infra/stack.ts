@@ -25,6 +25,7 @@ export class RecordgateStack extends Stack {
     const secrets = new ServiceSecrets(this, 'Secrets');
     const resources = { table, secrets: secrets.byName, logRemovalPolicy: removalPolicy };
     const apiFunctions = new ApiFunctions(this, 'Functions', resources);
+    if (settings.onebotSelfIds) apiFunctions.byName.get('onebot')?.addEnvironment('ONEBOT_SELF_IDS', settings.onebotSelfIds.join(','));
     const healthCheck = new HealthCheck(this, 'HealthCheck', resources);
     const { api } = new ServiceApi(this, 'Http', {
       functions: apiFunctions.byName,

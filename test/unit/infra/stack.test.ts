@@ -235,3 +235,10 @@ test('outputs the API URL, table name, topic ARN and the OneBot receiver URLs', 
   expect(outputs).toEqual(expect.arrayContaining(['ApiUrl', 'TableName', 'AlarmTopicArn', 'ApiTokensSecretArn', 'OneBotSecretArn']));
   expect(outputs.includes('OneBotUrls')).toBe(ROUTES.some((r) => (r.function as string) === 'onebot'));
 });
+
+test('the onebotSelfIds context reaches the receiver as ONEBOT_SELF_IDS, and only the receiver', () => {
+  const functions = synthTemplate({ onebotSelfIds: '10001, 10002' }).template.findResources('AWS::Lambda::Function');
+  const withList = Object.values(functions).filter((f) => f.Properties.Environment?.Variables?.ONEBOT_SELF_IDS !== undefined);
+  expect(withList.map((f) => [f.Properties.Description, f.Properties.Environment.Variables.ONEBOT_SELF_IDS])).toEqual([['recordgate onebot', '10001,10002']]);
+  expect(() => synthTemplate({ onebotSelfIds: 'bot-a' })).toThrow(/a bot account is a number/);
+});
