@@ -1,5 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../config';
 import { ApiError, type ErrorDetail } from '../http/errors';
 import { LIMITS } from '../limits';
@@ -45,6 +46,24 @@ function checkFields(model: Model, fields: ReadonlyArray<string> | undefined): v
 }
 
 const isConditionFailure = (error: unknown) => error instanceof ConditionalCheckFailedException;
+
+/**
+ * Every write stamps the item with a token of its own (`_w`, never shown). When the SDK retries
+ * a write whose answer was lost (a reset or timeout after DynamoDB applied it), the retry's
+ * condition fails against the write itself; finding the token tells "my write landed" apart
+ * from "someone else's did".
+ */
+const newWriteToken = (): string => randomBytes(12).toString('base64url');
+const WRITE_TOKEN = '_w';
+
+/** The item as stored now (strongly consistent), or undefined. */
+async function currentItem(model: Model, id: string): Promise<Item | undefined> {
+  const { Item } = await db().send(new GetCommand({ TableName: settings().TABLE_NAME, Key: keyOf(model, id), ConsistentRead: true }));
+  return Item as Item | undefined;
+}
+
+/** A condition failure on a retried attempt may be the request's own earlier attempt. */
+const wasRetried = (error: unknown): boolean => ((error as { $metadata?: { attempts?: number } }).$metadata?.attempts ?? 1) > 1;
 const keyOf = (model: Model, id: string) => ({ [TABLE_KEY.partitionKey]: partitionKey(model, shardOf(model, id)), [TABLE_KEY.sortKey]: id });
 
 // ---------------------------------------------------------------- create
@@ -55,7 +74,7 @@ export interface NewRecord {
 }
 
 /** A new record as the table holds it: keys, index attributes, data and system fields. */
-export function storedItem(model: Model, record: NewRecord, now: string): Item {
+export function storedItem(model: Model, record: NewRecord, now: string, writeToken = newWriteToken()): Item {
   return {
     ...keyOf(model, record.id),
     ...indexAttributes(model, record.id, record.data),
@@ -64,6 +83,7 @@ export function storedItem(model: Model, record: NewRecord, now: string): Item {
     _created_at: now,
     _updated_at: now,
     _version: 1,
+    [WRITE_TOKEN]: writeToken,
   };
 }
 
@@ -86,14 +106,18 @@ export async function createRecords(model: Model, entries: ReadonlyArray<{ id: s
 
   const now = new Date().toISOString();
   const items = valid.map((r) => storedItem(model, r, now));
-  const results = await mapPool(items, LIMITS.writeConcurrency, (item) =>
-    db().send(new PutCommand({
-      TableName: settings().TABLE_NAME,
-      Item: item,
-      ConditionExpression: 'attribute_not_exists(#pk)',
-      ExpressionAttributeNames: { '#pk': TABLE_KEY.partitionKey },
-    })),
-  );
+  const results = await mapPool(items, LIMITS.writeConcurrency, async (item) => {
+    try {
+      await db().send(new PutCommand({
+        TableName: settings().TABLE_NAME,
+        Item: item,
+        ConditionExpression: 'attribute_not_exists(#pk)',
+        ExpressionAttributeNames: { '#pk': TABLE_KEY.partitionKey },
+      }));
+    } catch (error) {
+      if (!(isConditionFailure(error) && wasRetried(error) && (await currentItem(model, item.id as string))?.[WRITE_TOKEN] === item[WRITE_TOKEN])) throw error;
+    }
+  });
   const conflicts = items.filter((_, i) => results[i].status === 'rejected' && isConditionFailure((results[i] as PromiseRejectedResult).reason));
   const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected' && !isConditionFailure(r.reason));
   if (conflicts.length > 0 || failed) {
@@ -251,13 +275,14 @@ function validatedUpdates(model: Model, items: Item[], values: Record<string, un
   return updates;
 }
 
-async function writeUpdate(model: Model, item: Item, data: Record<string, unknown>): Promise<void> {
+async function writeUpdate(model: Model, item: Item, data: Record<string, unknown>, writeToken: string): Promise<void> {
   const x = new ExpressionBuilder();
   const id = item.id as string;
   const set = [
     `${x.name('d')} = ${x.value(data)}`,
     `${x.name('_updated_at')} = ${x.value(new Date().toISOString())}`,
     `${x.name('_version')} = ${x.name('_version')} + ${x.value(1)}`,
+    `${x.name(WRITE_TOKEN)} = ${x.value(writeToken)}`,
   ];
   for (const field of model.indexed) {
     set.push(`${x.name(indexSlotOf(model, field)!.sortKey)} = ${x.value(indexSortKey(data[field], id))}`);
@@ -284,11 +309,13 @@ async function updateOne(model: Model, filter: FilterNode, first: Item, firstDat
   let item: Item | undefined = first;
   let data = firstData;
   for (let attempt = 1; item; attempt++) {
+    const writeToken = newWriteToken();
     try {
-      await writeUpdate(model, item, data);
+      await writeUpdate(model, item, data, writeToken);
       return true;
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
+      if (wasRetried(error) && (await currentItem(model, first.id as string))?.[WRITE_TOKEN] === writeToken) return true;
       if (attempt >= MAX_WRITE_ATTEMPTS) {
         throw new ApiError('database_unavailable', `Record ${first.id as string} kept changing under this update; retry later`, {}, { 'retry-after': '1' });
       }
@@ -335,8 +362,9 @@ export async function deleteRecords(model: Model, request: BulkGuard): Promise<B
       await db().send(new DeleteCommand({ TableName: settings().TABLE_NAME, Key: keyOf(model, item.id as string), ConditionExpression: condition, ...x.attributes() }));
       return true;
     } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
+      if (!isConditionFailure(error)) throw error;
+      // Gone after a retried attempt: the first attempt deleted it and only its answer was lost.
+      return wasRetried(error) && (await currentItem(model, item.id as string)) === undefined;
     }
   });
   return settle(results, 'deleted', items.length);

@@ -41,8 +41,8 @@ interface Call {
   nth: number;
 }
 
-/** When to fail a call (before it reaches the database). */
-type Plan = (call: Call) => { kind: FaultKind } | undefined;
+/** When to fail a call: before it reaches the database, or `after` it was applied (the answer is lost). */
+type Plan = (call: Call) => { kind: FaultKind; after?: boolean } | undefined;
 
 const idOf = (input: Record<string, any>): string | undefined => {
   const key = input.Key ?? input.Item;
@@ -66,6 +66,7 @@ async function withFaults<T>(plan: Plan, run: () => Promise<T>): Promise<{ resul
       calls.push(call);
       const fault = plan(call);
       if (!fault) return next(args);
+      if (fault.after) await next(args);
       throw sdkError(fault.kind);
     },
     // The retry middleware sits in finalizeRequest; deserialize runs inside it, once per attempt.
@@ -167,4 +168,49 @@ describe('bulk writes that give up part way', () => {
     expect(result.status).toBe(503);
     expect(await tableSnapshot()).toEqual(before);
   }, 30_000);
+});
+
+describe('answers lost after DynamoDB applied the write', () => {
+  // The SDK retries a write whose answer never came back; the retry's condition then fails
+  // against the request's own first attempt, which must count as success, not as a conflict.
+  const lostOnce = (command: string) => (c: Call) => (c.command === command && c.nth === 1 ? { kind: 'reset' as const, after: true } : undefined);
+
+  test('a create is 201 and stored once, not a 409 against itself', async () => {
+    const { result, calls } = await withFaults(lostOnce('PutItem'), () => api.post(reaction('create'), { id: 'lost-create', data: { user_id: 1, content: 'lost' } }));
+    expect(result.status).toBe(201);
+    expect(attemptsOf(calls, 'PutItem')).toBe(2);
+    const stored = (await tableSnapshot()).filter((i) => i.id === 'lost-create');
+    expect(stored).toHaveLength(1);
+    expect(stored[0]).toMatchObject({ d: { user_id: 1, content: 'lost' }, _version: 1 });
+  });
+
+  test('an update is applied once and counted once', async () => {
+    await api.post(reaction('create'), { id: 'lost-update', data: { user_id: 2, content: 'lost' } });
+    const { result, calls } = await withFaults(lostOnce('UpdateItem'), () =>
+      api.post(reaction('update'), { filters: { id: 'lost-update' }, values: { user_name: 'once' } }));
+    expect(result.status).toBe(200);
+    expect(result.body.data).toEqual({ updated: 1, matched: 1, skipped: 0 });
+    expect(attemptsOf(calls, 'UpdateItem')).toBe(2);
+    const [stored] = (await tableSnapshot()).filter((i) => i.id === 'lost-update');
+    expect(stored).toMatchObject({ d: { user_id: 2, content: 'lost', user_name: 'once' }, _version: 2 });
+  });
+
+  test('a delete is counted as deleted, not skipped', async () => {
+    await api.post(reaction('create'), { id: 'lost-delete', data: { user_id: 3, content: 'lost-delete' } });
+    const { result } = await withFaults(lostOnce('DeleteItem'), () => api.post(reaction('delete'), { filters: { content: 'lost-delete' } }));
+    expect(result.status).toBe(200);
+    expect(result.body.data).toEqual({ deleted: 1, matched: 1, skipped: 0 });
+    expect((await tableSnapshot()).filter((i) => i.id === 'lost-delete')).toEqual([]);
+  });
+
+  test('a create that meets someone else\'s record on a retry is still a 409', async () => {
+    await api.post(reaction('create'), { id: 'taken', data: { user_id: 4, content: 'first' } });
+    const before = await tableSnapshot();
+    const { result } = await withFaults(
+      (c) => (c.command === 'PutItem' && c.nth === 1 ? { kind: 'reset' } : undefined),
+      () => api.post(reaction('create'), { id: 'taken', data: { user_id: 5, content: 'second' } }),
+    );
+    expect(result.status).toBe(409);
+    expect(await tableSnapshot()).toEqual(before);
+  });
 });
