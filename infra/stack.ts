@@ -1,5 +1,7 @@
 import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
+import { ROUTES } from '../shared/http/routes';
+import { isTokenRoute } from './access';
 import { ServiceAlarms } from './alarms';
 import { ServiceApi } from './api';
 import type { DeployContext } from './context';
@@ -26,6 +28,10 @@ export class RecordgateStack extends Stack {
     const resources = { table, secrets: secrets.byName, logRemovalPolicy: removalPolicy };
     const apiFunctions = new ApiFunctions(this, 'Functions', resources);
     if (settings.onebotSelfIds) apiFunctions.byName.get('onebot')?.addEnvironment('ONEBOT_SELF_IDS', settings.onebotSelfIds.join(','));
+    if (settings.jwtIssuer) {
+      // The functions read the caller's scopes from the verified JWT, less the provider's prefix.
+      for (const route of ROUTES.filter(isTokenRoute)) apiFunctions.byName.get(route.function)?.addEnvironment('JWT_SCOPE_PREFIX', settings.jwtScopePrefix);
+    }
     const healthCheck = new HealthCheck(this, 'HealthCheck', resources);
     const { api } = new ServiceApi(this, 'Http', {
       functions: apiFunctions.byName,

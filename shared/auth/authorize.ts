@@ -9,7 +9,29 @@ import { loadTokenTable, scopesOf } from './tokens';
 export interface Caller {
   scopes: ReadonlySet<Scope>;
   /** `loopback`: no token is configured and the request came from this machine (local open mode). */
-  via: 'token' | 'loopback';
+  via: 'token' | 'loopback' | 'jwt';
+}
+
+interface JwtContext {
+  scopes?: string[] | null;
+  claims?: Record<string, unknown>;
+}
+
+/**
+ * A JWT that API Gateway's authorizer already verified (the stack's jwtIssuer switch). Only API
+ * Gateway can put `authorizer.jwt` into the event, so its scopes are taken as they are, less the
+ * identity provider's prefix (JWT_SCOPE_PREFIX); scopes of other services are ignored.
+ */
+function jwtCaller(event: APIGatewayProxyEventV2): Caller | undefined {
+  const jwt = (event.requestContext as { authorizer?: { jwt?: JwtContext } }).authorizer?.jwt;
+  if (!jwt) return undefined;
+  const prefix = process.env.JWT_SCOPE_PREFIX ?? '';
+  const granted = jwt.scopes ?? String(jwt.claims?.scope ?? '').split(' ');
+  const scopes = granted
+    .filter((s) => s.startsWith(prefix))
+    .map((s) => scopeSchema.safeParse(s.slice(prefix.length)))
+    .flatMap((r) => (r.success ? [r.data] : []));
+  return { scopes: new Set(scopes), via: 'jwt' };
 }
 
 const EVERY_SCOPE: ReadonlySet<Scope> = new Set(scopeSchema.options);
@@ -32,6 +54,8 @@ const unauthorized = (message: string, challenge = 'Bearer') =>
  * AWS_LAMBDA_FUNCTION_NAME, which is how the two are told apart.
  */
 export async function authenticate(event: APIGatewayProxyEventV2): Promise<Caller> {
+  const viaJwt = jwtCaller(event);
+  if (viaJwt) return viaJwt;
   const table = await loadTokenTable();
   if (!table) {
     if (process.env.AWS_LAMBDA_FUNCTION_NAME) throw unauthorized('No API token is configured for this deployment; every request is refused');

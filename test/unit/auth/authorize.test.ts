@@ -110,3 +110,23 @@ describe('with tokens', () => {
     expect(error.code).toBe('unauthorized');
   });
 });
+
+describe('a JWT verified by API Gateway (jwtIssuer deployments)', () => {
+  const withJwt = (routeKey: string, jwt: object): APIGatewayProxyEventV2 =>
+    ({ routeKey, headers: {}, requestContext: { http: { sourceIp: '203.0.113.9' }, authorizer: { jwt } } }) as unknown as APIGatewayProxyEventV2;
+
+  test('its prefixed scopes are the caller\'s scopes; API_TOKENS is not consulted', async () => {
+    process.env.AWS_LAMBDA_FUNCTION_NAME = 'recordgate-list';
+    process.env.JWT_SCOPE_PREFIX = 'recordgate/';
+    process.env.API_TOKENS = '{}';
+    const caller = await authorizeRoute(withJwt('POST /api/db/{model_name}/list', { scopes: ['recordgate/read', 'other/admin', 'recordgate/bogus'] }));
+    expect(caller).toEqual({ scopes: new Set(['read']), via: 'jwt' });
+  });
+
+  test('the scope claim is used when API Gateway passes no scope list, and a missing scope is 403', async () => {
+    process.env.JWT_SCOPE_PREFIX = 'recordgate/';
+    const error = await refusal(authorizeRoute(withJwt('POST /api/db/{model_name}/delete', { scopes: null, claims: { scope: 'recordgate/read recordgate/write' } })));
+    expect(error.code).toBe('forbidden');
+    expect(error.extra).toEqual({ required_scope: 'admin' });
+  });
+});

@@ -242,3 +242,12 @@ test('the onebotSelfIds context reaches the receiver as ONEBOT_SELF_IDS, and onl
   expect(withList.map((f) => [f.Properties.Description, f.Properties.Environment.Variables.ONEBOT_SELF_IDS])).toEqual([['recordgate onebot', '10001,10002']]);
   expect(() => synthTemplate({ onebotSelfIds: 'bot-a' })).toThrow(/a bot account is a number/);
 });
+
+test('with jwtIssuer, every token-route function learns the scope prefix and no other function does', () => {
+  const functions = synthTemplate({ jwtIssuer: 'https://id.example.com/', jwtAudience: 'recordgate', jwtScopePrefix: 'recordgate/' }).template.findResources('AWS::Lambda::Function');
+  const withPrefix = Object.values(functions)
+    .filter((f) => f.Properties.Environment?.Variables?.JWT_SCOPE_PREFIX === 'recordgate/')
+    .map((f) => String(f.Properties.Description).replace('recordgate ', ''))
+    .sort();
+  expect(withPrefix).toEqual([...new Set(tokenRoutes.map((r) => r.function))].sort());
+});
