@@ -70,48 +70,76 @@ export interface Page {
   scanned: number;
 }
 
+interface ShardState extends ShardRead {
+  /** The shard's position before this page. */
+  start: Position;
+}
+
 /**
- * One page in the plan's order across all shards. Each shard is read from its own position;
- * an item is only answered once no unread item of any other shard can sort before it, so
- * pages stay in order and a cursor resumes exactly where the page ended.
+ * Merges the shards' buffers in the plan's order, answering an item only while no unread item
+ * of another shard can sort before it: the furthest point every unfinished shard has been read
+ * to (its LastEvaluatedKey) is the frontier. Returns how many items each shard gave, and the
+ * unfinished shard whose frontier stopped the merge, if one did.
+ */
+function merge(plan: AccessPlan, shards: ShardState[], limit: number): { items: Item[]; heads: number[]; blocker?: number } {
+  const direction = plan.forward ? 1 : -1;
+  const order = (a: string, b: string) => direction * utf8Order(a, b);
+  const sortValue = (item: Item | Key) => item[plan.sortAttribute] as string;
+  let blocker: number | undefined;
+  shards.forEach((state, i) => {
+    if (state.next !== null && (blocker === undefined || order(sortValue(state.next), sortValue(shards[blocker].next!)) < 0)) blocker = i;
+  });
+  const frontier = blocker === undefined ? undefined : sortValue(shards[blocker].next!);
+  const heads = shards.map(() => 0);
+  const items: Item[] = [];
+  while (items.length < limit) {
+    let best = -1;
+    shards.forEach((state, i) => {
+      const head = state.items[heads[i]];
+      if (head && (best < 0 || order(sortValue(head), sortValue(shards[best].items[heads[best]])) < 0)) best = i;
+    });
+    const candidate = best < 0 ? undefined : shards[best].items[heads[best]];
+    if (!candidate || (frontier !== undefined && order(sortValue(candidate), frontier) > 0)) return { items, heads, blocker };
+    items.push(candidate);
+    heads[best] += 1;
+  }
+  return { items, heads };
+}
+
+/**
+ * One page in the plan's order across all shards. Each shard first reads its share of the page;
+ * while the merge is held back by a shard that has more to read, that shard reads on. So a page
+ * of 100 over 8 shards reads about 100 items, not 800, and pages stay in order: a cursor
+ * resumes exactly where the page ended, shard by shard.
  */
 export async function readPage(options: ReadOptions, limit: number, positions: Position[], budget: number): Promise<Page> {
   const { plan } = options;
   const perShardBudget = Math.max(1, Math.floor(budget / plan.shards.length));
-  const reads = await Promise.all(
-    plan.shards.map((shard, i) =>
-      positions[i] === null
-        ? Promise.resolve<ShardRead>({ items: [], next: null, scanned: 0 })
-        : readShard(options, shard, positions[i] ?? undefined, limit, perShardBudget),
-    ),
+  const open = positions.filter((p) => p !== null).length;
+  const share = Math.ceil(limit / Math.max(1, open));
+  const shards: ShardState[] = await Promise.all(
+    plan.shards.map(async (shard, i): Promise<ShardState> => {
+      const start = positions[i];
+      if (start === null) return { start, items: [], next: null, scanned: 0 };
+      return { start, ...(await readShard(options, shard, start, share, perShardBudget)) };
+    }),
   );
-  const direction = plan.forward ? 1 : -1;
-  const order = (a: string, b: string) => direction * utf8Order(a, b);
-  const sortValue = (item: Item | Key) => item[plan.sortAttribute] as string;
-  // The furthest point every shard has been read to; nothing past it can be answered yet.
-  const frontiers = reads.filter((r) => r.next !== null).map((r) => sortValue(r.next!));
-  const frontier = frontiers.sort(order)[0];
-
-  const heads = reads.map(() => 0);
-  const items: Item[] = [];
-  while (items.length < limit) {
-    let best = -1;
-    reads.forEach((read, i) => {
-      const head = read.items[heads[i]];
-      if (head && (best < 0 || order(sortValue(head), sortValue(reads[best].items[heads[best]])) < 0)) best = i;
-    });
-    if (best < 0) break;
-    const candidate = reads[best].items[heads[best]];
-    if (frontier !== undefined && order(sortValue(candidate), frontier) > 0) break;
-    items.push(candidate);
-    heads[best] += 1;
+  for (;;) {
+    const { items, heads, blocker } = merge(plan, shards, limit);
+    const held = blocker === undefined ? undefined : shards[blocker];
+    if (items.length === limit || !held || held.scanned >= perShardBudget) {
+      const nextPositions = shards.map((state, i): Position => {
+        if (heads[i] === state.items.length) return state.next;
+        if (heads[i] === 0) return state.start;
+        return keyOf(plan, state.items[heads[i] - 1]);
+      });
+      return { items, positions: nextPositions, scanned: shards.reduce((n, state) => n + state.scanned, 0) };
+    }
+    const more = await readShard(options, plan.shards[blocker!], held.next!, Math.max(share, limit - items.length), perShardBudget - held.scanned);
+    held.items.push(...more.items);
+    held.next = more.next;
+    held.scanned += more.scanned;
   }
-  const nextPositions = reads.map((read, i): Position => {
-    if (heads[i] === read.items.length) return read.next;
-    if (heads[i] === 0) return positions[i];
-    return keyOf(plan, read.items[heads[i] - 1]);
-  });
-  return { items, positions: nextPositions, scanned: reads.reduce((n, r) => n + r.scanned, 0) };
 }
 
 /** Every matching item, shards in parallel; stops early once more than `atMost` matched. */

@@ -83,3 +83,14 @@ test('update and delete by filter reach every shard', async () => {
   expect(left).toHaveLength(N / 2);
   expect(left.every((i) => (i.d as { meta: { author: { login: string } } }).meta.author.login === 'odd')).toBe(true);
 });
+
+test('a page reads about its own size, not a full page from every shard', async () => {
+  // Runs after the deletes above: 115 records remain over 5 shards.
+  const page = await listRecords(note, { limit: 50 });
+  expect(page.items).toHaveLength(50);
+  expect(page.scanned).toBeGreaterThanOrEqual(50);
+  expect(page.scanned).toBeLessThanOrEqual(100);
+  const byIndex = await listRecords(note, { limit: 40, order_by: 'rank' });
+  expect(byIndex.items).toHaveLength(40);
+  expect(byIndex.scanned).toBeLessThanOrEqual(80);
+});
