@@ -21,3 +21,10 @@ test('malformed JSON throws', () => {
   expect(() => parseExactJson('{"a":')).toThrow();
   expect(() => parseExactJson('{"a":1}x')).toThrow();
 });
+
+test('answers with and without exact numbers are written the same way JSON would', () => {
+  const plain = { a: [1, 0.1, -0, 'x', null, true], b: { c: 'é👍', d: undefined } };
+  expect(stringifyExactJson(plain)).toBe(JSON.stringify(plain));
+  const mixed = { ...plain, big: NumberValue.from('18446744073709551617') };
+  expect(stringifyExactJson(mixed)).toBe(`${JSON.stringify(plain).slice(0, -1)},"big":18446744073709551617}`);
+});
