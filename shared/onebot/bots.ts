@@ -1,3 +1,4 @@
+import { NumberValue } from '@aws-sdk/lib-dynamodb';
 import { ApiError } from '../http/errors';
 import type { ModelRecord } from '../models/define';
 import { onebotBot } from '../models/onebot';
@@ -15,11 +16,14 @@ export function botValues(event: OneBotEvent, receivedAt: string): BotValues | u
   if (event.post_type !== 'meta_event') return undefined;
   if (event.meta_event_type === 'heartbeat') {
     const status = isObject(event.status) ? event.status : undefined;
-    const interval = Number(event.interval);
+    // Only a number or numeric text: Number() throws on an object whose toString is not a
+    // function, and a JS number past 2^53 is refused by the SDK's marshaller.
+    const raw = event.interval;
+    const interval = typeof raw === 'number' || typeof raw === 'string' || raw instanceof NumberValue ? Number(String(raw)) : NaN;
     const values: BotValues = {
       online: asBoolean(status?.online),
       good: asBoolean(status?.good),
-      interval_ms: Number.isFinite(interval) && interval > 0 ? interval : undefined,
+      interval_ms: interval > 0 && interval <= Number.MAX_SAFE_INTEGER ? interval : undefined,
       status,
       last_heartbeat: receivedAt,
       last_event_at: receivedAt,

@@ -1,5 +1,10 @@
 /** The receiver's own limits; the README's OneBot section documents each. */
 export const ONEBOT_LIMITS = {
+  /**
+   * Nesting of arrays and objects in an event, the event itself counting as 1. DynamoDB stores
+   * 32 levels, the event sits in the record's `d`, and 31 was a 500 from DynamoDB Local.
+   */
+  maxEventDepth: 30,
   /** Characters of a rule's pattern (any match kind). */
   maxPatternLength: 500,
   /** Characters of a regex rule's pattern. */

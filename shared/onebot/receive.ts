@@ -1,10 +1,12 @@
 import { ApiError } from '../http/errors';
 import type { Operation } from '../http/middleware';
 import { jsonResult, type HttpResult } from '../http/respond';
+import { nestsDeeperThan } from '../json/depth';
 import { parseExactJson } from '../json/exact-json';
 import { botValues, recordBotStatus } from './bots';
 import { eventId, storeOnce } from './dedupe';
 import { eventFields, parseEvent, sameId } from './events';
+import { ONEBOT_LIMITS } from './limits';
 import { quickAnswer } from './rules';
 import { onebotSettings } from './settings';
 import { signatureMatches } from './signature';
@@ -14,6 +16,10 @@ const NO_CONTENT: HttpResult = { statusCode: 204, headers: { 'cache-control': 'n
 function parseBody(rawBody: Buffer): unknown {
   const text = rawBody.toString('utf8');
   if (text.trim() === '') throw new ApiError('invalid_request', 'The body is empty; a OneBot event is a JSON object');
+  // Before parsing: the parser recurses, and DynamoDB could not store a deeper event anyway.
+  if (nestsDeeperThan(text, ONEBOT_LIMITS.maxEventDepth)) {
+    throw new ApiError('invalid_request', `The event nests arrays and objects deeper than ${ONEBOT_LIMITS.maxEventDepth} levels`, { max_depth: ONEBOT_LIMITS.maxEventDepth });
+  }
   try {
     return parseExactJson(text);
   } catch (error) {
