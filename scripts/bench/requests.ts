@@ -2,7 +2,7 @@ import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { createHmac } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { matchRoute } from '../../shared/http/routes';
-import { toEvent } from '../local/event';
+import { lambdaContext, toEvent } from '../local/event';
 
 /** The API Gateway event the local server would build for this request (scripts/local/event.ts). */
 export function apiEvent(method: string, path: string, body?: string, headers: Record<string, string> = {}): APIGatewayProxyEventV2 {
@@ -12,20 +12,7 @@ export function apiEvent(method: string, path: string, body?: string, headers: R
   return toEvent(req, new URL(path, 'http://127.0.0.1:3000'), bytes, matchRoute(method, path));
 }
 
-export const lambdaContext = (functionName: string): Context => ({
-  callbackWaitsForEmptyEventLoop: false,
-  functionName,
-  functionVersion: '$LATEST',
-  invokedFunctionArn: `arn:aws:lambda:us-east-1:000000000000:function:${functionName}`,
-  memoryLimitInMB: '512',
-  awsRequestId: 'bench',
-  logGroupName: `/aws/lambda/${functionName}`,
-  logStreamName: 'bench',
-  getRemainingTimeInMillis: () => 10_000,
-  done: () => undefined,
-  fail: () => undefined,
-  succeed: () => undefined,
-});
+export const benchContext = (functionName: string): Context => lambdaContext(functionName, 'bench');
 
 /** The OneBot 11 contract (docs/research onebot11.md): the receiver's path and how a sender signs. */
 export const ONEBOT_PATH = '/onebot/v11/';

@@ -8,7 +8,7 @@ import { deployedFunctions } from './cold-start';
 import type { BenchContext } from './context';
 import type { Section } from './report';
 import { answerInProcess, recordCalls, type Answers } from './responder';
-import { apiEvent, groupMessage, lambdaContext, ONEBOT_PATH, onebotHeaders } from './requests';
+import { apiEvent, benchContext, groupMessage, ONEBOT_PATH, onebotHeaders } from './requests';
 import { paired } from './stats';
 
 type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2 | void>;
@@ -95,7 +95,7 @@ async function staticCases(handlers: Map<string, Handler>, taken: Set<string>): 
     if (route.method !== 'GET' || route.path.includes('{') || taken.has(route.function) || !handlers.has(route.function)) continue;
     taken.add(route.function);
     const event = apiEvent('GET', route.path, undefined, auth);
-    const result = await handlers.get(route.function)!(event, lambdaContext(route.function));
+    const result = await handlers.get(route.function)!(event, benchContext(route.function));
     const body = result?.body ?? '';
     let answer: BareHandler;
     try {
@@ -151,7 +151,7 @@ export async function warmCpuBench(ctx: BenchContext): Promise<Section> {
     const rows = [];
     for (const c of cases) {
       const handler = handlers.get(c.fn)!;
-      const context = lambdaContext(c.fn);
+      const context = benchContext(c.fn);
       queryItems = c.queryItems;
       const recorder = recordCalls(db());
       const first = await handler(c.event, context).finally(recorder.stop);

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import { routeKey, type RouteMatch } from '../../shared/http/routes';
 
@@ -43,5 +43,23 @@ export function toEvent(req: IncomingMessage, url: URL, body: Buffer, match: Rou
     },
     body: body.length > 0 ? body.toString('base64') : undefined,
     isBase64Encoded: body.length > 0,
+  };
+}
+
+/** The Lambda context a handler gets, for a local invocation. */
+export function lambdaContext(functionName: string, requestId: string): Context {
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
+    memoryLimitInMB: '512',
+    awsRequestId: requestId,
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => 10_000,
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
   };
 }
