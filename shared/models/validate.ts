@@ -3,6 +3,7 @@ import type * as z from 'zod';
 import { ApiError, pathText, type ErrorDetail } from '../http/errors';
 import { dynamoNumberProblem } from '../json/decimal';
 import { numberText } from '../json/exact-json';
+import { MAX_STORED_DEPTH, UNSTORABLE_KEYS } from '../json/storable';
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof NumberValue);
@@ -12,17 +13,22 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * zod checks numbers as JS numbers, so it validates a copy in which exact numbers are
  * approximated; numbers DynamoDB cannot store are reported here instead of as a 500 later.
  */
-function approximate(value: unknown, path: PropertyKey[], problems: ErrorDetail[]): unknown {
+function approximate(value: unknown, path: PropertyKey[], problems: ErrorDetail[], depth = 0): unknown {
   if (typeof value === 'number' || value instanceof NumberValue) {
     const problem = dynamoNumberProblem(numberText(value));
     if (problem) problems.push({ path: pathText(path), message: `number ${problem}` });
     return typeof value === 'number' ? value : Number(value.toString());
   }
-  if (Array.isArray(value)) return value.map((v, i) => approximate(v, [...path, i], problems));
+  if ((Array.isArray(value) || isPlainObject(value)) && depth >= MAX_STORED_DEPTH) {
+    problems.push({ path: pathText(path), message: `nested deeper than ${MAX_STORED_DEPTH} levels, which DynamoDB cannot store` });
+    return undefined;
+  }
+  if (Array.isArray(value)) return value.map((v, i) => approximate(v, [...path, i], problems, depth + 1));
   if (isPlainObject(value)) {
     const copy: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
-      Object.defineProperty(copy, k, { value: approximate(v, [...path, k], problems), enumerable: true, writable: true, configurable: true });
+      if (UNSTORABLE_KEYS.has(k)) problems.push({ path: pathText([...path, k]), message: `the key ${JSON.stringify(k)} cannot be stored` });
+      Object.defineProperty(copy, k, { value: approximate(v, [...path, k], problems, depth + 1), enumerable: true, writable: true, configurable: true });
     }
     return copy;
   }

@@ -2,6 +2,7 @@ import { NumberValue } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { ApiError } from '../http/errors';
 import { isExactNumber, numberText, toExactNumber, type ExactNumber } from '../json/exact-json';
+import { unstorableKeyPath } from '../json/storable';
 
 /** An id as senders write it: int64 (exact, maybe past 2^53), negative int32, or a string. */
 export type OneBotId = ExactNumber | string;
@@ -33,28 +34,6 @@ export function parseEvent(body: unknown): OneBotEvent {
     throw new ApiError('invalid_request', 'The event has an empty, __proto__ or constructor key, which cannot be stored', { details: [{ path: unstorable, message: 'key cannot be stored' }] });
   }
   return body as OneBotEvent;
-}
-
-/**
- * Keys that cannot be stored as sent: DynamoDB refuses an empty attribute name, the SDK's
- * marshaller assigns `__proto__` (the key is lost, the map's prototype replaced) and takes an
- * object with its own `constructor` for a class instance (it throws). Each was a 500 or an
- * event stored altered, and no OneBot implementation sends such keys, so the event is refused.
- */
-const UNSTORABLE_KEYS = new Set(['', '__proto__', 'constructor']);
-
-function unstorableKeyPath(value: unknown): string | undefined {
-  const pending: Array<[unknown, string]> = [[value, '']];
-  while (pending.length > 0) {
-    const [node, path] = pending.pop()!;
-    if (typeof node !== 'object' || node === null || node instanceof NumberValue) continue;
-    for (const [key, child] of Object.entries(node)) {
-      const at = path ? `${path}.${key}` : key;
-      if (UNSTORABLE_KEYS.has(key)) return at;
-      pending.push([child, at]);
-    }
-  }
-  return undefined;
 }
 
 /** The `<post_type>_type` field names the kind within the post type: message_type, notice_type, ... */
