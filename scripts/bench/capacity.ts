@@ -64,7 +64,7 @@ the *billed* columns apply that floor to every request.`,
     ],
     notes: [
         'With one shard (the default, and `reaction`) every operation consumes exactly what hand-written calls would.',
-        'With eight shards, a read that is not by id queries every shard: DynamoDB bills at least 0.5 unit per query, so a get_one by index costs 8 × 0.5 and a page of N reads up to N items from each shard before merging. That is the price of spreading writes over 8 partition keys, paid only by models that ask for shards. Next step: read ceil(N / shards) plus a margin from each shard first and top up only the shards the merge runs short of.',
+        'With eight shards, a read that is not by id queries every shard, and DynamoDB bills at least 0.5 unit per query: a get_one by index costs 8 × 0.5. That is the price of spreading writes over 8 partition keys, paid only by models that ask for shards. Done after the first run: a list page reads its share (N / shards) from each shard and only the shard that holds the merge back reads on, so a page of 100 over 8 shards went from 8x to about 1.6x the minimum. Next step for get_one by index: ask the shards one after another and stop at the first match, trading latency for up to 8x fewer read units.',
     ],
     data: { records, rows },
   };

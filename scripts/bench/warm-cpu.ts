@@ -193,7 +193,7 @@ system) over ${calls} calls, median of ${rounds} rounds after ${warmup} warm-up 
       ],
       notes: [
         'Measured first, fixed: `newId()` (shared/store/keys.ts) took 54 µs per id, because ulid asks the crypto module for one byte per character; one 16-byte draw per id takes 4 µs.',
-        'What remains above the baseline is our own work per request: the middy chain, bearer-token hashing, exact-number JSON (lossless-json parses a small body in ~5 µs where JSON.parse takes ~0.6, and writes a 20-record page in ~43 µs where JSON.stringify takes ~17), zod checks of the body and the record, filter parsing and planning. Next step: a JSON.stringify fast path when an answer holds no NumberValue, and a profile of the middy chain per invocation.',
+        'What remains above the baseline is our own work per request: the SDK marshalling a larger item (index keys, system fields, write token), the middy chain, bearer-token hashing, exact-number JSON parsing (lossless-json parses a small body in ~5 µs where JSON.parse takes ~0.6), zod checks of the body and the record, filter parsing and planning. Done after the first run: answers without big numbers are written by JSON.stringify. Next step: a profile of create per invocation; a CPU profile taken this session put most of it inside the SDK (@smithy/core), not in our modules.',
         ...(without.length > 0 ? [`${without.map((r) => r.function).join(', ')} answer without the database; their baseline only serialises the same answer, so their ratios are large on tiny absolute costs and are not held to the target.`] : []),
         ...(skipped.length > 0 ? [`Not measured here (no typical HTTP request defined): ${skipped.join(', ')}.`] : []),
       ],
