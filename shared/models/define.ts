@@ -68,15 +68,14 @@ export function typesOf(schema: FieldSchema): string[] {
   return Array.isArray(schema.type) ? schema.type : [schema.type];
 }
 
+/**
+ * A model, checked at declaration. Its JSON Schemas are built on first use: every function
+ * loads every model, and most requests never need them, so cold starts do not pay for them.
+ */
 export function defineModel<S extends z.ZodObject>(options: ModelOptions<S>): Model<S> {
   const { name, schema, description } = options;
   if (!MODEL_NAME.test(name)) throw new Error(`model name ${name} must match ${MODEL_NAME}`);
-  const toJsonSchema = (io: 'input' | 'output') => {
-    const { $schema: _, ...rest } = z.toJSONSchema(schema, { io }) as ObjectSchema;
-    return rest as ObjectSchema;
-  };
-  const jsonSchema = toJsonSchema('input');
-  for (const field of Object.keys(jsonSchema.properties)) {
+  for (const field of Object.keys(schema.shape)) {
     if (!FIELD_NAME.test(field) || isSystemField(field)) {
       throw new Error(`model ${name}: field ${field} collides with a system field or is not a plain name`);
     }
@@ -84,12 +83,28 @@ export function defineModel<S extends z.ZodObject>(options: ModelOptions<S>): Mo
   const indexed = options.indexed ?? [];
   if (indexed.length > MAX_INDEXED_FIELDS) throw new Error(`model ${name}: at most ${MAX_INDEXED_FIELDS} indexed fields`);
   for (const field of indexed) {
-    const types = typesOf(jsonSchema.properties[field] ?? {});
+    const types = typesOf(z.toJSONSchema(schema.shape[field], { io: 'input' }) as FieldSchema);
     if (types.length === 0 || !types.every((t) => t === 'string' || t === 'number' || t === 'integer')) {
       throw new Error(`model ${name}: indexed field ${field} must be a string or a number`);
     }
   }
   const shards = options.shards ?? 1;
   if (!Number.isInteger(shards) || shards < 1 || shards > 64) throw new Error(`model ${name}: shards must be 1..64`);
-  return { name, description, schema, indexed, shards, access: options.access ?? 'read_write', jsonSchema, storedSchema: toJsonSchema('output') };
+  const built: Partial<Record<'input' | 'output', ObjectSchema>> = {};
+  const toJsonSchema = (io: 'input' | 'output'): ObjectSchema => {
+    if (!built[io]) {
+      const { $schema: _, ...rest } = z.toJSONSchema(schema, { io }) as ObjectSchema;
+      built[io] = rest as ObjectSchema;
+    }
+    return built[io];
+  };
+  return {
+    name, description, schema, indexed, shards, access: options.access ?? 'read_write',
+    get jsonSchema() {
+      return toJsonSchema('input');
+    },
+    get storedSchema() {
+      return toJsonSchema('output');
+    },
+  };
 }
