@@ -1,7 +1,7 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, Billing, TableV2, type Attribute } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
-import { createTableInput } from '../shared/store/table';
+import { createTableInput, TTL_ATTRIBUTE } from '../shared/store/table';
 
 const attributeTypes: Record<string, AttributeType> = { S: AttributeType.STRING, N: AttributeType.NUMBER, B: AttributeType.BINARY };
 
@@ -32,6 +32,7 @@ export class RecordTable extends Construct {
       // A dev stack (removal=destroy) must be deletable by `cdk destroy`; anything else is guarded twice.
       deletionProtection: props.removalPolicy !== RemovalPolicy.DESTROY,
       removalPolicy: props.removalPolicy,
+      timeToLiveAttribute: TTL_ATTRIBUTE,
       globalSecondaryIndexes: (input.GlobalSecondaryIndexes ?? []).map((index) => {
         if (index.Projection?.ProjectionType !== 'ALL') throw new Error(`index ${index.IndexName} must project ALL`);
         return { indexName: index.IndexName!, ...keyOf(index.KeySchema!) };

@@ -25,6 +25,8 @@ export interface ModelOptions<S extends z.ZodObject> {
   /** Partition keys to spread the model over; fixed once the model holds data. */
   shards?: number;
   access?: ModelAccess;
+  /** Seconds a new record is kept, or undefined to keep it; DynamoDB's TTL deletes it after that. */
+  retention?: (data: z.infer<S>) => number | undefined;
 }
 
 export interface Model<S extends z.ZodObject = z.ZodObject> {
@@ -34,6 +36,7 @@ export interface Model<S extends z.ZodObject = z.ZodObject> {
   readonly indexed: ReadonlyArray<string>;
   readonly shards: number;
   readonly access: ModelAccess;
+  readonly retention?: (data: Record<string, unknown>) => number | undefined;
   /** JSON Schema of the record data a caller sends (without id and system fields). */
   readonly jsonSchema: ObjectSchema;
   /** JSON Schema of the data as stored (zod's output: stripped keys gone, defaults filled); filters resolve paths against it. */
@@ -100,6 +103,7 @@ export function defineModel<S extends z.ZodObject>(options: ModelOptions<S>): Mo
   };
   return {
     name, description, schema, indexed, shards, access: options.access ?? 'read_write',
+    retention: options.retention as Model['retention'],
     get jsonSchema() {
       return toJsonSchema('input');
     },

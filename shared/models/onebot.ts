@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { ONEBOT_LIMITS } from '../onebot/limits';
+import { metaEventRetentionSeconds } from '../onebot/settings';
 import { linearRegex } from '../onebot/safe-regex';
 import { defineModel } from './define';
 
@@ -26,6 +27,8 @@ export const onebotEvent = defineModel({
   indexed: ['time', 'user_id', 'group_id'],
   shards: 4,
   access: 'read_only',
+  // Heartbeats alone are ~17,000 events a day per bot at 5 s; onebot_bot keeps the latest status.
+  retention: (data) => (data.post_type === 'meta_event' ? metaEventRetentionSeconds() : undefined),
 });
 
 export const onebotBot = defineModel({

@@ -16,3 +16,14 @@ export async function onebotSettings(): Promise<OneBotSettings> {
   const ids = (process.env.ONEBOT_SELF_IDS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
   return { secret, selfIds: ids.length > 0 ? new Set(ids) : undefined };
 }
+
+const DAY = 86_400;
+
+/**
+ * How long heartbeat and lifecycle events are kept: `ONEBOT_META_RETENTION_DAYS` (default 7;
+ * 0 keeps them). Other events are kept until deleted.
+ */
+export function metaEventRetentionSeconds(): number | undefined {
+  const days = Number(process.env.ONEBOT_META_RETENTION_DAYS ?? 7);
+  return Number.isFinite(days) && days > 0 ? Math.round(days * DAY) : undefined;
+}

@@ -16,7 +16,7 @@ import { indexAttributes, indexSlotOf, indexSortKey, partitionKey, shardOf } fro
 import { parseOrder, planAccess, type AccessPlan } from './plan';
 import { mapPool } from './pool';
 import { countAll, readAll, readPage, type Item, type Position } from './query';
-import { TABLE_KEY } from './table';
+import { TABLE_KEY, TTL_ATTRIBUTE } from './table';
 
 /** A record as the API shows it: id, the model's fields, then the system fields. */
 export type ApiRecord = Record<string, unknown> & { id: string };
@@ -75,6 +75,7 @@ export interface NewRecord {
 
 /** A new record as the table holds it: keys, index attributes, data and system fields. */
 export function storedItem(model: Model, record: NewRecord, now: string, writeToken = newWriteToken()): Item {
+  const keepFor = model.retention?.(record.data);
   return {
     ...keyOf(model, record.id),
     ...indexAttributes(model, record.id, record.data),
@@ -84,6 +85,7 @@ export function storedItem(model: Model, record: NewRecord, now: string, writeTo
     _updated_at: now,
     _version: 1,
     [WRITE_TOKEN]: writeToken,
+    ...(keepFor === undefined ? {} : { [TTL_ATTRIBUTE]: Math.floor(Date.parse(now) / 1000) + keepFor }),
   };
 }
 

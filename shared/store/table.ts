@@ -14,6 +14,9 @@ import { MAX_INDEXED_FIELDS } from '../models/define';
  */
 export const TABLE_KEY = { partitionKey: 'pk', sortKey: 'sk' } as const;
 
+/** Epoch seconds after which DynamoDB's TTL deletes an item (models with a retention only). */
+export const TTL_ATTRIBUTE = '_ttl';
+
 export interface IndexSlot {
   indexName: string;
   partitionKey: string;

@@ -1,7 +1,7 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { FUNCTIONS, ROUTES, routeKey } from '../../../shared/http/routes';
 import { HEALTH_METRICS } from '../../../shared/health/metrics';
-import { createTableInput } from '../../../shared/store/table';
+import { createTableInput, TTL_ATTRIBUTE } from '../../../shared/store/table';
 import { deployedPath } from '../../../infra/api';
 import { synthTemplate, templateIndex } from './synth';
 
@@ -250,4 +250,8 @@ test('with jwtIssuer, every token-route function learns the scope prefix and no 
     .map((f) => String(f.Properties.Description).replace('recordgate ', ''))
     .sort();
   expect(withPrefix).toEqual([...new Set(tokenRoutes.map((r) => r.function))].sort());
+});
+
+test('the table deletes items past their _ttl (DynamoDB TTL), the attribute the store writes', () => {
+  template.hasResourceProperties('AWS::DynamoDB::GlobalTable', { TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true } });
 });
