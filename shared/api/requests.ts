@@ -1,5 +1,5 @@
-import { NumberValue } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
+import { isJsonObject } from '../json/exact-json';
 import { LIMITS } from '../limits';
 
 /**
@@ -7,9 +7,6 @@ import { LIMITS } from '../limits';
  * objects (zod only checks that they are objects), so exact numbers and keys such as
  * "__proto__" reach the filter parser and the model validation untouched.
  */
-const isJsonObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof NumberValue);
-
 export const jsonObject = z.custom<Record<string, unknown>>(isJsonObject, { message: 'must be a JSON object' });
 
 export const idSchema = z

@@ -17,6 +17,11 @@ export function isExactNumber(value: unknown): value is ExactNumber {
   return typeof value === 'number' || value instanceof NumberValue;
 }
 
+/** A JSON object as parsed here: not an array, not null, not an exact number. */
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof NumberValue);
+}
+
 export function numberText(value: ExactNumber): string {
   return typeof value === 'number' ? String(value) : value.toString();
 }

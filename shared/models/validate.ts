@@ -2,12 +2,8 @@ import { NumberValue } from '@aws-sdk/lib-dynamodb';
 import type * as z from 'zod';
 import { ApiError, pathText, type ErrorDetail } from '../http/errors';
 import { dynamoNumberProblem } from '../json/decimal';
-import { numberText } from '../json/exact-json';
+import { isJsonObject, numberText } from '../json/exact-json';
 import { MAX_STORED_DEPTH, UNSTORABLE_KEYS } from '../json/storable';
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof NumberValue);
-}
 
 /**
  * zod checks numbers as JS numbers, so it validates a copy in which exact numbers are
@@ -19,12 +15,12 @@ function approximate(value: unknown, path: PropertyKey[], problems: ErrorDetail[
     if (problem) problems.push({ path: pathText(path), message: `number ${problem}` });
     return typeof value === 'number' ? value : Number(value.toString());
   }
-  if ((Array.isArray(value) || isPlainObject(value)) && depth >= MAX_STORED_DEPTH) {
+  if ((Array.isArray(value) || isJsonObject(value)) && depth >= MAX_STORED_DEPTH) {
     problems.push({ path: pathText(path), message: `nested deeper than ${MAX_STORED_DEPTH} levels, which DynamoDB cannot store` });
     return undefined;
   }
   if (Array.isArray(value)) return value.map((v, i) => approximate(v, [...path, i], problems, depth + 1));
-  if (isPlainObject(value)) {
+  if (isJsonObject(value)) {
     const copy: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
       if (UNSTORABLE_KEYS.has(k)) problems.push({ path: pathText([...path, k]), message: `the key ${JSON.stringify(k)} cannot be stored` });
@@ -39,7 +35,7 @@ function approximate(value: unknown, path: PropertyKey[], problems: ErrorDetail[
 function restore(original: unknown, parsed: unknown): unknown {
   if (original instanceof NumberValue && typeof parsed === 'number' && Number(original.toString()) === parsed) return original;
   if (Array.isArray(original) && Array.isArray(parsed)) return parsed.map((v, i) => restore(original[i], v));
-  if (isPlainObject(original) && isPlainObject(parsed)) {
+  if (isJsonObject(original) && isJsonObject(parsed)) {
     for (const k of Object.keys(parsed)) {
       if (Object.hasOwn(original, k)) parsed[k] = restore(original[k], parsed[k]);
     }

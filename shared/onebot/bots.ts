@@ -5,17 +5,17 @@ import { onebotBot } from '../models/onebot';
 import { createRecords, listRecords, updateRecords } from '../store/records';
 import type { EventFields, OneBotEvent } from './events';
 import { ONEBOT_LIMITS } from './limits';
+import { isJsonObject } from '../json/exact-json';
 
 type BotValues = Partial<ModelRecord<typeof onebotBot>>;
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const asBoolean = (v: unknown): boolean | undefined => (typeof v === 'boolean' ? v : undefined);
 
 /** What a lifecycle or heartbeat event says about its bot; undefined for every other event. */
 export function botValues(event: OneBotEvent, receivedAt: string): BotValues | undefined {
   if (event.post_type !== 'meta_event') return undefined;
   if (event.meta_event_type === 'heartbeat') {
-    const status = isObject(event.status) ? event.status : undefined;
+    const status = isJsonObject(event.status) ? event.status : undefined;
     // Only a number or numeric text: Number() throws on an object whose toString is not a
     // function, and a JS number past 2^53 is refused by the SDK's marshaller.
     const raw = event.interval;

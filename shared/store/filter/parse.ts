@@ -1,7 +1,6 @@
-import { NumberValue } from '@aws-sdk/lib-dynamodb';
 import { ApiError, pathText } from '../../http/errors';
 import { compareDecimal, dynamoNumberProblem } from '../../json/decimal';
-import { isExactNumber, numberText } from '../../json/exact-json';
+import { isExactNumber, isJsonObject, numberText } from '../../json/exact-json';
 import { LIMITS } from '../../limits';
 import { isSystemField, SYSTEM_FIELDS, typesOf, type FieldSchema, type Model } from '../../models/define';
 import type { CompareOp, FilterNode } from './ast';
@@ -12,9 +11,6 @@ const OPERATORS: Record<string, CompareOp | 'exists'> = {
   $between: 'between', $exists: 'exists', $begins_with: 'begins_with', $contains: 'contains',
 };
 const LOGICAL = ['$and', '$or', '$not'];
-
-const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof NumberValue);
 
 const ownProperty = <T>(object: Record<string, T> | undefined, key: string): T | undefined =>
   object && Object.hasOwn(object, key) ? object[key] : undefined;
@@ -48,7 +44,7 @@ class FilterParser {
   constructor(private readonly model: Model) {}
 
   parse(value: unknown, path: PropertyKey[], depth: number): FilterNode {
-    if (!isPlainObject(value)) throw invalid(path, 'a filter must be a JSON object');
+    if (!isJsonObject(value)) throw invalid(path, 'a filter must be a JSON object');
     if (depth > LIMITS.maxFilterDepth) throw invalid(path, `nested deeper than ${LIMITS.maxFilterDepth} levels`);
     const items: FilterNode[] = [];
     for (const [key, operand] of Object.entries(value)) {
@@ -95,7 +91,7 @@ class FilterParser {
   private field(target: Target, operand: unknown, at: PropertyKey[]): FilterNode {
     if (operand === null) return this.compare(target, 'null', [], at);
     if (Array.isArray(operand)) return this.compare(target, 'in', this.list(target, operand, at), at);
-    if (isPlainObject(operand)) {
+    if (isJsonObject(operand)) {
       const keys = Object.keys(operand);
       const operators = keys.filter((k) => k.startsWith('$'));
       if (operators.length === 0) return this.compare(target, 'eq', [this.typed(target, operand, at)], at);
@@ -108,7 +104,7 @@ class FilterParser {
 
   private operator(target: Target, name: string, operand: unknown, at: PropertyKey[]): FilterNode {
     if (name === '$not') {
-      if (!isPlainObject(operand)) throw invalid(at, '$not on a field takes an operator object');
+      if (!isJsonObject(operand)) throw invalid(at, '$not on a field takes an operator object');
       return { kind: 'not', item: this.field(target, operand, at) };
     }
     const op = Object.hasOwn(OPERATORS, name) ? OPERATORS[name] : undefined;
