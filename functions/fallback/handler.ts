@@ -1,4 +1,4 @@
-import { fallbackOperation } from '../../shared/api/operations';
+import { fallbackOperation } from '../../shared/http/fallback';
 import { httpHandler } from '../../shared/http/middleware';
 
 export const handler = httpHandler(fallbackOperation, { parseBody: false });

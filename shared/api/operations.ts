@@ -5,7 +5,6 @@ import { ApiError, pathText } from '../http/errors';
 import type { ApiRequest, Operation } from '../http/middleware';
 import { jsonResult } from '../http/respond';
 import { failure } from '../http/envelope';
-import { matchRoute } from '../http/routes';
 import { SYSTEM_FIELDS, type Model } from '../models/define';
 import { findModel, MODELS } from '../models/registry';
 import { botHealth, type BotHealth } from '../onebot/bots';
@@ -106,13 +105,4 @@ export const healthOperation: Operation = async () => {
     console.error(JSON.stringify({ level: 'error', code: 'database_unavailable', name: (error as Error)?.name, message: (error as Error)?.message }));
     return jsonResult(503, failure('database_unavailable', 'The database cannot be reached', { database: 'unavailable' }), { 'retry-after': '5' });
   }
-};
-
-/** Answers requests no route takes, in the same envelope: 405 with Allow, or 404. */
-export const fallbackOperation: Operation = async ({ event }) => {
-  const match = matchRoute(event.requestContext.http.method, event.rawPath);
-  if (match.kind === 'wrong_method') {
-    throw new ApiError('method_not_allowed', `${event.requestContext.http.method} is not allowed here; use ${match.allowed.join(', ')}`, { allowed: match.allowed }, { allow: match.allowed.join(', ') });
-  }
-  throw new ApiError('route_not_found', `No route ${event.requestContext.http.method} ${event.rawPath}`);
 };
