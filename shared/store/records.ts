@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../config';
@@ -53,7 +53,8 @@ const isConditionFailure = (error: unknown) => error instanceof ConditionalCheck
  * condition fails against the write itself; finding the token tells "my write landed" apart
  * from "someone else's did".
  */
-const newWriteToken = (): string => randomBytes(12).toString('base64url');
+// randomUUID draws from a cached entropy pool: a fraction of randomBytes' cost per call.
+const newWriteToken = (): string => randomUUID();
 const WRITE_TOKEN = '_w';
 
 /** The item as stored now (strongly consistent), or undefined. */
