@@ -51,6 +51,11 @@ export const onebotReceive: Operation = async ({ rawBody, headers }) => {
   const fields = eventFields(event, selfId);
   const stored = await storeOnce(eventId(rawBody), fields, event, await quickAnswer(event));
   const status = stored.first ? botValues(event, new Date().toISOString()) : undefined;
-  if (status) await recordBotStatus(fields, status);
+  // The event is stored and its answer decided: a failed status write must not turn this into a
+  // 5xx, since the sender's retry would be a duplicate (204) and never update the bot either.
+  if (status) {
+    await recordBotStatus(fields, status).catch((error: Error) =>
+      console.error(JSON.stringify({ level: 'error', code: 'bot_status_failed', self_id: String(fields.self_id), name: error?.name, message: error?.message })));
+  }
   return stored.answer ? jsonResult(200, stored.answer) : NO_CONTENT;
 };
