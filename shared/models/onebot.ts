@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { ONEBOT_LIMITS } from '../onebot/limits';
+import { ONEBOT_LIMITS } from '../limits';
 import { metaEventRetentionSeconds } from '../onebot/settings';
 import { linearRegex } from '../onebot/safe-regex';
 import { defineModel } from './define';

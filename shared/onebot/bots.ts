@@ -4,7 +4,7 @@ import type { ModelRecord } from '../models/define';
 import { onebotBot } from '../models/onebot';
 import { createRecords, listRecords, updateRecords } from '../store/records';
 import type { EventFields, OneBotEvent } from './events';
-import { ONEBOT_LIMITS } from './limits';
+import { ONEBOT_LIMITS } from '../limits';
 import { isJsonObject } from '../json/exact-json';
 
 type BotValues = Partial<ModelRecord<typeof onebotBot>>;

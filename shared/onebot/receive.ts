@@ -6,7 +6,7 @@ import { parseExactJson } from '../json/exact-json';
 import { botValues, recordBotStatus } from './bots';
 import { eventId, storeOnce } from './dedupe';
 import { eventFields, parseEvent, sameId } from './events';
-import { ONEBOT_LIMITS } from './limits';
+import { ONEBOT_LIMITS } from '../limits';
 import { quickAnswer } from './rules';
 import { onebotSettings } from './settings';
 import { signatureMatches } from './signature';

@@ -4,7 +4,7 @@ import { listRecords } from '../store/records';
 import { plainText } from './cq';
 import type { OneBotEvent } from './events';
 import { sameId } from './events';
-import { ONEBOT_LIMITS } from './limits';
+import { ONEBOT_LIMITS } from '../limits';
 import { linearRegex, regexMatches } from './safe-regex';
 
 export type Rule = ModelRecord<typeof onebotRule> & { id: string };

@@ -1,5 +1,5 @@
 import { setFlagsFromString } from 'node:v8';
-import { ONEBOT_LIMITS } from './limits';
+import { ONEBOT_LIMITS } from '../limits';
 
 /*
  * Regex rules run on V8's linear-time engine (the `l` flag), so no pattern can backtrack

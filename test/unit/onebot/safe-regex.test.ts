@@ -1,4 +1,4 @@
-import { ONEBOT_LIMITS } from '../../../shared/onebot/limits';
+import { ONEBOT_LIMITS } from '../../../shared/limits';
 import { linearRegex, regexMatches } from '../../../shared/onebot/safe-regex';
 
 const compiled = (pattern: string): RegExp => {
