@@ -53,9 +53,9 @@ const isConditionFailure = (error: unknown) => error instanceof ConditionalCheck
  * condition fails against the write itself; finding the token tells "my write landed" apart
  * from "someone else's did".
  */
+const WRITE_TOKEN = '_w';
 // randomUUID draws from a cached entropy pool: a fraction of randomBytes' cost per call.
 const newWriteToken = (): string => randomUUID();
-const WRITE_TOKEN = '_w';
 
 /** The item as stored now (strongly consistent), or undefined. */
 async function currentItem(model: Model, id: string): Promise<Item | undefined> {
