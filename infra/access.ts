@@ -1,49 +1,59 @@
-import { ROUTES } from '../shared/http/routes';
+import { ROUTES, type FunctionName } from '../shared/http/routes';
+
+/** Every function deployed: the route table's, plus the scheduled health check. */
+export type DeployedFunction = FunctionName | 'health_check';
+
+type DynamoAction = 'dynamodb:GetItem' | 'dynamodb:Query' | 'dynamodb:PutItem' | 'dynamodb:UpdateItem' | 'dynamodb:DeleteItem';
+
+const QUERY: DynamoAction[] = ['dynamodb:Query'];
+// A write whose answer was lost is recognised by reading the item back (shared/store/records.ts).
+const CREATE: DynamoAction[] = ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:DeleteItem'];
+const HEALTH: DynamoAction[] = ['dynamodb:GetItem', 'dynamodb:Query'];
 
 /**
- * What each function may touch, decided here once and read by the stack and its tests. A
- * function missing from a list gets nothing: least privilege by default, so a new function
- * fails loudly in AWS until someone states what it needs.
+ * The DynamoDB actions each function sends, and nothing more: decided here once and read by the
+ * stack and its tests; the artifact tests check that every action a bundle sends is listed.
+ * A function missing here gets no table at all (no grant, no TABLE_NAME).
  */
-export type TableAccess = 'read' | 'write';
-
-const TABLE_ACCESS: Readonly<Record<string, TableAccess>> = {
-  models: 'read',
-  health: 'read',
-  get_one: 'read',
-  list: 'read',
-  count: 'read',
-  health_check: 'read',
-  // create removes its own records again when a batch conflicts, so it needs DeleteItem too.
-  create: 'write',
-  update: 'write',
-  delete: 'write',
-  onebot: 'write',
+const TABLE_ACTIONS: Readonly<Partial<Record<DeployedFunction, ReadonlyArray<DynamoAction>>>> = {
+  health: HEALTH,
+  health_check: HEALTH,
+  get_one: QUERY,
+  list: QUERY,
+  count: QUERY,
+  // create removes its own records again when a batch conflicts, hence DeleteItem.
+  create: CREATE,
+  update: ['dynamodb:Query', 'dynamodb:UpdateItem', 'dynamodb:GetItem'],
+  delete: ['dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:GetItem'],
+  // Events are created, rules listed, and bot status created or updated.
+  onebot: [...CREATE, 'dynamodb:Query', 'dynamodb:UpdateItem'],
 };
 
 /** Settings read through secretSetting(NAME): a Secrets Manager secret per name, readable only by these functions. */
 export type SecretName = 'API_TOKENS' | 'ONEBOT_SECRET' | 'CURSOR_SECRET';
 
 /** A function checks bearer tokens when one of its routes asks for a scope. */
-const checksTokens = (fn: string): boolean => ROUTES.some((r) => r.function === fn && r.scope !== undefined && r.scope !== 'public');
+const checksTokens = (fn: DeployedFunction): boolean => ROUTES.some((r) => r.function === fn && isTokenRoute(r));
 
-const SECRET_READERS: Readonly<Record<SecretName, (fn: string) => boolean>> = {
+const SECRET_READERS: Readonly<Record<SecretName, (fn: DeployedFunction) => boolean>> = {
   API_TOKENS: checksTokens,
   ONEBOT_SECRET: (fn) => fn === 'onebot',
-  // Only list signs and checks cursors; get_one reads one page and hands out none.
-  CURSOR_SECRET: (fn) => fn === 'list',
+  // list signs and checks cursors, and update and delete hand out a cursor when they stop early.
+  CURSOR_SECRET: (fn) => fn === 'list' || fn === 'update' || fn === 'delete',
 };
 
 export const SECRET_NAMES = Object.keys(SECRET_READERS) as SecretName[];
 
 export interface FunctionAccess {
-  table?: TableAccess;
+  tableActions: ReadonlyArray<DynamoAction>;
   secrets: SecretName[];
 }
 
-export function accessOf(fn: string): FunctionAccess {
-  return { table: TABLE_ACCESS[fn], secrets: SECRET_NAMES.filter((name) => SECRET_READERS[name](fn)) };
+export function accessOf(fn: DeployedFunction): FunctionAccess {
+  return { tableActions: TABLE_ACTIONS[fn] ?? [], secrets: SECRET_NAMES.filter((name) => SECRET_READERS[name](fn)) };
 }
 
 /** Routes behind the bearer tokens, which the optional JWT authorizer also guards. */
-export const isTokenRoute = (route: (typeof ROUTES)[number]): boolean => route.scope !== undefined && route.scope !== 'public';
+export function isTokenRoute(route: (typeof ROUTES)[number]): boolean {
+  return route.scope !== undefined && route.scope !== 'public';
+}

@@ -8,6 +8,7 @@ import { Operation, type TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { HEALTH_METRICS } from '../shared/health/metrics';
 import { INDEX_SLOTS } from '../shared/store/table';
@@ -69,6 +70,20 @@ export class ServiceAlarms extends Construct {
     super(scope, id);
     const prefix = Stack.of(this).stackName;
     this.topic = new Topic(this, 'Topic', { displayName: `${prefix} alarms`, enforceSSL: true });
+    // enforceSSL's policy replaces the topic's default one, which let CloudWatch publish; without
+    // this statement every alarm would go off in silence (docs/decisions.md). Only this account's
+    // alarms may publish.
+    const { account, partition, region } = Stack.of(this);
+    this.topic.addToResourcePolicy(new PolicyStatement({
+      sid: 'CloudWatchAlarmsPublish',
+      principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+      actions: ['sns:Publish'],
+      resources: [this.topic.topicArn],
+      conditions: {
+        ArnLike: { 'aws:SourceArn': `arn:${partition}:cloudwatch:${region}:${account}:alarm:*` },
+        StringEquals: { 'aws:SourceAccount': account },
+      },
+    }));
     for (const email of props.emails) this.topic.addSubscription(new EmailSubscription(email));
 
     const alarm = (name: string, description: string, metric: IMetric, options: {

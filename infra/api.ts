@@ -7,7 +7,7 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { RemovalPolicy } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
-import { ROUTES, routeKey, type FunctionName, type Route } from '../shared/http/routes';
+import { DEFAULT_ROUTE_FUNCTION, KEYED_ROUTES, ROUTES, routeKey, type FunctionName } from '../shared/http/routes';
 import { isTokenRoute } from './access';
 
 /**
@@ -19,27 +19,6 @@ import { isTokenRoute } from './access';
 export const STAGE_THROTTLE = { rateLimit: 100, burstLimit: 200 };
 export const BULK_THROTTLE = { rateLimit: 5, burstLimit: 10 };
 const BULK_FUNCTIONS: ReadonlyArray<string> = ['update', 'delete'];
-
-/**
- * HTTP API route paths cannot end in "/", and API Gateway sends `/a/` to the route `/a`, so
- * both spellings in the route table become one deployed route.
- */
-export const deployedPath = (path: string): string => (path.length > 1 ? path.replace(/\/$/, '') : path);
-
-/** The route table's entries as deployed: one per method and deployed path. */
-export function deployedRoutes(): Route[] {
-  const byKey = new Map<string, Route>();
-  for (const route of ROUTES) {
-    const key = `${route.method} ${deployedPath(route.path)}`;
-    const taken = byKey.get(key);
-    if (taken && taken.function !== route.function) throw new Error(`${routeKey(route)} and ${routeKey(taken)} are one route in API Gateway but name different functions`);
-    // API Gateway reports the deployed key, which the token check looks up in the route table:
-    // a guarded route must be spelled the way it is deployed.
-    if (isTokenRoute(route) && deployedPath(route.path) !== route.path) throw new Error(`${routeKey(route)} needs a token, so its path must not end in "/"`);
-    if (!taken) byKey.set(key, route);
-  }
-  return [...byKey.values()];
-}
 
 export interface JwtSettings {
   issuer: string;
@@ -55,9 +34,10 @@ export interface ServiceApiProps {
 }
 
 /**
- * The HTTP API, generated from the route table the local server also uses: one route per
- * entry, each integrated with its function, and the fallback function on `$default`, so an
- * unknown path or method gets the service's own 404/405 envelope.
+ * The HTTP API, generated from the route table the local server also uses: one route per route
+ * key, each integrated with its function, and DEFAULT_ROUTE_FUNCTION on `$default`: it serves
+ * the receiver paths that end in "/" (no route key can) and answers every other unknown path
+ * or method with the service's own 404/405 envelope.
  */
 export class ServiceApi extends Construct {
   readonly api: HttpApi;
@@ -76,16 +56,16 @@ export class ServiceApi extends Construct {
     this.api = new HttpApi(this, 'Api', {
       description: 'recordgate record API and OneBot receivers',
       createDefaultStage: false,
-      defaultIntegration: integrationOf('fallback'),
+      defaultIntegration: integrationOf(DEFAULT_ROUTE_FUNCTION),
     });
 
     const authorizer = props.jwt
       ? new HttpJwtAuthorizer('Jwt', props.jwt.issuer, { jwtAudience: props.jwt.audience })
       : undefined;
-    this.routes = deployedRoutes().flatMap((route) => {
+    this.routes = KEYED_ROUTES.flatMap((route) => {
       const guarded = authorizer !== undefined && isTokenRoute(route);
       return this.api.addRoutes({
-        path: deployedPath(route.path),
+        path: route.path,
         methods: [HttpMethod[route.method]],
         integration: integrationOf(route.function),
         authorizer: guarded ? authorizer : undefined,
@@ -124,9 +104,8 @@ export class ServiceApi extends Construct {
 
     const url = this.stage.url.replace(/\/$/, '');
     new CfnOutput(Stack.of(this), 'ApiUrl', { value: this.stage.url, description: 'Base URL of the API' });
-    const oneBotPaths = ROUTES.filter((r) => (r.function as string) === 'onebot').map((r) => r.path);
-    if (oneBotPaths.length > 0) {
-      new CfnOutput(Stack.of(this), 'OneBotUrls', { value: oneBotPaths.map((p) => `${url}${p}`).join(' '), description: 'OneBot 11 HTTP POST receiver URLs' });
-    }
+    // Every path the route table gives the receiver: by route key or, ending in "/", through $default.
+    const oneBotPaths = ROUTES.filter((r) => r.function === 'onebot').map((r) => r.path);
+    new CfnOutput(Stack.of(this), 'OneBotUrls', { value: oneBotPaths.map((p) => `${url}${p}`).join(' '), description: 'OneBot 11 HTTP POST receiver URLs' });
   }
 }

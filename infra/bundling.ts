@@ -12,7 +12,9 @@ export const ESBUILD_OPTIONS = {
   format: 'cjs',
   target: NODE_RUNTIME_TARGET,
   minify: true,
-  sourcemap: true,
+  // No source maps: they would only help with --enable-source-maps, which slows every stack
+  // trace and the cold start; errors are logged by code and message (docs/decisions.md).
+  sourcemap: false,
   mainFields: ['module', 'main'],
   external: [] as string[],
   legalComments: 'none',

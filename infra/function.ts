@@ -10,7 +10,8 @@ import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { PACKAGE_ASSETS } from '../shared/docs/assets';
 import { ESBUILD_OPTIONS, handlerEntry } from './bundling';
-import { accessOf, type SecretName } from './access';
+import { accessOf, type DeployedFunction, type SecretName } from './access';
+import { FUNCTION_SETTINGS } from '../shared/limits';
 
 const PROJECT_ROOT = path.resolve(__dirname, '..');
 
@@ -33,7 +34,7 @@ function docsAssetHooks(): ICommandHooks {
 }
 
 /** infra/bundling.ts in NodejsFunction's terms; the SDK is bundled (no external modules). */
-function bundlingFor(name: string): BundlingOptions {
+function bundlingFor(name: DeployedFunction): BundlingOptions {
   return {
     minify: ESBUILD_OPTIONS.minify,
     sourceMap: ESBUILD_OPTIONS.sourcemap,
@@ -59,11 +60,11 @@ export interface FunctionResources {
  * cheaper per GB-second), with its own log group kept a month, JSON logs, and exactly the
  * table and secret access that infra/access.ts grants it.
  *
- * 512 MB: Lambda gives CPU in proportion to memory, and loading a 400 KB bundle and parsing
+ * Memory (shared/limits.ts): Lambda gives CPU in proportion to memory, and loading a 400 KB bundle and parsing
  * JSON is CPU-bound; at 128 MB cold starts take several times longer, while the price per
  * request of a ~50 ms warm call stays a fraction of the HTTP API's own $1 per million.
  */
-export function serviceFunction(scope: Construct, name: string, resources: FunctionResources): NodejsFunction {
+export function serviceFunction(scope: Construct, name: DeployedFunction, resources: FunctionResources): NodejsFunction {
   const node = new Construct(scope, name);
   const logGroup = new LogGroup(node, 'Logs', { retention: RetentionDays.ONE_MONTH, removalPolicy: resources.logRemovalPolicy });
   // An own role instead of the AWSLambdaBasicExecutionRole managed policy: logs go to this
@@ -73,7 +74,7 @@ export function serviceFunction(scope: Construct, name: string, resources: Funct
 
   const access = accessOf(name);
   const environment: Record<string, string> = {};
-  if (access.table) environment.TABLE_NAME = resources.table.tableName;
+  if (access.tableActions.length > 0) environment.TABLE_NAME = resources.table.tableName;
   for (const secretName of access.secrets) {
     environment[`${secretName}_SECRET_ARN`] = resources.secrets[secretName].secretArn;
   }
@@ -86,9 +87,8 @@ export function serviceFunction(scope: Construct, name: string, resources: Funct
     depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
     runtime: Runtime.NODEJS_22_X,
     architecture: Architecture.ARM_64,
-    memorySize: 512,
-    // API Gateway gives up after 30 s; a request that needs more than 10 s is a bug to see.
-    timeout: Duration.seconds(10),
+    memorySize: FUNCTION_SETTINGS.memoryMb,
+    timeout: Duration.seconds(FUNCTION_SETTINGS.timeoutSeconds),
     loggingFormat: LoggingFormat.JSON,
     logGroup,
     role,
@@ -97,8 +97,7 @@ export function serviceFunction(scope: Construct, name: string, resources: Funct
     description: `recordgate ${name}`,
   });
 
-  if (access.table === 'read') resources.table.grantReadData(fn);
-  if (access.table === 'write') resources.table.grantReadWriteData(fn);
+  if (access.tableActions.length > 0) resources.table.grant(fn, ...access.tableActions);
   for (const secretName of access.secrets) resources.secrets[secretName].grantRead(fn);
   return fn;
 }

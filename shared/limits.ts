@@ -30,6 +30,26 @@ export const LIMITS = {
   maxIdLength: 200,
 } as const;
 
+/**
+ * What AWS itself imposes in front of and around every function (docs/decisions.md cites each).
+ * The local server applies them too, so that it answers as the deployed API does.
+ */
+export const AWS_LIMITS = {
+  /** HTTP API: bodies over this are refused with 413 before any function runs. */
+  gatewayPayloadBytes: 10 * 1024 * 1024,
+  /** Lambda: a synchronous invocation's event (the body base64-encoded inside it) and its answer. */
+  lambdaPayloadBytes: 6 * 1024 * 1024,
+  /** HTTP API: the longest an integration may take. */
+  integrationTimeoutMs: 30_000,
+} as const;
+
+/** Every function's Lambda settings (infra/function.ts); the local server runs with the same. */
+export const FUNCTION_SETTINGS = {
+  memoryMb: 512,
+  /** A request that needs more is a bug to see; long bulk writes stop short of it (README). */
+  timeoutSeconds: 10,
+} as const;
+
 /** The OneBot receiver's limits; the README's OneBot section documents each. */
 export const ONEBOT_LIMITS = {
   /**

@@ -1,4 +1,4 @@
 import { deleteOperation } from '../../shared/api/operations';
 import { httpHandler } from '../../shared/http/middleware';
 
-export const handler = httpHandler(deleteOperation);
+export const handler = httpHandler('delete', deleteOperation);

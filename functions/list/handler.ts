@@ -1,4 +1,4 @@
 import { listOperation } from '../../shared/api/operations';
 import { httpHandler } from '../../shared/http/middleware';
 
-export const handler = httpHandler(listOperation);
+export const handler = httpHandler('list', listOperation);

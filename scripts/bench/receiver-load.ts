@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
-import { matchRoute } from '../../shared/http/routes';
+import { defaultRouteFor, routeFor } from '../../shared/http/routes';
 import type { BenchContext } from './context';
 import type { Section } from './report';
 import { groupMessage, ONEBOT_PATH, onebotHeaders } from './requests';
@@ -94,7 +94,7 @@ load on \`GET /api/db/health\` (one GetItem through the same server) for ${basel
 events are counted through the record API (\`onebot_event/count\`, consistent). The load generator, the
 server and the engine share this machine's cores.`,
   };
-  if (matchRoute('POST', ONEBOT_PATH).kind !== 'found') {
+  if (!routeFor('POST', ONEBOT_PATH) && !defaultRouteFor('POST', ONEBOT_PATH)) {
     return { ...base, tables: [], targets: [{ what: 'every event stored exactly once', measured: 'receiver not routed yet', target: 'stored = accepted', met: null }], notes: [], data: null };
   }
   const server = await startServer(ctx.endpoint);

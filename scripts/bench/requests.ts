@@ -1,15 +1,14 @@
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { createHmac } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
-import { matchRoute } from '../../shared/http/routes';
+import { dispatch } from '../../shared/http/routes';
 import { lambdaContext, toEvent } from '../local/event';
 
 /** The API Gateway event the local server would build for this request (scripts/local/event.ts). */
 export function apiEvent(method: string, path: string, body?: string, headers: Record<string, string> = {}): APIGatewayProxyEventV2 {
   const bytes = Buffer.from(body ?? '');
   const allHeaders = { host: '127.0.0.1:3000', 'user-agent': 'bench', ...(body !== undefined ? { 'content-type': 'application/json', 'content-length': String(bytes.length) } : {}), ...headers };
-  const req = { method, headers: allHeaders, httpVersion: '1.1', socket: { remoteAddress: '203.0.113.7' } } as unknown as IncomingMessage;
-  return toEvent(req, new URL(path, 'http://127.0.0.1:3000'), bytes, matchRoute(method, path));
+  const { key, params } = dispatch(method, path);
+  return toEvent({ method, rawPath: path, rawQueryString: '', headers: allHeaders, httpVersion: '1.1', sourceIp: '203.0.113.7' }, bytes, key, params);
 }
 
 export const benchContext = (functionName: string): Context => lambdaContext(functionName, 'bench');

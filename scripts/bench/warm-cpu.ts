@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { ROUTES, matchRoute } from '../../shared/http/routes';
+import { ROUTES, dispatch } from '../../shared/http/routes';
 import { reaction } from '../../shared/models/reaction';
 import { db } from '../../shared/store/client';
 import { indexAttributes, partitionKey, shardOf } from '../../shared/store/keys';
@@ -110,12 +110,12 @@ async function staticCases(handlers: Map<string, Handler>, taken: Set<string>): 
 }
 
 function receiverCase(handlers: Map<string, Handler>): Case | undefined {
-  const match = matchRoute('POST', ONEBOT_PATH);
-  if (match.kind !== 'found' || !handlers.has(match.route.function)) return undefined;
+  const { fn } = dispatch('POST', ONEBOT_PATH);
+  if (!handlers.has(fn)) return undefined;
   const raw = groupMessage(SELF_ID, 1);
   return {
-    name: `${match.route.function} (OneBot receiver)`,
-    fn: match.route.function,
+    name: `${fn} (OneBot receiver)`,
+    fn,
     event: apiEvent('POST', ONEBOT_PATH, raw, onebotHeaders(ONEBOT_SECRET, SELF_ID, raw)),
     queryItems: 0,
     baseline: (calls) => bareReceiver(ONEBOT_SECRET, calls),

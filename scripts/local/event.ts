@@ -1,42 +1,67 @@
 import type { IncomingMessage } from 'node:http';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
-import { routeKey, type RouteMatch } from '../../shared/http/routes';
+import { FUNCTION_SETTINGS } from '../../shared/limits';
 
-/**
- * The API Gateway HTTP API (payload 2.0) event for a local request, as AWS would build it.
- * The body always travels base64-encoded so that its exact bytes reach the handler.
- */
-export function toEvent(req: IncomingMessage, url: URL, body: Buffer, match: RouteMatch): APIGatewayProxyEventV2 {
+/** What API Gateway knows of a request before it picks a route: the path exactly as sent. */
+export interface GatewayRequest {
+  method: string;
+  rawPath: string;
+  rawQueryString: string;
+  headers: Record<string, string>;
+  httpVersion: string;
+  sourceIp: string;
+}
+
+export function gatewayRequest(req: IncomingMessage): GatewayRequest {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) {
     if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
   }
+  // The request target as sent: no URL parser, which would fold `//`, `..` and encodings.
+  const target = req.url ?? '/';
+  const query = target.indexOf('?');
+  return {
+    method: req.method ?? 'GET',
+    rawPath: query < 0 ? target : target.slice(0, query),
+    rawQueryString: query < 0 ? '' : target.slice(query + 1),
+    headers,
+    httpVersion: req.httpVersion,
+    sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+  };
+}
+
+/**
+ * The API Gateway HTTP API (payload 2.0) event for a request routed to `routeKey`, as AWS builds
+ * it. The body always travels base64-encoded so that its exact bytes reach the handler.
+ */
+export function toEvent(request: GatewayRequest, body: Buffer, routeKey: string, params: Record<string, string> = {}): APIGatewayProxyEventV2 {
+  const { headers } = request;
   const now = new Date();
-  const key = match.kind === 'found' ? routeKey(match.route) : '$default';
+  const host = headers.host ?? 'localhost';
   return {
     version: '2.0',
-    routeKey: key,
-    rawPath: url.pathname,
-    rawQueryString: url.search.slice(1),
+    routeKey,
+    rawPath: request.rawPath,
+    rawQueryString: request.rawQueryString,
     cookies: headers.cookie?.split('; '),
     headers,
-    queryStringParameters: url.search ? Object.fromEntries(url.searchParams) : undefined,
-    pathParameters: match.kind === 'found' && Object.keys(match.params).length > 0 ? match.params : undefined,
+    queryStringParameters: request.rawQueryString ? Object.fromEntries(new URLSearchParams(request.rawQueryString)) : undefined,
+    pathParameters: Object.keys(params).length > 0 ? params : undefined,
     requestContext: {
       accountId: 'local',
       apiId: 'local',
-      domainName: url.host,
-      domainPrefix: url.hostname,
+      domainName: host,
+      domainPrefix: host.split(/[.:]/)[0],
       http: {
-        method: req.method ?? 'GET',
-        path: url.pathname,
-        protocol: `HTTP/${req.httpVersion}`,
-        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+        method: request.method,
+        path: request.rawPath,
+        protocol: `HTTP/${request.httpVersion}`,
+        sourceIp: request.sourceIp,
         userAgent: headers['user-agent'] ?? '',
       },
       requestId: randomUUID(),
-      routeKey: key,
+      routeKey,
       stage: '$default',
       time: now.toUTCString(),
       timeEpoch: now.getTime(),
@@ -46,18 +71,18 @@ export function toEvent(req: IncomingMessage, url: URL, body: Buffer, match: Rou
   };
 }
 
-/** The Lambda context a handler gets, for a local invocation. */
-export function lambdaContext(functionName: string, requestId: string): Context {
+/** The Lambda context a handler gets: its remaining time counts down to `deadline`, as in Lambda. */
+export function lambdaContext(functionName: string, requestId: string, deadline = Date.now() + FUNCTION_SETTINGS.timeoutSeconds * 1000): Context {
   return {
     callbackWaitsForEmptyEventLoop: false,
     functionName,
     functionVersion: '$LATEST',
     invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
-    memoryLimitInMB: '512',
+    memoryLimitInMB: String(FUNCTION_SETTINGS.memoryMb),
     awsRequestId: requestId,
     logGroupName: `/aws/lambda/${functionName}`,
     logStreamName: 'local',
-    getRemainingTimeInMillis: () => 10_000,
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
     done: () => undefined,
     fail: () => undefined,
     succeed: () => undefined,

@@ -1,19 +1,16 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { matchRoute, type FunctionName } from '../../shared/http/routes';
-import { errorResult } from '../../shared/http/respond';
-import { lambdaContext, toEvent } from './event';
+import { dispatch, type FunctionName } from '../../shared/http/routes';
+import { FUNCTION_SETTINGS } from '../../shared/limits';
+import { lambdaContext } from './event';
+import { startGateway, type Invocation } from './gateway';
 
 type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
-/** Hard cap on what the local server buffers; the handlers enforce the API's own, smaller limit. */
-const MAX_LOCAL_BODY = 10 * 1024 * 1024;
-
-const loaded = new Map<FunctionName, Promise<Handler>>();
+const loaded = new Map<string, Promise<Handler>>();
 
 /** Loads a function's handler on its first request, as Lambda does on a cold start. */
-function handlerOf(name: FunctionName): Promise<Handler> {
+function handlerOf(name: string): Promise<Handler> {
   let handler = loaded.get(name);
   if (!handler) {
     handler = import(`../../functions/${name}/handler`).then((module) => module.handler as Handler);
@@ -23,35 +20,39 @@ function handlerOf(name: FunctionName): Promise<Handler> {
 }
 
 /**
- * An HTTP server that turns each request into the event API Gateway would send and invokes
- * the same Lambda handler that is deployed for its route (the fallback for unknown routes).
+ * Runs a function's handler in this process under its configured timeout. Past the timeout
+ * Lambda stops the function and API Gateway answers 500; here the answer is the same, though
+ * the handler's remaining work cannot be stopped in-process (long work stops itself first).
  */
-export async function startLocalServer(options: { port: number; host: string }): Promise<{ server: Server; url: string }> {
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= MAX_LOCAL_BODY) chunks.push(chunk);
-    });
-    req.on('end', async () => {
-      let result: APIGatewayProxyStructuredResultV2;
-      try {
-        const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
-        const match = matchRoute(req.method ?? 'GET', url.pathname);
-        const event = toEvent(req, url, size > MAX_LOCAL_BODY ? Buffer.alloc(size) : Buffer.concat(chunks), match);
-        const name = match.kind === 'found' ? match.route.function : 'fallback';
-        result = await (await handlerOf(name))(event, lambdaContext(name, event.requestContext.requestId));
-      } catch (error) {
-        result = errorResult(error);
-      }
-      const body = result.body === undefined ? undefined : Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8');
-      res.writeHead(result.statusCode ?? 200, { ...(result.headers as Record<string, string>), ...(body ? { 'content-length': body.length } : {}) });
-      res.end(body);
-    });
+async function invokeInProcess(name: string, event: APIGatewayProxyEventV2): Promise<Invocation> {
+  const timeoutMs = FUNCTION_SETTINGS.timeoutSeconds * 1000;
+  const context = lambdaContext(name, event.requestContext.requestId, Date.now() + timeoutMs);
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<Invocation>((resolve) => {
+    timer = setTimeout(() => resolve({ kind: 'failed', reason: `Task timed out after ${FUNCTION_SETTINGS.timeoutSeconds} seconds` }), timeoutMs);
   });
-  server.keepAliveTimeout = 5_000;
-  await new Promise<void>((resolve) => server.listen(options.port, options.host, resolve));
-  const { port } = server.address() as AddressInfo;
-  return { server, url: `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}` };
+  try {
+    const answered = (await handlerOf(name))(event, context).then((result): Invocation => ({ kind: 'answer', result }));
+    return await Promise.race([answered, timedOut]);
+  } catch (error) {
+    return { kind: 'failed', reason: (error as Error)?.message ?? String(error) };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * The whole API on localhost, routed as the deployed HTTP API routes: the route keys of the one
+ * route table (shared/http/routes.ts), `$default` for everything else, each served by the same
+ * handler that is deployed for it.
+ */
+export function startLocalServer(options: { port: number; host: string }): Promise<{ server: Server; url: string }> {
+  return startGateway({
+    ...options,
+    route: (method, rawPath) => {
+      const { key, fn, params } = dispatch(method, rawPath);
+      return { key, target: fn satisfies FunctionName, params };
+    },
+    invoke: invokeInProcess,
+  });
 }

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { ApiError } from '../http/errors';
-import { ROUTES, routeKey } from '../http/routes';
+import { DEFAULT_ROUTE_KEY, routeOfKey } from '../http/routes';
 import { bearerToken } from './bearer';
 import { isLoopback } from './loopback';
 import { scopeSchema, type RouteScope, type Scope } from './scopes';
@@ -39,10 +39,13 @@ const EVERY_SCOPE: ReadonlySet<Scope> = new Set(scopeSchema.options);
 /**
  * The scope a route asks for, found by the event's routeKey: API Gateway sets it to the key of
  * the route it matched (the local server does the same), whatever the stage or the raw path.
- * Only the fallback gets `$default`, and it answers 404/405 without touching data.
+ * `$default` is public: its function answers only the OneBot paths (signature-checked) and
+ * 404/405. A key the route table does not have has no scope at all: it is refused, never open.
  */
-export function scopeOfRouteKey(key: string | undefined): RouteScope {
-  return ROUTES.find((route) => routeKey(route) === key)?.scope ?? 'public';
+export function scopeOfRouteKey(key: string | undefined): RouteScope | undefined {
+  if (key === DEFAULT_ROUTE_KEY) return 'public';
+  const route = routeOfKey(key);
+  return route ? (route.scope ?? 'public') : undefined;
 }
 
 const unauthorized = (message: string, challenge = 'Bearer') =>
@@ -79,6 +82,7 @@ export function requireScope(caller: Caller, scope: Scope): void {
 /** The route's own scope; undefined caller for public routes, which never look at a token. */
 export async function authorizeRoute(event: APIGatewayProxyEventV2): Promise<Caller | undefined> {
   const scope = scopeOfRouteKey(event.routeKey);
+  if (scope === undefined) throw new ApiError('route_not_found', `No route ${event.routeKey}`);
   if (scope === 'public') return undefined;
   const caller = await authenticate(event);
   requireScope(caller, scope);

@@ -6,6 +6,7 @@ import { errorResult, successResult, type HttpResult } from './respond';
 import { parseExactJson } from '../json/exact-json';
 import { nestsDeeperThan } from '../json/depth';
 import { LIMITS } from '../limits';
+import { routeKeysOf, type FunctionName } from './routes';
 
 export interface ApiRequest {
   event: APIGatewayProxyEventV2;
@@ -16,6 +17,8 @@ export interface ApiRequest {
   params: Record<string, string>;
   /** Lower-cased header names. */
   headers: Record<string, string>;
+  /** When Lambda stops this invocation (epoch ms): long work stops short of it and says so. */
+  deadline: number;
 }
 
 export type Operation = (request: ApiRequest) => Promise<HttpResult | { data: unknown; status?: number }>;
@@ -35,7 +38,7 @@ export function rawBodyOf(event: APIGatewayProxyEventV2): Buffer {
  * Reads the request: size limit, then JSON with exact numbers. middy's http-json-body-parser
  * uses JSON.parse, which rounds integers past 2^53, so this middleware replaces it.
  */
-export function readRequest(event: APIGatewayProxyEventV2, parseBody = true): ApiRequest {
+export function readRequest(event: APIGatewayProxyEventV2, parseBody = true, deadline = Infinity): ApiRequest {
   const rawBody = rawBodyOf(event);
   if (rawBody.length > LIMITS.maxBodyBytes) {
     throw new ApiError('payload_too_large', `The body is ${rawBody.length} bytes; at most ${LIMITS.maxBodyBytes} are accepted`, { max_bytes: LIMITS.maxBodyBytes });
@@ -54,21 +57,27 @@ export function readRequest(event: APIGatewayProxyEventV2, parseBody = true): Ap
       }
     }
   }
-  return { event, rawBody, body, params: event.pathParameters as Record<string, string> ?? {}, headers: lowerCaseHeaders(event.headers) };
+  return { event, rawBody, body, params: event.pathParameters as Record<string, string> ?? {}, headers: lowerCaseHeaders(event.headers), deadline };
 }
 
-/** A Lambda handler for one operation: middy chain, one error mapper, envelopes out. */
-export function httpHandler(operation: Operation, options: { parseBody?: boolean } = {}) {
+/**
+ * The Lambda handler of one function: middy chain, one error mapper, envelopes out. It answers
+ * only the route keys the function is deployed behind: an event for any other key is a 404,
+ * so a wrong integration or a direct invocation can never reach an operation unauthorized.
+ */
+export function httpHandler(fn: FunctionName, operation: Operation, options: { parseBody?: boolean } = {}) {
+  const served = new Set(routeKeysOf(fn));
   return middy<APIGatewayProxyEventV2, HttpResult, Error, Context>()
     .use({
       onError: async (request) => {
         request.response = errorResult(request.error);
       },
     })
-    .handler(async (event) => {
+    .handler(async (event, context) => {
+      if (!served.has(event.routeKey)) throw new ApiError('route_not_found', `No route ${event.requestContext?.http?.method} ${event.rawPath}`);
       // Who calls is settled before the body is read: a stranger learns nothing from 413 or 400.
       const caller = await authorizeRoute(event);
-      const request = readRequest(event, options.parseBody ?? true);
+      const request = readRequest(event, options.parseBody ?? true, Date.now() + context.getRemainingTimeInMillis());
       authorizeBody(caller, request.body);
       const result = await operation(request);
       return 'statusCode' in result ? result : successResult(result.data, result.status);

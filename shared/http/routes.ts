@@ -5,7 +5,7 @@ import type { RouteScope } from '../auth/scopes';
  * server, the CDK HTTP API and the OpenAPI document are all generated from this list.
  */
 export type FunctionName =
-  | 'models' | 'health' | 'create' | 'get_one' | 'list' | 'count' | 'update' | 'delete' | 'fallback'
+  | 'models' | 'health' | 'create' | 'get_one' | 'list' | 'count' | 'update' | 'delete'
   | 'openapi' | 'docs' | 'onebot';
 
 export interface Route {
@@ -39,22 +39,50 @@ export const ROUTES: ReadonlyArray<Route> = [
   })),
 ];
 
-/** Every function deployed: one per route plus the fallback that answers unknown routes. */
-export const FUNCTIONS: ReadonlyArray<FunctionName> = [...new Set([...ROUTES.map((r) => r.function), 'fallback' as const])];
+/**
+ * The function behind API Gateway's `$default` route. HTTP API route keys cannot end in "/" and
+ * a request for `/a/` does not match the route `/a` (docs/decisions.md), so the routes whose
+ * path ends in "/" are served through `$default`; the same function answers every other
+ * unmatched request with the 404/405 envelope. The OneBot receiver is that function: it is the
+ * only one with such paths, and unknown requests cost it no data access.
+ */
+export const DEFAULT_ROUTE_FUNCTION: FunctionName = 'onebot';
+export const DEFAULT_ROUTE_KEY = '$default';
+
+/** A path API Gateway accepts in a route key: "/" itself, or a path not ending in "/". */
+export const isRouteKeyPath = (path: string): boolean => path === '/' || !path.endsWith('/');
 
 export const routeKey = (route: Route): string => `${route.method} ${route.path}`;
 
-export type RouteMatch =
-  | { kind: 'found'; route: Route; params: Record<string, string> }
-  | { kind: 'wrong_method'; allowed: string[] }
-  | { kind: 'none' };
+/** The routes declared in API Gateway, one per route key. */
+export const KEYED_ROUTES: ReadonlyArray<Route> = ROUTES.filter((r) => isRouteKeyPath(r.path));
 
+/** The routes only `$default` reaches: served by DEFAULT_ROUTE_FUNCTION, matched by the exact raw path. */
+export const DEFAULT_ROUTES: ReadonlyArray<Route> = ROUTES.filter((r) => !isRouteKeyPath(r.path));
+
+for (const route of DEFAULT_ROUTES) {
+  if (route.function !== DEFAULT_ROUTE_FUNCTION || (route.scope !== undefined && route.scope !== 'public')) {
+    throw new Error(`${routeKey(route)} ends in "/", so only $default reaches it: it must be a public route of ${DEFAULT_ROUTE_FUNCTION}`);
+  }
+}
+
+/** Every function deployed: one per function of the route table. */
+export const FUNCTIONS: ReadonlyArray<FunctionName> = [...new Set(ROUTES.map((r) => r.function))];
+
+/** The route keys a function is deployed behind; a function answers no others (fail closed). */
+export function routeKeysOf(fn: FunctionName): string[] {
+  const keys = KEYED_ROUTES.filter((r) => r.function === fn).map(routeKey);
+  return fn === DEFAULT_ROUTE_FUNCTION ? [...keys, DEFAULT_ROUTE_KEY] : keys;
+}
+
+/** The declared route a route key names, or undefined (`$default` names none). */
+export const routeOfKey = (key: string | undefined): Route | undefined => KEYED_ROUTES.find((r) => routeKey(r) === key);
+
+/** A path template as a regular expression: `{name}` takes one whole, non-empty segment. */
 function pattern(path: string): RegExp {
   const source = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, '(?<$1>[^/]+)');
   return new RegExp(`^${source}$`);
 }
-
-const compiled = ROUTES.map((route) => ({ route, regex: pattern(route.path) }));
 
 /** A path segment decoded; one with broken percent-encoding stays as sent (and names nothing). */
 function decodeSegment(segment: string): string {
@@ -65,14 +93,48 @@ function decodeSegment(segment: string): string {
   }
 }
 
-/** The route for a method and path, the methods a path allows, or nothing. */
-export function matchRoute(method: string, path: string): RouteMatch {
-  const hits = compiled.map(({ route, regex }) => ({ route, match: regex.exec(path) })).filter((h) => h.match);
-  const exact = hits.find((h) => h.route.method === method.toUpperCase());
-  if (exact) {
-    const params = Object.fromEntries(Object.entries(exact.match!.groups ?? {}).map(([k, v]) => [k, decodeSegment(v)]));
-    return { kind: 'found', route: exact.route, params };
+export interface KeyMatch<T> {
+  target: T;
+  params: Record<string, string>;
+}
+
+/**
+ * API Gateway's HTTP API route selection over route keys: the method and the raw path must
+ * match a key exactly, `{name}` takes one non-empty segment, a literal segment wins over a
+ * variable one; nothing is folded (no trailing slash, no `//`, no case). No match is `$default`.
+ */
+export function selectRoute<T>(routes: ReadonlyArray<{ key: string; target: T }>, method: string, rawPath: string): KeyMatch<T> | undefined {
+  let best: { target: T; match: RegExpExecArray; variables: number } | undefined;
+  for (const { key, target } of routes) {
+    const space = key.indexOf(' ');
+    if (space < 0 || key.slice(0, space) !== method) continue;
+    const path = key.slice(space + 1);
+    const match = pattern(path).exec(rawPath);
+    const variables = (path.match(/\{/g) ?? []).length;
+    if (match && (!best || variables < best.variables)) best = { target, match, variables };
   }
-  if (hits.length > 0) return { kind: 'wrong_method', allowed: [...new Set(hits.map((h) => h.route.method))] };
-  return { kind: 'none' };
+  if (!best) return undefined;
+  return { target: best.target, params: Object.fromEntries(Object.entries(best.match.groups ?? {}).map(([k, v]) => [k, decodeSegment(v)])) };
+}
+
+const KEYED = KEYED_ROUTES.map((route) => ({ key: routeKey(route), target: route }));
+
+/** The deployed route a request reaches, or undefined when API Gateway would send it to `$default`. */
+export const routeFor = (method: string, rawPath: string): KeyMatch<Route> | undefined => selectRoute(KEYED, method, rawPath);
+
+/** Where API Gateway sends a request: a route key and its function, or `$default` and its function. */
+export function dispatch(method: string, rawPath: string): { key: string; fn: FunctionName; params: Record<string, string> } {
+  const found = routeFor(method, rawPath);
+  return found
+    ? { key: routeKey(found.target), fn: found.target.function, params: found.params }
+    : { key: DEFAULT_ROUTE_KEY, fn: DEFAULT_ROUTE_FUNCTION, params: {} };
+}
+
+/** The `$default`-only route a request names exactly, if any. */
+export const defaultRouteFor = (method: string, rawPath: string): Route | undefined =>
+  DEFAULT_ROUTES.find((r) => r.method === method && r.path === rawPath);
+
+/** The methods the route table has for a path, for a 405's Allow header (any spelling the table has). */
+export function methodsFor(rawPath: string): string[] {
+  return [...new Set(ROUTES.filter((r) => pattern(r.path).test(rawPath)).map((r) => r.method))];
 }

@@ -1,14 +1,14 @@
 import { Match } from 'aws-cdk-lib/assertions';
-import { FUNCTIONS, ROUTES, routeKey } from '../../../shared/http/routes';
+import { DEFAULT_ROUTES, FUNCTIONS, KEYED_ROUTES, ROUTES, routeKey } from '../../../shared/http/routes';
 import { HEALTH_METRICS } from '../../../shared/health/metrics';
 import { createTableInput, TTL_ATTRIBUTE } from '../../../shared/store/table';
-import { deployedPath } from '../../../infra/api';
+import { accessOf } from '../../../infra/access';
 import { synthTemplate, templateIndex } from './synth';
 
 const { template } = synthTemplate({ alarmEmail: 'ops@example.com,oncall@example.com' });
 const index = templateIndex(template);
 const tokenRoutes = ROUTES.filter((r) => r.scope !== undefined && r.scope !== 'public');
-const DEPLOYED = [...FUNCTIONS, 'health_check'];
+const DEPLOYED = [...FUNCTIONS, 'health_check' as const];
 
 describe('table', () => {
   test('is built from the same description as the local table', () => {
@@ -56,25 +56,34 @@ describe('functions', () => {
 });
 
 describe('least privilege', () => {
-  const reads = ['dynamodb:GetItem', 'dynamodb:Query'];
-  const writes = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
+  const tableActions = (name: string) => [...index.actionsOf(name)].filter((a) => a.startsWith('dynamodb:')).sort();
 
-  test.each(['models', 'health', 'get_one', 'list', 'count', 'health_check'])('%s reads the table and cannot write it', (name) => {
-    const actions = index.actionsOf(name);
-    for (const action of reads) expect(actions).toContain(action);
-    for (const action of writes) expect(actions).not.toContain(action);
-    expect(index.functionProps(name).Environment.Variables.TABLE_NAME).toEqual({ Ref: expect.any(String) });
+  // Exactly what each function sends; the artifact tests check each bundle sends no other action.
+  test.each([
+    ['models', []],
+    ['openapi', []],
+    ['docs', []],
+    ['health', ['dynamodb:GetItem', 'dynamodb:Query']],
+    ['health_check', ['dynamodb:GetItem', 'dynamodb:Query']],
+    ['get_one', ['dynamodb:Query']],
+    ['list', ['dynamodb:Query']],
+    ['count', ['dynamodb:Query']],
+    ['create', ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem']],
+    ['update', ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']],
+    ['delete', ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:Query']],
+    ['onebot', ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']],
+  ])('%s may send exactly %j to the table and its indexes', (name, expected) => {
+    expect(tableActions(name)).toEqual(expected);
+    const env = index.functionProps(name).Environment?.Variables ?? {};
+    if (expected.length === 0) expect(env.TABLE_NAME).toBeUndefined();
+    else expect(env.TABLE_NAME).toEqual({ Ref: expect.any(String) });
   });
 
-  test.each(['create', 'update', 'delete'])('%s writes the table', (name) => {
-    const actions = index.actionsOf(name);
-    for (const action of [...reads, 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem']) expect(actions).toContain(action);
-  });
-
-  test.each(['fallback', 'openapi', 'docs'].filter((n) => (FUNCTIONS as string[]).includes(n)))('%s touches neither table nor secrets', (name) => {
-    const actions = [...index.actionsOf(name)];
-    expect(actions.filter((a) => !a.startsWith('logs:'))).toEqual([]);
-    expect(index.functionProps(name).Environment?.Variables?.TABLE_NAME).toBeUndefined();
+  test('no function may Scan, batch, transact or read streams', () => {
+    for (const name of DEPLOYED) {
+      expect(tableActions(name).filter((a) => /Scan|Batch|Transact|ConditionCheck|Stream|Shard/.test(a))).toEqual([]);
+      expect(accessOf(name).tableActions.length).toBe(tableActions(name).length);
+    }
   });
 
   const secretOf = (name: string) => index.functionProps(name).Environment?.Variables ?? {};
@@ -84,8 +93,8 @@ describe('least privilege', () => {
     expect(readers).not.toContain('health');
   });
 
-  test('only list reads CURSOR_SECRET and only onebot reads ONEBOT_SECRET', () => {
-    expect(DEPLOYED.filter((name) => secretOf(name).CURSOR_SECRET_SECRET_ARN)).toEqual(['list']);
+  test('only list, update and delete read CURSOR_SECRET and only onebot reads ONEBOT_SECRET', () => {
+    expect(DEPLOYED.filter((name) => secretOf(name).CURSOR_SECRET_SECRET_ARN).sort()).toEqual(['delete', 'list', 'update']);
     expect(DEPLOYED.filter((name) => secretOf(name).ONEBOT_SECRET_SECRET_ARN)).toEqual(DEPLOYED.filter((n) => n === 'onebot'));
   });
 
@@ -106,21 +115,26 @@ describe('HTTP API', () => {
     return String(index.resources[fnId].Properties.Description).replace('recordgate ', '');
   };
 
-  // API Gateway route paths cannot end in "/" and it routes `/a/` to `/a` (infra/api.ts).
-  const deployedKey = (route: (typeof ROUTES)[number]) => `${route.method} ${deployedPath(route.path)}`;
-
-  test('has exactly the routes of the route table, plus $default', () => {
-    expect(routes.map((r) => r.RouteKey).sort()).toEqual([...new Set(ROUTES.map(deployedKey)), '$default'].sort());
+  // API Gateway route keys cannot end in "/" and `/a/` does not reach `/a` (docs/decisions.md).
+  test('has a route key for every route the route table can key, plus $default, and none ends in "/"', () => {
+    expect(routes.map((r) => r.RouteKey).sort()).toEqual([...KEYED_ROUTES.map(routeKey), '$default'].sort());
+    for (const r of routes) expect(r.RouteKey).not.toMatch(/.\/$/);
   });
 
-  test.each(ROUTES.map((r) => [routeKey(r), r.function, deployedKey(r)]))('%s is answered by %s', (_key, fn, deployed) => {
-    const route = routes.find((r) => r.RouteKey === deployed)!;
+  test.each(KEYED_ROUTES.map((r) => [routeKey(r), r.function]))('%s is answered by %s', (key, fn) => {
+    const route = routes.find((r) => r.RouteKey === key)!;
     expect(functionOfTarget(route.Target)).toBe(fn);
     expect(route.AuthorizationType ?? 'NONE').toBe('NONE');
   });
 
-  test('unknown routes and methods reach the fallback, which answers in the envelope', () => {
-    expect(functionOfTarget(routes.find((r) => r.RouteKey === '$default')!.Target)).toBe('fallback');
+  test('$default reaches the receiver, which serves the paths ending in "/" and answers the rest 404/405', () => {
+    expect(DEFAULT_ROUTES.map((r) => r.path).sort()).toEqual(['/onebot/v11/', '/onebot/v11/http/']);
+    expect(functionOfTarget(routes.find((r) => r.RouteKey === '$default')!.Target)).toBe('onebot');
+  });
+
+  test('the OneBotUrls output lists every receiver path of the route table', () => {
+    const value = JSON.stringify(Object.values(template.findOutputs('OneBotUrls'))[0].Value);
+    for (const path of ['/', '/onebot/v11/', '/onebot/v11/http', '/onebot/v11/http/']) expect(value).toContain(`${path} `.trimEnd());
   });
 
   test('the stage throttles, tighter for bulk update and delete, and logs every request', () => {
@@ -142,8 +156,8 @@ describe('HTTP API', () => {
       AuthorizerType: 'JWT', JwtConfiguration: { Issuer: 'https://id.example.com/', Audience: ['recordgate'] },
     });
     const jwtRoutes = templateIndex(jwt.template).ofType('AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties);
-    for (const route of ROUTES) {
-      const deployed = jwtRoutes.find((r) => r.RouteKey === deployedKey(route))!;
+    for (const route of KEYED_ROUTES) {
+      const deployed = jwtRoutes.find((r) => r.RouteKey === routeKey(route))!;
       if (tokenRoutes.includes(route)) expect(deployed).toMatchObject({ AuthorizationType: 'JWT', AuthorizationScopes: [`rg/${route.scope}`] });
       else expect(deployed.AuthorizationType ?? 'NONE').toBe('NONE');
     }
@@ -223,6 +237,25 @@ describe('alarms', () => {
     const endpoints = index.ofType('AWS::SNS::Subscription').map(([, s]) => s.Properties.Endpoint);
     expect(endpoints.sort()).toEqual(['oncall@example.com', 'ops@example.com']);
     template.hasResourceProperties('AWS::SNS::TopicPolicy', Match.objectLike({ PolicyDocument: Match.objectLike({ Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) }) }));
+  });
+
+  test('the topic lets this account\'s CloudWatch alarms publish, and still refuses insecure transport', () => {
+    const policies = index.ofType('AWS::SNS::TopicPolicy').map(([, p]) => p.Properties);
+    expect(policies).toHaveLength(1);
+    const topicRef = { Ref: index.ofType('AWS::SNS::Topic')[0][0] };
+    expect(policies[0].Topics).toEqual([topicRef]);
+    const statements = policies[0].PolicyDocument.Statement as Array<Record<string, any>>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const allow = statements.filter((s) => s.Effect === 'Allow');
+    expect(allow).toEqual([expect.objectContaining({
+      Principal: { Service: 'cloudwatch.amazonaws.com' },
+      Action: 'sns:Publish',
+      Resource: topicRef,
+      Condition: {
+        ArnLike: { 'aws:SourceArn': { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':cloudwatch:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':alarm:*']] } },
+        StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+      },
+    })]);
+    expect(statements.filter((s) => s.Effect === 'Deny')).toEqual([expect.objectContaining({ Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]);
   });
 
   test('a dashboard shows them', () => {

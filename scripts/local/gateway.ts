@@ -1,0 +1,99 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { AWS_LIMITS } from '../../shared/limits';
+import { gatewayRequest, toEvent } from './event';
+
+/** What became of one Lambda invocation. */
+export type Invocation =
+  | { kind: 'answer'; result: APIGatewayProxyStructuredResultV2 }
+  /** The function threw, crashed or ran past its timeout: Lambda reports an error to API Gateway. */
+  | { kind: 'failed'; reason: string };
+
+export interface GatewayOptions {
+  port: number;
+  host: string;
+  /** The route key and function a request reaches (`$default` when no key matches). */
+  route(method: string, rawPath: string): { key: string; target: string; params: Record<string, string> };
+  invoke(target: string, event: APIGatewayProxyEventV2): Promise<Invocation>;
+}
+
+/** API Gateway's own answers, which it sends without any function running. */
+const GATEWAY_ANSWERS = {
+  tooLarge: { status: 413, body: '{"message":"Request Entity Too Large"}' },
+  failed: { status: 500, body: '{"message":"Internal Server Error"}' },
+};
+
+function sendGatewayAnswer(res: ServerResponse, answer: { status: number; body: string }, close = false): void {
+  res.writeHead(answer.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(answer.body), ...(close ? { connection: 'close' } : {}) });
+  res.end(answer.body);
+}
+
+/** The base64 body inside a Lambda event is 4/3 of the bytes sent; the event must fit Lambda's limit. */
+const fitsLambda = (event: APIGatewayProxyEventV2) => Buffer.byteLength(JSON.stringify(event)) <= AWS_LIMITS.lambdaPayloadBytes;
+
+/**
+ * Refuses a body past the HTTP API payload limit as it streams in: nothing past the limit is
+ * kept, and a declared Content-Length over it is refused before a byte is read.
+ */
+function readLimitedBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    if (Number(req.headers['content-length'] ?? 0) > limit) return resolve(undefined);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        chunks.length = 0;
+        req.pause();
+        resolve(undefined);
+      } else chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+function sendResult(res: ServerResponse, result: APIGatewayProxyStructuredResultV2, requestId: string): void {
+  const body = result.body === undefined ? undefined : Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8');
+  res.writeHead(result.statusCode ?? 200, {
+    ...(result.headers as Record<string, string>),
+    'apigw-requestid': requestId,
+    ...(body ? { 'content-length': body.length } : {}),
+  });
+  res.end(body);
+}
+
+/**
+ * An HTTP server that behaves as an API Gateway HTTP API in front of Lambda functions: exact
+ * route-key selection with `$default` for everything else, the event AWS would build, its
+ * payload limits and its answers when a function fails or times out.
+ */
+export async function startGateway(options: GatewayOptions): Promise<{ server: Server; url: string }> {
+  const server = createServer(async (req, res) => {
+    try {
+      const body = await readLimitedBody(req, AWS_LIMITS.gatewayPayloadBytes);
+      if (!body) {
+        // Answer, then drop the connection: the rest of the upload is never read.
+        res.on('finish', () => req.destroy());
+        return sendGatewayAnswer(res, GATEWAY_ANSWERS.tooLarge, true);
+      }
+      const request = gatewayRequest(req);
+      const { key, target, params } = options.route(request.method, request.rawPath);
+      const event = toEvent(request, body, key, params);
+      if (!fitsLambda(event)) return sendGatewayAnswer(res, GATEWAY_ANSWERS.tooLarge);
+      const invocation = await options.invoke(target, event);
+      if (invocation.kind === 'failed') return sendGatewayAnswer(res, GATEWAY_ANSWERS.failed);
+      const answerBytes = Buffer.byteLength(JSON.stringify(invocation.result));
+      if (answerBytes > AWS_LIMITS.lambdaPayloadBytes) return sendGatewayAnswer(res, GATEWAY_ANSWERS.failed);
+      sendResult(res, invocation.result, event.requestContext.requestId);
+    } catch {
+      if (!res.headersSent) sendGatewayAnswer(res, GATEWAY_ANSWERS.failed);
+      else res.destroy();
+    }
+  });
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve) => server.listen(options.port, options.host, resolve));
+  const { port } = server.address() as AddressInfo;
+  return { server, url: `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}` };
+}
