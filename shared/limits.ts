@@ -24,6 +24,11 @@ export const LIMITS = {
   maxScannedPerRequest: 20_000,
   /** Records one update or delete may change: `max_affected` defaults to this and cannot exceed it. */
   maxAffected: 10_000,
+  /**
+   * Bulk update and delete start no new write this close to the function's deadline: the writes
+   * in flight finish, and the answer says how far it got and how to go on (README).
+   */
+  bulkStopBeforeDeadlineMs: 2_000,
   /** Conditional writes in flight at once during bulk update/delete/create. */
   writeConcurrency: 16,
   /** Characters of a record id. */

@@ -1,4 +1,5 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { ApiError } from './http/errors';
 
 /**
  * A setting that is a plain environment variable locally (`NAME`) and a Secrets Manager secret
@@ -15,7 +16,16 @@ export async function secretSetting(name: string): Promise<string | undefined> {
   const hit = cache.get(name);
   if (hit && hit.expires > Date.now()) return hit.value;
   client ??= new SecretsManagerClient({ region: process.env.AWS_REGION });
-  const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: arn }));
+  let SecretString: string | undefined;
+  try {
+    ({ SecretString } = await client.send(new GetSecretValueCommand({ SecretId: arn })));
+  } catch (error) {
+    // A missing grant, a deleted secret or no route to Secrets Manager: the operator's to fix,
+    // and never to be mistaken for a database outage.
+    const e = error as { name?: string; message?: string };
+    console.error(JSON.stringify({ level: 'error', code: 'secret_unavailable', secret: name, name: e?.name, message: e?.message }));
+    throw new ApiError('secret_unavailable', `The ${name} setting cannot be read from Secrets Manager; the cause is in this function's log`, { secret: name });
+  }
   cache.set(name, { value: SecretString, expires: Date.now() + TTL_MS });
   return SecretString;
 }

@@ -43,10 +43,10 @@ function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
 }
 
 /** A record operation: find the model, check the body against the operation's schema, run it. */
-function recordOperation<S extends z.ZodType, R>(schema: S, writes: boolean, run: (model: Model, body: z.infer<S>) => Promise<R>, status = 200): Operation {
+function recordOperation<S extends z.ZodType, R>(schema: S, writes: boolean, run: (model: Model, body: z.infer<S>, deadline: number) => Promise<R>, status = 200): Operation {
   return async (request) => {
     const model = modelFor(request, writes);
-    return { data: await run(model, parseBody(schema, request.body)), status };
+    return { data: await run(model, parseBody(schema, request.body), request.deadline), status };
   };
 }
 
@@ -68,8 +68,8 @@ export const createOperation = recordOperation(createRequest, true, async (model
 export const getOneOperation = recordOperation(getOneRequest, false, (model, body) => getOneRecord(model, body));
 export const listOperation = recordOperation(listRequest, false, (model, body) => listRecords(model, body));
 export const countOperation = recordOperation(countRequest, false, (model, body) => countRecords(model, body));
-export const updateOperation = recordOperation(updateRequest, true, (model, body) => updateRecords(model, body));
-export const deleteOperation = recordOperation(deleteRequest, true, (model, body) => deleteRecords(model, body));
+export const updateOperation = recordOperation(updateRequest, true, (model, body, deadline) => updateRecords(model, body, deadline));
+export const deleteOperation = recordOperation(deleteRequest, true, (model, body, deadline) => deleteRecords(model, body, deadline));
 
 export const modelsOperation: Operation = async () => ({
   data: {

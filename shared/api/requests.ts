@@ -49,6 +49,7 @@ const bulkGuard = {
   filters: jsonObject,
   allow_all: z.boolean().optional().describe('Required to run with an empty filter'),
   max_affected: z.int().min(0).max(LIMITS.maxAffected).optional().describe('Refuse the whole operation (409) if more records match'),
+  cursor: z.string().max(8192).optional().describe('next_cursor of a call that stopped early (complete: false): goes on after the last record it reached'),
 };
 
 export const updateRequest = z.strictObject({

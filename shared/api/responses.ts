@@ -46,17 +46,16 @@ const counter = z.int().min(0);
 
 export const countAnswerSchema = z.strictObject({ count: counter, scanned: counter });
 
-export const updateAnswerSchema = z.strictObject({
-  updated: counter,
-  matched: counter,
-  skipped: counter.describe('Matched, but changed by another writer so that it stopped matching'),
-});
+const bulkProgress = {
+  matched: counter.describe('Records that matched when the call began (after the cursor, if one was sent)'),
+  skipped: counter.describe('Reached, but changed by another writer so that it stopped matching'),
+  complete: z.boolean().describe('false: the call stopped before the function\'s deadline; the records not reached are unchanged'),
+  next_cursor: z.string().nullable().describe('When complete is false: send the same request with this cursor to go on; null otherwise'),
+};
 
-export const deleteAnswerSchema = z.strictObject({
-  deleted: counter,
-  matched: counter,
-  skipped: updateAnswerSchema.shape.skipped,
-});
+export const updateAnswerSchema = z.strictObject({ updated: counter, ...bulkProgress });
+
+export const deleteAnswerSchema = z.strictObject({ deleted: counter, ...bulkProgress });
 
 const listedAccess = ['read_write', 'read_only'] as const satisfies ReadonlyArray<ModelAccess>;
 

@@ -23,6 +23,7 @@ export const ERROR_STATUS = {
   validation_error: 422,
   rate_limited: 429,
   internal: 500,
+  secret_unavailable: 500,
   database_unavailable: 503,
 } as const;
 

@@ -22,6 +22,7 @@ export const ERROR_MEANING: Record<ErrorCode, string> = {
   validation_error: 'Record data breaks the model schema; data.details lists each {path, message}',
   rate_limited: 'Too many requests; retry after the Retry-After header',
   internal: 'A bug; it is logged, and the answer carries no stack trace',
+  secret_unavailable: 'A secret the function needs (tokens, cursor key, OneBot secret) cannot be read: a missing grant or a deleted secret; the cause is in the function\'s log',
   database_unavailable: 'DynamoDB throttled or unreachable after retries; retry after the Retry-After header',
 };
 

@@ -24,7 +24,7 @@ export interface OperationDoc {
   parameters?: Array<Record<string, unknown>>;
 }
 
-const BODY_ERRORS: ErrorCode[] = ['malformed_json', 'invalid_request', 'payload_too_large', 'unknown_model', 'internal', 'database_unavailable'];
+const BODY_ERRORS: ErrorCode[] = ['malformed_json', 'invalid_request', 'payload_too_large', 'unknown_model', 'internal', 'secret_unavailable', 'database_unavailable'];
 const FILTER_ERRORS: ErrorCode[] = ['invalid_filter', 'unknown_field'];
 
 const FILTERS_HELP = 'filters are Mongo-style: `{"field": value}` is equality, `{"field": {"$gt": 1}}` an operator '

@@ -33,12 +33,13 @@ export function queryFingerprint(filters: unknown, orderBy: unknown): string {
 
 export async function encodeCursor(model: Model, fingerprint: string, positions: Position[]): Promise<string | null> {
   if (positions.every((p) => p === null)) return null;
-  const payload = Buffer.from(JSON.stringify({ m: model.name, q: fingerprint, p: positions.map((p) => (p === undefined ? {} : p)) })).toString('base64url');
-  return `${payload}.${await sign(payload)}`;
+  return sealed({ m: model.name, q: fingerprint, p: positions.map((p) => (p === undefined ? {} : p)) });
 }
 
-export async function decodeCursor(cursor: string, model: Model, fingerprint: string, plan: AccessPlan): Promise<Position[]> {
-  const refuse = (message: string) => new ApiError('invalid_cursor', message, { details: [{ path: 'cursor', message }] });
+const refuse = (message: string) => new ApiError('invalid_cursor', message, { details: [{ path: 'cursor', message }] });
+
+/** The payload of a cursor this service signed for this model and query, or a 400. */
+async function openCursor(cursor: string, model: Model, fingerprint: string): Promise<Record<string, unknown>> {
   const [payload, mac, ...rest] = cursor.split('.');
   const expected = Buffer.from(await sign(payload ?? ''));
   const given = Buffer.from(mac ?? '');
@@ -51,9 +52,32 @@ export async function decodeCursor(cursor: string, model: Model, fingerprint: st
   } catch {
     throw refuse('The cursor is not one this service issued, or it was altered');
   }
-  const parsed = payloadSchema.safeParse(decoded);
-  if (!parsed.success || parsed.data.m !== model.name) throw refuse(`The cursor belongs to another model than ${model.name}`);
-  if (parsed.data.q !== fingerprint) throw refuse('The cursor was issued for other filters or another order_by; send the same ones');
-  if (parsed.data.p.length !== plan.shards.length) throw refuse('The cursor does not fit this query');
+  const head = z.looseObject({ m: z.string(), q: z.string() }).safeParse(decoded);
+  if (!head.success || head.data.m !== model.name) throw refuse(`The cursor belongs to another model than ${model.name}`);
+  if (head.data.q !== fingerprint) throw refuse('The cursor was issued for another request; send the same filters (and order_by or values) with it');
+  return head.data;
+}
+
+const sealed = async (payload: object) => {
+  const text = Buffer.from(JSON.stringify(payload)).toString('base64url');
+  return `${text}.${await sign(text)}`;
+};
+
+export async function decodeCursor(cursor: string, model: Model, fingerprint: string, plan: AccessPlan): Promise<Position[]> {
+  const parsed = payloadSchema.safeParse(await openCursor(cursor, model, fingerprint));
+  if (!parsed.success || parsed.data.p.length !== plan.shards.length) throw refuse('The cursor does not fit this query');
   return parsed.data.p.map((p) => (p === null ? null : Object.keys(p).length === 0 ? undefined : p));
+}
+
+/**
+ * Where a bulk update or delete that stopped short of its deadline goes on: after the record
+ * `after` in id order ('' = from the first). Bound to the model and to the request's fingerprint.
+ */
+export const encodeResumeCursor = (model: Model, fingerprint: string, after: string): Promise<string> =>
+  sealed({ m: model.name, q: fingerprint, a: after });
+
+export async function decodeResumeCursor(cursor: string, model: Model, fingerprint: string): Promise<string> {
+  const parsed = z.strictObject({ m: z.string(), q: z.string(), a: z.string() }).safeParse(await openCursor(cursor, model, fingerprint));
+  if (!parsed.success) throw refuse('The cursor does not fit this request');
+  return parsed.data.a;
 }

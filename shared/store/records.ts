@@ -7,7 +7,7 @@ import { LIMITS } from '../limits';
 import { SYSTEM_FIELDS, type Model } from '../models/define';
 import { checkAgainst, validationError } from '../models/validate';
 import { db } from './client';
-import { decodeCursor, encodeCursor, queryFingerprint } from './cursor';
+import { decodeCursor, decodeResumeCursor, encodeCursor, encodeResumeCursor, queryFingerprint } from './cursor';
 import { isMatchAll, type FilterNode } from './filter/ast';
 import { compileFilter } from './filter/compile';
 import { ExpressionBuilder } from './filter/expression';
@@ -204,21 +204,33 @@ export interface BulkGuard {
   filters: unknown;
   allow_all?: boolean;
   max_affected?: number;
+  /** next_cursor of an earlier call with the same request that stopped short of its deadline. */
+  cursor?: string;
 }
 
 interface Matched {
   filter: FilterNode;
   plan: AccessPlan;
+  /** In id order (UTF-8 bytes, as DynamoDB sorts), so the records written are always a prefix. */
   items: Item[];
 }
 
-/** The records a bulk write would touch, after its guards: no accidental all, no more than allowed. */
-async function matchForWrite(model: Model, guard: BulkGuard): Promise<Matched> {
-  const filter = parseFilter(model, guard.filters);
+const utf8Order = (a: string, b: string) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+
+/**
+ * The records a bulk write would touch, after its guards: no accidental all, no more than
+ * allowed; with a cursor, only those after the last record the earlier call reached.
+ */
+async function matchForWrite(model: Model, guard: BulkGuard, fingerprint: string): Promise<Matched> {
+  let filter = parseFilter(model, guard.filters);
   if (isMatchAll(filter) && guard.allow_all !== true) {
     throw new ApiError('empty_filter', 'An empty filter would change every record; send "allow_all": true if that is meant', {
       details: [{ path: 'filters', message: 'empty filter without allow_all' }],
     });
+  }
+  if (guard.cursor !== undefined) {
+    const after = await decodeResumeCursor(guard.cursor, model, fingerprint);
+    filter = { kind: 'and', items: [filter, { kind: 'compare', field: 'id', path: ['id'], op: 'gt', operands: [after] }] };
   }
   const maxAffected = guard.max_affected ?? LIMITS.maxAffected;
   const plan = planAccess(model, filter, { field: 'id', descending: false });
@@ -228,6 +240,7 @@ async function matchForWrite(model: Model, guard: BulkGuard): Promise<Matched> {
       max_affected: maxAffected, matched_at_least: maxAffected + 1,
     });
   }
+  items.sort((a, b) => utf8Order(a.id as string, b.id as string));
   return { filter, plan, items };
 }
 
@@ -341,23 +354,31 @@ export interface UpdateRequest extends BulkGuard {
 export interface BulkAnswer {
   matched: number;
   skipped: number;
+  /** false when the call stopped short of its deadline; next_cursor then goes on from there. */
+  complete: boolean;
+  next_cursor: string | null;
 }
+
+/** Whether a bulk write may start another record: not within the reserve before the deadline. */
+const beforeCutoff = (deadline: number) => () => Date.now() < deadline - LIMITS.bulkStopBeforeDeadlineMs;
 
 /**
  * Update by filter. Each write is conditional on the version read, so a concurrent change is
  * never overwritten: the record is re-read, re-checked against the filter and retried.
  */
-export async function updateRecords(model: Model, request: UpdateRequest): Promise<BulkAnswer & { updated: number }> {
+export async function updateRecords(model: Model, request: UpdateRequest, deadline = Infinity): Promise<BulkAnswer & { updated: number }> {
   checkValues(request.values);
-  const { filter, items } = await matchForWrite(model, request);
+  const fingerprint = queryFingerprint(request.filters, ['update', request.values]);
+  const { filter, items } = await matchForWrite(model, request, fingerprint);
   const updates = validatedUpdates(model, items, request.values);
-  const results = await mapPool(items, LIMITS.writeConcurrency, (item) => updateOne(model, filter, item, updates.get(item.id as string)!, request.values));
-  return settle(results, 'updated', items.length);
+  const results = await mapPool(items, LIMITS.writeConcurrency, (item) => updateOne(model, filter, item, updates.get(item.id as string)!, request.values), beforeCutoff(deadline));
+  return settle(results, 'updated', items, await resumeCursor(model, fingerprint, request, items, results.length));
 }
 
 /** Delete by filter; each delete re-checks the filter atomically, so a record that stopped matching stays. */
-export async function deleteRecords(model: Model, request: BulkGuard): Promise<BulkAnswer & { deleted: number }> {
-  const { filter, items } = await matchForWrite(model, request);
+export async function deleteRecords(model: Model, request: BulkGuard, deadline = Infinity): Promise<BulkAnswer & { deleted: number }> {
+  const fingerprint = queryFingerprint(request.filters, ['delete']);
+  const { filter, items } = await matchForWrite(model, request, fingerprint);
   const results = await mapPool(items, LIMITS.writeConcurrency, async (item) => {
     const x = new ExpressionBuilder();
     const condition = [`attribute_exists(${x.name(TABLE_KEY.partitionKey)})`, compileFilter(filter, x)].filter(Boolean).join(' AND ');
@@ -369,15 +390,26 @@ export async function deleteRecords(model: Model, request: BulkGuard): Promise<B
       // Gone after a retried attempt: the first attempt deleted it and only its answer was lost.
       return wasRetried(error) && (await currentItem(model, item.id as string)) === undefined;
     }
-  });
-  return settle(results, 'deleted', items.length);
+  }, beforeCutoff(deadline));
+  return settle(results, 'deleted', items, await resumeCursor(model, fingerprint, request, items, results.length));
+}
+
+/**
+ * null when every matched record was reached; else a cursor that goes on after the last one
+ * reached (or from where this call began, when the deadline came before any write).
+ */
+async function resumeCursor(model: Model, fingerprint: string, request: BulkGuard, items: Item[], reached: number): Promise<string | null> {
+  if (reached === items.length) return null;
+  if (reached > 0) return encodeResumeCursor(model, fingerprint, items[reached - 1].id as string);
+  return request.cursor ?? encodeResumeCursor(model, fingerprint, '');
 }
 
 /**
  * The count of changed records, or, when some writes failed for good, an error that says
  * exactly how many were changed before giving up.
  */
-function settle<K extends 'updated' | 'deleted'>(results: PromiseSettledResult<boolean>[], key: K, matched: number): BulkAnswer & Record<K, number> {
+function settle<K extends 'updated' | 'deleted'>(results: PromiseSettledResult<boolean>[], key: K, items: Item[], nextCursor: string | null): BulkAnswer & Record<K, number> {
+  const matched = items.length;
   const changed = results.filter((r) => r.status === 'fulfilled' && r.value).length;
   const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failure) {
@@ -387,5 +419,6 @@ function settle<K extends 'updated' | 'deleted'>(results: PromiseSettledResult<b
     (failure.reason as { [k: string]: unknown }).partial = partial;
     throw failure.reason;
   }
-  return { [key]: changed, matched, skipped: matched - changed } as unknown as BulkAnswer & Record<K, number>;
+  const answer = { [key]: changed, matched, skipped: results.length - changed, complete: nextCursor === null, next_cursor: nextCursor };
+  return answer as unknown as BulkAnswer & Record<K, number>;
 }

@@ -85,7 +85,7 @@ describe('scopes', () => {
     const create = await api.post(reaction('create'), { id: 'w', data: { user_id: 5, content: 'rocket' } }, as('writer'));
     expect(create.status).toBe(201);
     const update = await api.post(reaction('update'), { filters: { id: 'w' }, values: { content: 'heart' } }, as('writer'));
-    expect(update.body.data).toEqual({ updated: 1, matched: 1, skipped: 0 });
+    expect(update.body.data).toEqual({ updated: 1, matched: 1, skipped: 0, complete: true, next_cursor: null });
   });
 
   test('write cannot delete, nor update with allow_all: both need admin', async () => {
@@ -101,9 +101,9 @@ describe('scopes', () => {
 
   test('admin updates with allow_all and deletes', async () => {
     const all = await api.post(reaction('update'), { filters: {}, values: { user_name: 'everyone' }, allow_all: true }, as('root'));
-    expect(all.body.data).toEqual({ updated: 3, matched: 3, skipped: 0 });
+    expect(all.body.data).toEqual({ updated: 3, matched: 3, skipped: 0, complete: true, next_cursor: null });
     const del = await api.post(reaction('delete'), { filters: { id: 'w' } }, as('root'));
-    expect(del.body.data).toEqual({ deleted: 1, matched: 1, skipped: 0 });
+    expect(del.body.data).toEqual({ deleted: 1, matched: 1, skipped: 0, complete: true, next_cursor: null });
     expect((await api.post(reaction('count'), {}, as('root'))).body.data.count).toBe(2);
   });
 });

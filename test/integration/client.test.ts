@@ -30,7 +30,7 @@ test('create one, then see it in list, get_one and count', async () => {
 test('create a batch; update and delete by filter', async () => {
   const { records } = await reactions().create({ data: [{ user_id: 2, content: 'eyes' }, { user_id: 3, content: 'eyes' }], ids: ['b-1', 'b-2'] });
   expect(records.map((r) => r.id)).toEqual(['b-1', 'b-2']);
-  expect(await reactions().update({ filters: { content: 'eyes' }, values: { user_name: 'seen' } })).toEqual({ updated: 2, matched: 2, skipped: 0 });
+  expect(await reactions().update({ filters: { content: 'eyes' }, values: { user_name: 'seen' } })).toEqual({ updated: 2, matched: 2, skipped: 0, complete: true, next_cursor: null });
   const after = await reactions('reader').list({ filters: { content: 'eyes' } });
   expect(after.items.map((r) => [r.user_name, r._version])).toEqual([['seen', 2], ['seen', 2]]);
 

@@ -189,7 +189,7 @@ describe('answers lost after DynamoDB applied the write', () => {
     const { result, calls } = await withFaults(lostOnce('UpdateItem'), () =>
       api.post(reaction('update'), { filters: { id: 'lost-update' }, values: { user_name: 'once' } }));
     expect(result.status).toBe(200);
-    expect(result.body.data).toEqual({ updated: 1, matched: 1, skipped: 0 });
+    expect(result.body.data).toEqual({ updated: 1, matched: 1, skipped: 0, complete: true, next_cursor: null });
     expect(attemptsOf(calls, 'UpdateItem')).toBe(2);
     const [stored] = (await tableSnapshot()).filter((i) => i.id === 'lost-update');
     expect(stored).toMatchObject({ d: { user_id: 2, content: 'lost', user_name: 'once' }, _version: 2 });
@@ -199,7 +199,7 @@ describe('answers lost after DynamoDB applied the write', () => {
     await api.post(reaction('create'), { id: 'lost-delete', data: { user_id: 3, content: 'lost-delete' } });
     const { result } = await withFaults(lostOnce('DeleteItem'), () => api.post(reaction('delete'), { filters: { content: 'lost-delete' } }));
     expect(result.status).toBe(200);
-    expect(result.body.data).toEqual({ deleted: 1, matched: 1, skipped: 0 });
+    expect(result.body.data).toEqual({ deleted: 1, matched: 1, skipped: 0, complete: true, next_cursor: null });
     expect((await tableSnapshot()).filter((i) => i.id === 'lost-delete')).toEqual([]);
   });
 

@@ -75,7 +75,7 @@ test('count is exact across shards, with and without filters', async () => {
 
 test('update and delete by filter reach every shard', async () => {
   const updated = await updateRecords(note, { filters: { 'meta.author.login': 'even' }, values: { done: true } });
-  expect(updated).toEqual({ updated: N / 2, matched: N / 2, skipped: 0 });
+  expect(updated).toEqual({ updated: N / 2, matched: N / 2, skipped: 0, complete: true, next_cursor: null });
   expect((await countRecords(note, { filters: { done: true } })).count).toBe(N / 2);
   const deleted = await deleteRecords(note, { filters: { done: true } });
   expect(deleted.deleted).toBe(N / 2);

@@ -19,7 +19,7 @@ describe('update', () => {
   test('sets values on every match, bumps the version and answers the count', async () => {
     const r = await post('update', { filters: { content: 'up', user_id: { $lt: 3 } }, values: { user_name: 'renamed' } });
     expect(r.status).toBe(200);
-    expect(r.body.data).toEqual({ updated: 3, matched: 3, skipped: 0 });
+    expect(r.body.data).toEqual({ updated: 3, matched: 3, skipped: 0, complete: true, next_cursor: null });
     const stored = (await storedItems(reaction)).filter((i) => String(i.id).startsWith('u-'));
     expect(stored.map((i) => (i.d as { user_name: string }).user_name)).toEqual(['renamed', 'renamed', 'renamed', 'u3', 'u4']);
     expect(stored.map((i) => i._version)).toEqual([2, 2, 2, 1, 1]);
@@ -45,7 +45,7 @@ describe('update', () => {
   test('0 matches answers updated 0', async () => {
     const r = await post('update', { filters: { content: 'nothing-has-this' }, values: { user_name: 'x' } });
     expect(r.status).toBe(200);
-    expect(r.body.data).toEqual({ updated: 0, matched: 0, skipped: 0 });
+    expect(r.body.data).toEqual({ updated: 0, matched: 0, skipped: 0, complete: true, next_cursor: null });
   });
 
   test('one invalid result means 422 for all and nothing written', async () => {
@@ -102,7 +102,7 @@ describe('delete', () => {
   test('deletes the matches and answers the count', async () => {
     const r = await post('delete', { filters: { content: 'del', user_id: { $gte: 4 } } });
     expect(r.status).toBe(200);
-    expect(r.body.data).toEqual({ deleted: 2, matched: 2, skipped: 0 });
+    expect(r.body.data).toEqual({ deleted: 2, matched: 2, skipped: 0, complete: true, next_cursor: null });
     const left = (await storedItems(reaction)).filter((i) => String(i.id).startsWith('d-')).map((i) => i.id);
     expect(left).toEqual(['d-000', 'd-001', 'd-002', 'd-003']);
   });

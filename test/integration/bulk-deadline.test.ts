@@ -1,0 +1,105 @@
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { handler as deleteHandler } from '../../functions/delete/handler';
+import { handler as updateHandler } from '../../functions/update/handler';
+import { parseExactJson } from '../../shared/json/exact-json';
+import { LIMITS } from '../../shared/limits';
+import { apiEvent } from '../../scripts/bench/requests';
+import { lambdaContext } from '../../scripts/local/event';
+import { useApi } from '../support/api';
+import { storedItems } from '../support/stored';
+
+// The handlers are called as Lambda calls them, from no loopback address: a token is needed.
+process.env.API_TOKENS = JSON.stringify({ root: ['read', 'write', 'admin'] });
+const ROOT = { authorization: 'Bearer root' };
+const api = useApi();
+const reaction = { name: 'reaction', shards: 1 };
+const N = 400;
+
+async function seed(prefix: string, content: string) {
+  for (let start = 0; start < N; start += LIMITS.maxCreateBatch) {
+    const ids = Array.from({ length: LIMITS.maxCreateBatch }, (_, i) => `${prefix}-${String(start + i).padStart(4, '0')}`);
+    const r = await api.post('/api/db/reaction/create', { data: ids.map((_, i) => ({ user_id: start + i, content })), ids }, ROOT);
+    expect(r.status).toBe(201);
+  }
+}
+
+type Handler = typeof updateHandler;
+
+/**
+ * Calls a bulk function the way Lambda would, with `budgetMs` left before the function's deadline:
+ * the window in which it may start writes is budgetMs less the reserve it keeps.
+ */
+async function callWithBudget(handler: Handler, op: string, body: Record<string, unknown>, budgetMs: number) {
+  const event = apiEvent('POST', `/api/db/reaction/${op}`, JSON.stringify(body), ROOT);
+  const started = Date.now();
+  const result = (await handler(event, lambdaContext(op, 'test', started + budgetMs))) as APIGatewayProxyStructuredResultV2;
+  return { status: result.statusCode, body: parseExactJson(result.body!) as { data: Record<string, any> }, ms: Date.now() - started }; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+/** Goes on with next_cursor until complete, the window doubling each call so that few calls are needed. */
+async function untilComplete(handler: Handler, op: string, body: Record<string, unknown>) {
+  const answers: Array<Record<string, any>> = []; // eslint-disable-line @typescript-eslint/no-explicit-any
+  let cursor: string | undefined;
+  let window = 25;
+  for (let call = 0; call < 200; call++) {
+    const r = await callWithBudget(handler, op, { ...body, ...(cursor ? { cursor } : {}) }, LIMITS.bulkStopBeforeDeadlineMs + window);
+    expect(r.status).toBe(200);
+    answers.push(r.body.data);
+    if (r.body.data.complete) return answers;
+    expect(typeof r.body.data.next_cursor).toBe('string');
+    cursor = r.body.data.next_cursor;
+    window *= 2;
+  }
+  throw new Error('never completed');
+}
+
+describe('bulk writes within the function deadline', () => {
+  test('an update that cannot finish stops at a safe point, answers 200 with its counts, and goes on with next_cursor', async () => {
+    await seed('bu', 'budget-up');
+    const body = { filters: { content: 'budget-up' }, values: { user_name: 'done' } };
+    // No time at all: nothing is written, and the cursor starts from the beginning.
+    const none = await callWithBudget(updateHandler, 'update', body, LIMITS.bulkStopBeforeDeadlineMs - 1);
+    expect(none.status).toBe(200);
+    expect(none.body.data).toMatchObject({ updated: 0, skipped: 0, matched: N, complete: false, next_cursor: expect.any(String) });
+    expect((await storedItems(reaction)).filter((i) => (i.d as { content: string }).content === 'budget-up' && i._version !== 1)).toEqual([]);
+
+    const answers = await untilComplete(updateHandler, 'update', body);
+    expect(answers.length).toBeGreaterThan(1);
+    expect(answers.at(-1)).toMatchObject({ complete: true, next_cursor: null });
+    expect(answers.reduce((n, a) => n + a.updated, 0)).toBe(N);
+    // Each record updated exactly once, although every one still matches the filter after it.
+    const stored = (await storedItems(reaction)).filter((i) => (i.d as { content: string }).content === 'budget-up');
+    expect(stored).toHaveLength(N);
+    expect(new Set(stored.map((i) => i._version))).toEqual(new Set([2]));
+    expect(new Set(stored.map((i) => (i.d as { user_name: string }).user_name))).toEqual(new Set(['done']));
+  }, 90_000);
+
+  test('a delete that cannot finish leaves the rest untouched and finishes with the cursor', async () => {
+    await seed('bd', 'budget-del');
+    const body = { filters: { content: 'budget-del' } };
+    const first = await callWithBudget(deleteHandler, 'delete', body, LIMITS.bulkStopBeforeDeadlineMs + 30);
+    expect(first.status).toBe(200);
+    expect(first.body.data.complete).toBe(false);
+    const left = (await storedItems(reaction)).filter((i) => (i.d as { content: string }).content === 'budget-del');
+    expect(left).toHaveLength(N - first.body.data.deleted);
+    // What was deleted is a prefix in id order: the cursor goes on after it.
+    expect(left[0].id).toBe(`bd-${String(first.body.data.deleted).padStart(4, '0')}`);
+    const answers = await untilComplete(deleteHandler, 'delete', { ...body, cursor: first.body.data.next_cursor });
+    expect(first.body.data.deleted + answers.reduce((n, a) => n + a.deleted, 0)).toBe(N);
+    expect((await storedItems(reaction)).filter((i) => (i.d as { content: string }).content === 'budget-del')).toEqual([]);
+  }, 90_000);
+
+  test('a cursor is bound to its request: other values or another operation get 400 invalid_cursor', async () => {
+    await api.post('/api/db/reaction/create', { id: 'bc-1', data: { user_id: 1, content: 'budget-cursor' } }, ROOT);
+    const body = { filters: { content: 'budget-cursor' }, values: { user_name: 'a' } };
+    const r = await callWithBudget(updateHandler, 'update', body, LIMITS.bulkStopBeforeDeadlineMs);
+    const cursor = r.body.data.next_cursor;
+    const other = await api.post('/api/db/reaction/update', { ...body, values: { user_name: 'b' }, cursor }, ROOT);
+    expect(other.status).toBe(400);
+    expect(other.body.data.error).toBe('invalid_cursor');
+    const asDelete = await api.post('/api/db/reaction/delete', { filters: body.filters, cursor }, ROOT);
+    expect(asDelete.status).toBe(400);
+    const same = await api.post('/api/db/reaction/update', { ...body, cursor }, ROOT);
+    expect(same.body.data).toEqual({ updated: 1, matched: 1, skipped: 0, complete: true, next_cursor: null });
+  });
+});
