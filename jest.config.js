@@ -1,6 +1,8 @@
 // Projects: pure-code unit tests, the integration suite twice, once on dynalite
 // (in-process) and once on AWS's own DynamoDB Local when Java is on the PATH, as it is in CI;
-// and the browser end-to-end tests (e2e) on dynalite.
+// the artifact tests, which run the bundles `npm run synth` leaves in cdk.out behind the
+// template's route keys (the contract suites below again, plus test/artifact); and the browser
+// end-to-end tests (e2e) on dynalite.
 const { spawnSync } = require('node:child_process');
 
 const transform = {
@@ -13,15 +15,19 @@ const common = {
   moduleNameMapper: { '^@middy/([^/]+)$': '<rootDir>/node_modules/@middy/$1/index.js' },
   testEnvironment: 'node',
 };
-const integration = (engine, displayName = engine, testMatch = '<rootDir>/test/integration/**/*.test.ts') => ({
+const integration = (engine, displayName = engine, testMatch = ['<rootDir>/test/integration/**/*.test.ts']) => ({
   ...common,
   displayName,
-  testMatch: [testMatch],
+  testMatch,
   globalSetup: `<rootDir>/test/support/engine-${engine}.ts`,
   globalTeardown: '<rootDir>/test/support/engine-teardown.ts',
   setupFiles: [`<rootDir>/test/support/use-${engine}.ts`],
   setupFilesAfterEnv: ['<rootDir>/test/support/table.ts'],
 });
+
+// The contract suites that hold for the deployed shape too; the rest test local-only settings
+// (environment variables a test sets, loopback open mode) or the source's internals.
+const ARTIFACT_SUITES = ['routes', 'create', 'read', 'write', 'errors', 'auth', 'limits', 'onebot-signed', 'onebot-unsigned', 'openapi', 'client', 'shards'];
 
 const javaAvailable = spawnSync('java', ['-version']).status === 0;
 
@@ -31,7 +37,8 @@ module.exports = {
     integration('dynalite'),
     ...(javaAvailable ? [integration('ddblocal')] : []),
     // The docs page driven in headless Chromium (test/e2e/chromium.ts installs it where missing).
-    integration('dynalite', 'e2e', '<rootDir>/test/e2e/**/*.test.ts'),
+    integration('artifact', 'artifact', ['<rootDir>/test/artifact/**/*.test.ts', ...ARTIFACT_SUITES.map((name) => `<rootDir>/test/integration/${name}.test.ts`)]),
+    integration('dynalite', 'e2e', ['<rootDir>/test/e2e/**/*.test.ts']),
   ],
   testTimeout: 30_000,
 };

@@ -24,8 +24,8 @@ const GATEWAY_ANSWERS = {
   failed: { status: 500, body: '{"message":"Internal Server Error"}' },
 };
 
-function sendGatewayAnswer(res: ServerResponse, answer: { status: number; body: string }, close = false): void {
-  res.writeHead(answer.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(answer.body), ...(close ? { connection: 'close' } : {}) });
+function sendGatewayAnswer(res: ServerResponse, answer: { status: number; body: string }): void {
+  res.writeHead(answer.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(answer.body) });
   res.end(answer.body);
 }
 
@@ -41,17 +41,30 @@ function readLimitedBody(req: IncomingMessage, limit: number): Promise<Buffer | 
     if (Number(req.headers['content-length'] ?? 0) > limit) return resolve(undefined);
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on('data', (chunk: Buffer) => {
+    const collect = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > limit) {
-        chunks.length = 0;
-        req.pause();
-        resolve(undefined);
-      } else chunks.push(chunk);
-    });
+      if (size <= limit) return void chunks.push(chunk);
+      chunks.length = 0;
+      req.off('data', collect);
+      resolve(undefined);
+    };
+    req.on('data', collect);
     req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
+}
+
+/**
+ * After a 413 the rest of an upload is read and dropped (never kept) for a while, so the client
+ * reads the answer instead of a connection reset; past that the connection is cut.
+ */
+const DISCARD_MS = 2_000;
+function refuseUpload(req: IncomingMessage, res: ServerResponse): void {
+  req.on('data', () => undefined);
+  const cut = setTimeout(() => req.destroy(), DISCARD_MS);
+  cut.unref();
+  req.once('close', () => clearTimeout(cut));
+  sendGatewayAnswer(res, GATEWAY_ANSWERS.tooLarge);
 }
 
 function sendResult(res: ServerResponse, result: APIGatewayProxyStructuredResultV2, requestId: string): void {
@@ -73,11 +86,7 @@ export async function startGateway(options: GatewayOptions): Promise<{ server: S
   const server = createServer(async (req, res) => {
     try {
       const body = await readLimitedBody(req, AWS_LIMITS.gatewayPayloadBytes);
-      if (!body) {
-        // Answer, then drop the connection: the rest of the upload is never read.
-        res.on('finish', () => req.destroy());
-        return sendGatewayAnswer(res, GATEWAY_ANSWERS.tooLarge, true);
-      }
+      if (!body) return refuseUpload(req, res);
       const request = gatewayRequest(req);
       const { key, target, params } = options.route(request.method, request.rawPath);
       const event = toEvent(request, body, key, params);

@@ -1,6 +1,29 @@
 import type { Server } from 'node:http';
 import { parseExactJson, stringifyExactJson } from '../../shared/json/exact-json';
 import { startLocalServer } from '../../scripts/local/server';
+import { startArtifactApi, type ArtifactApi } from './artifact/api';
+
+/**
+ * The artifact project (jest.config.js) runs the same suites against the bundles in cdk.out.
+ * There, as in Lambda, nothing is open without a token: where a suite sets no API_TOKENS of its
+ * own, the secret holds this admin token and every request carries it.
+ */
+export const ARTIFACT_TOKEN = 'artifact-admin-token';
+const againstArtifacts = () => process.env.RG_TEST_TARGET === 'artifact';
+let artifact: ArtifactApi | undefined;
+
+/**
+ * A test of behaviour only the local server has (loopback open mode, settings a test puts in
+ * the environment); against cdk.out its deployed counterpart is tested in test/artifact.
+ */
+export const localOnly: jest.It = againstArtifacts() ? test.skip : test;
+
+/** The running artifact harness of this test file, when the suite runs against cdk.out. */
+export const artifactApi = (): ArtifactApi | undefined => artifact;
+
+const secretOf = (name: string) => (name === 'API_TOKENS'
+  ? process.env.API_TOKENS ?? JSON.stringify({ [ARTIFACT_TOKEN]: ['read', 'write', 'admin'] })
+  : process.env[name]);
 
 export interface Reply {
   status: number;
@@ -25,6 +48,7 @@ export function useApi(): Api {
     url: '',
     async request(method, path, body, headers = {}) {
       const payload = body === undefined || typeof body === 'string' || Buffer.isBuffer(body) ? body : stringifyExactJson(body);
+      if (againstArtifacts() && process.env.API_TOKENS === undefined) headers = { authorization: `Bearer ${ARTIFACT_TOKEN}`, ...headers };
       const response = await fetch(`${api.url}${path}`, {
         method,
         headers: { ...(payload !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
@@ -43,13 +67,19 @@ export function useApi(): Api {
     get: (path, headers) => api.request('GET', path, undefined, headers),
   };
   beforeAll(async () => {
+    if (againstArtifacts()) {
+      artifact = await startArtifactApi({ engine: process.env.DYNAMODB_ENDPOINT!, table: process.env.TABLE_NAME!, secrets: secretOf });
+      api.url = artifact.url;
+      return;
+    }
     const started = await startLocalServer({ port: 0, host: '127.0.0.1' });
     server = started.server;
     api.url = started.url;
   });
   afterAll(async () => {
+    await artifact?.stop();
     server?.closeAllConnections();
-    await new Promise((resolve) => server?.close(resolve));
+    await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
   });
   return api;
 }

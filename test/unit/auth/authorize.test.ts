@@ -38,6 +38,10 @@ describe('route scopes', () => {
   ])('%s needs %s', (key, scope) => {
     expect(scopeOfRouteKey(key)).toBe(scope);
   });
+
+  test.each(['POST /api/db/{model_name}/drop', 'POST /onebot/v11/', 'ANY /{proxy+}', '', undefined])('a route key the table lacks (%p) has no scope, never public', (key) => {
+    expect(scopeOfRouteKey(key)).toBeUndefined();
+  });
 });
 
 describe('open mode (no token configured)', () => {

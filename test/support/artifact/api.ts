@@ -1,0 +1,98 @@
+import type { Server } from 'node:http';
+import { selectRoute } from '../../../shared/http/routes';
+import { startGateway, type Invocation } from '../../../scripts/local/gateway';
+import { readAssembly, type Assembly } from './assembly';
+import { startRecordingProxy } from './recorder';
+import { FunctionSandboxes } from './sandbox';
+import { secretArn, startSecretsStandIn, type SecretSource } from './secrets';
+
+export interface ArtifactApi {
+  url: string;
+  assembly: Assembly;
+  /** DynamoDB actions each function sent, as the recording proxy saw them. */
+  actionsSent: Map<string, Set<string>>;
+  sandboxes: Map<string, FunctionSandboxes>;
+  /** Invokes a function directly, as an integration or a misconfigured caller could. */
+  invoke(fn: string, event: unknown): Promise<Invocation>;
+  stop(): Promise<void>;
+}
+
+export interface ArtifactOptions {
+  /** The DynamoDB engine and the table the template's table reference stands for. */
+  engine: string;
+  table: string;
+  secrets: SecretSource;
+  /** Overrides every function's timeout, for deliberately short budgets. */
+  timeoutSeconds?: number;
+}
+
+const close = (server: Server) => new Promise((resolve) => server.close(resolve));
+
+/**
+ * The deployed service in miniature: every function of cdk.out in its own sandboxes, behind the
+ * HTTP API's route keys from the template, reading its secrets from a Secrets Manager stand-in
+ * and its table through a proxy that records what it sends.
+ */
+export async function startArtifactApi(options: ArtifactOptions): Promise<ArtifactApi> {
+  const assembly = readAssembly();
+  const secrets = await startSecretsStandIn(options.secrets);
+  const actionsSent = new Map<string, Set<string>>();
+  const servers: Server[] = [secrets.server];
+  const sandboxes = new Map<string, FunctionSandboxes>();
+  for (const fn of assembly.functions.values()) {
+    const sent = new Set<string>();
+    actionsSent.set(fn.name, sent);
+    const proxy = await startRecordingProxy(options.engine, sent);
+    servers.push(proxy.server);
+    sandboxes.set(fn.name, new FunctionSandboxes(fn, {
+      timeoutSeconds: options.timeoutSeconds,
+      resolve: (name, value) => {
+        if (typeof value === 'string') return value;
+        if (name === 'TABLE_NAME') return options.table;
+        if (name.endsWith('_SECRET_ARN')) return secretArn(name.replace(/_SECRET_ARN$/, ''));
+        throw new Error(`${fn.name}: no stand-in for ${name} = ${JSON.stringify(value)}`);
+      },
+      lambdaEnvironment: {
+        AWS_REGION: 'us-east-1',
+        AWS_DEFAULT_REGION: 'us-east-1',
+        AWS_ACCESS_KEY_ID: 'artifact',
+        AWS_SECRET_ACCESS_KEY: 'artifact',
+        AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint,
+        AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
+        // Lambda runs Node 22; here Node 20 would make the pinned SDK print its upgrade notice.
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      },
+    }));
+  }
+  const invoke = (fn: string, event: unknown) => {
+    const sandbox = sandboxes.get(fn);
+    if (!sandbox) throw new Error(`no function ${fn} in cdk.out`);
+    return sandbox.invoke(event);
+  };
+  const keyed = assembly.routes.filter((r) => r.key !== '$default');
+  const fallback = assembly.routes.find((r) => r.key === '$default')?.target;
+  const { server, url } = await startGateway({
+    port: 0,
+    host: '127.0.0.1',
+    route: (method, rawPath) => {
+      const found = selectRoute(keyed.map((r) => ({ key: r.key, target: r })), method, rawPath);
+      if (found) return { key: found.target.key, target: found.target.target, params: found.params };
+      if (!fallback) throw new Error('the template has no $default route');
+      return { key: '$default', target: fallback, params: {} };
+    },
+    invoke,
+  });
+  servers.push(server);
+  return {
+    url,
+    assembly,
+    actionsSent,
+    sandboxes,
+    invoke,
+    async stop() {
+      for (const sandbox of sandboxes.values()) sandbox.stop();
+      server.closeAllConnections();
+      await Promise.all(servers.map(close));
+    },
+  };
+}

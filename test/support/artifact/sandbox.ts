@@ -1,0 +1,135 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { Invocation } from '../../../scripts/local/gateway';
+import type { DeployedFunction } from './assembly';
+
+/**
+ * What runs inside a sandbox: Lambda's Node.js runtime in miniature. It loads the bundle's
+ * index.js once (the cold start), then takes one event at a time and answers what the handler
+ * returned, with a context whose remaining time counts down to the deadline.
+ */
+const RUNTIME = `
+const { handler } = require(require('node:path').join(process.env.LAMBDA_TASK_ROOT, 'index.js'));
+process.on('message', async ({ requestId, event, deadline }) => {
+  const context = {
+    functionName: process.env.AWS_LAMBDA_FUNCTION_NAME, functionVersion: '$LATEST', awsRequestId: requestId,
+    memoryLimitInMB: process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE, callbackWaitsForEmptyEventLoop: true,
+    invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:' + process.env.AWS_LAMBDA_FUNCTION_NAME,
+    logGroupName: '/aws/lambda/' + process.env.AWS_LAMBDA_FUNCTION_NAME, logStreamName: 'artifact',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+  };
+  try {
+    process.send({ requestId, result: await handler(event, context) });
+  } catch (error) {
+    process.send({ requestId, error: { name: error && error.name, message: error && error.message } });
+  }
+});
+process.send({ ready: true });
+`;
+
+export interface SandboxSettings {
+  /** Values for the template's references, and its paths under /var/task moved to the copy. */
+  resolve(name: string, value: unknown): string;
+  /** Environment Lambda itself provides: region, credentials, the SDK's endpoint settings. */
+  lambdaEnvironment: Record<string, string>;
+  /** Overrides the template's timeout (a deliberately short budget). */
+  timeoutSeconds?: number;
+}
+
+interface Sandbox {
+  child: ChildProcess;
+  ready: Promise<void>;
+}
+
+/**
+ * Runs one deployed function's bundle as Lambda would: a copy of the asset in a directory far
+ * from the repository (no source, no node_modules to fall back on), fresh Node processes with
+ * only the environment the template and Lambda give, one event per process at a time, more
+ * processes under concurrency, and a process stopped when it runs past its timeout.
+ */
+export class FunctionSandboxes {
+  private readonly idle: Sandbox[] = [];
+  private readonly all = new Set<ChildProcess>();
+  private readonly taskRoot: string;
+  /** Everything the function wrote to stdout and stderr, one entry per line. */
+  readonly logs: string[] = [];
+  coldStarts = 0;
+
+  constructor(private readonly fn: DeployedFunction, private readonly settings: SandboxSettings) {
+    const root = mkdtempSync(path.join(tmpdir(), `rg-lambda-${fn.name}-`));
+    this.taskRoot = path.join(root, 'task');
+    cpSync(fn.assetDir, this.taskRoot, { recursive: true });
+    writeFileSync(path.join(root, 'runtime.js'), RUNTIME);
+  }
+
+  private environment(): Record<string, string> {
+    const fromTemplate = Object.fromEntries(Object.entries(this.fn.environment).map(([k, v]) => [k, this.settings.resolve(k, v).replace(/^\/var\/task(?=\/|$)/, this.taskRoot)]));
+    return {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      ...this.settings.lambdaEnvironment,
+      AWS_LAMBDA_FUNCTION_NAME: `Recordgate-${this.fn.logicalId}`,
+      AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(this.fn.memoryMb),
+      LAMBDA_TASK_ROOT: this.taskRoot,
+      ...fromTemplate,
+    };
+  }
+
+  private start(): Sandbox {
+    this.coldStarts += 1;
+    const child = fork(path.join(this.taskRoot, '..', 'runtime.js'), [], {
+      cwd: this.taskRoot, env: this.environment(), stdio: ['ignore', 'pipe', 'pipe', 'ipc'], execArgv: [],
+    });
+    this.all.add(child);
+    child.on('exit', () => this.all.delete(child));
+    for (const stream of [child.stdout!, child.stderr!]) {
+      stream.setEncoding('utf8');
+      stream.on('data', (text: string) => this.logs.push(...text.split('\n').filter(Boolean)));
+    }
+    const ready = new Promise<void>((resolve, reject) => {
+      child.once('message', () => resolve());
+      child.once('exit', (code) => reject(new Error(`${this.fn.name} exited with ${code} while loading`)));
+    });
+    return { child, ready };
+  }
+
+  async invoke(event: unknown): Promise<Invocation> {
+    const timeoutMs = (this.settings.timeoutSeconds ?? this.fn.timeoutSeconds) * 1000;
+    const sandbox = this.idle.pop() ?? this.start();
+    try {
+      await sandbox.ready;
+    } catch (error) {
+      return { kind: 'failed', reason: (error as Error).message };
+    }
+    // Lambda's timeout counts from the invocation; the module load before it is the init phase.
+    const deadline = Date.now() + timeoutMs;
+    const requestId = (event as { requestContext?: { requestId?: string } }).requestContext?.requestId ?? `direct-${deadline}`;
+    return new Promise<Invocation>((resolve) => {
+      const finish = (invocation: Invocation, reuse: boolean) => {
+        clearTimeout(timer);
+        sandbox.child.off('message', onMessage);
+        sandbox.child.off('exit', onExit);
+        if (reuse) this.idle.push(sandbox);
+        else sandbox.child.kill('SIGKILL');
+        resolve(invocation);
+      };
+      const onMessage = (message: { requestId?: string; result?: APIGatewayProxyStructuredResultV2; error?: { message: string } }) => {
+        if (message.requestId !== requestId) return;
+        if (message.error) finish({ kind: 'failed', reason: message.error.message }, true);
+        else finish({ kind: 'answer', result: message.result ?? {} }, true);
+      };
+      const onExit = () => finish({ kind: 'failed', reason: 'Runtime exited' }, false);
+      // Past its timeout the sandbox is stopped: nothing it was doing goes on.
+      const timer = setTimeout(() => finish({ kind: 'failed', reason: `Task timed out after ${timeoutMs / 1000} seconds` }, false), timeoutMs);
+      sandbox.child.on('message', onMessage);
+      sandbox.child.on('exit', onExit);
+      sandbox.child.send({ requestId, event, deadline });
+    });
+  }
+
+  stop(): void {
+    for (const child of this.all) child.kill('SIGKILL');
+  }
+}
