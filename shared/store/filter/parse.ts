@@ -130,6 +130,8 @@ class FilterParser {
       case 'between': {
         if (!Array.isArray(operand) || operand.length !== 2) throw invalid(at, '$between takes [low, high]');
         const [low, high] = operand.map((v, i) => this.ordered(target, v, [...at, i]));
+        // DynamoDB refuses bounds of two kinds rather than answering; so do we, with a 400.
+        if (kindOf(low) !== kindOf(high)) throw invalid(at, '$between takes two numbers or two strings');
         if (compareOperands(low, high) > 0) throw invalid(at, '$between needs low <= high');
         return this.compare(target, op, [low, high], at);
       }
