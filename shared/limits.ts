@@ -16,6 +16,11 @@ export const LIMITS = {
   maxFilterDepth: 6,
   /** Field conditions in one filter. */
   maxFilterConditions: 64,
+  /**
+   * Characters of a filter compiled to a DynamoDB condition (placeholders for every name and
+   * value): DynamoDB refuses expressions over 4 KB, and a delete's condition adds ~30 to it.
+   */
+  maxFilterExpressionLength: 4000,
   /** Values in one $in/$nin list (DynamoDB's IN takes 100 operands). */
   maxInValues: 100,
   /** Characters of one string operand in a filter. */

@@ -74,15 +74,36 @@ export function sortableValue(value: unknown): string {
   throw new TypeError('only strings and numbers are indexed');
 }
 
-/** True when the index key holds only a prefix of the value, so key conditions on it are not exact. */
-export const isTruncated = (value: unknown): boolean =>
-  typeof value === 'string' && Buffer.byteLength(escapeString(value), 'utf8') > MAX_INDEXED_STRING_BYTES;
+/**
+ * A stored key keeps at least 197 bytes of a long value (a character takes up to 4 bytes, and the
+ * cut may fall between the two bytes of an escaped \0 or \1), so an operand this short or
+ * shorter is decided by the key alone: no stored prefix can be mistaken for it.
+ */
+const EXACT_KEY_BYTES = MAX_INDEXED_STRING_BYTES - 8;
 
-/** Above every key that starts with a given encoded prefix. */
-export const PREFIX_END = '\u{10FFFF}';
+/** True when key conditions on this operand decide exactly, so the filter need not re-check. */
+export const keyIsExact = (value: unknown): boolean =>
+  typeof value !== 'string' || Buffer.byteLength(escapeString(value), 'utf8') <= EXACT_KEY_BYTES;
 
-/** The lowest encoding of a present value of this kind (numbers or strings). */
-export const lowestPresent = (sample: unknown): string => (typeof sample === 'string' ? '"' : '0');
+/** A prefix of the index key of every string value that starts with this operand's first bytes. */
+export const keyPrefix = (value: string): string => `"${truncateUtf8(escapeString(value), EXACT_KEY_BYTES)}`;
+
+/** Above every key that starts with `prefix`: its last character raised by one code point. */
+export function afterPrefix(prefix: string): string {
+  const chars = [...prefix];
+  while (chars.length > 0) {
+    const last = chars.pop()!.codePointAt(0)!;
+    if (last < 0x10ffff) return chars.join('') + String.fromCodePoint(last + 1 === 0xd800 ? 0xe000 : last + 1);
+  }
+  throw new RangeError('no key follows this prefix');
+}
+
+/**
+ * Bounds of the keys of every present value of the operand's kind: strings encode as `"...`,
+ * numbers as `0...` to `2...`, missing values as `!`. No key equals a bound (keys end in \0 and
+ * an id), so a range of one kind never takes in the other kind or missing values.
+ */
+export const kindRange = (sample: unknown): [string, string] => (typeof sample === 'string' ? ['"', '#'] : ['0', '3']);
 
 export const indexSortKey = (value: unknown, id: string): string => `${sortableValue(value)}${VALUE_END}${id}`;
 

@@ -4,7 +4,7 @@ import { isMatchAll, type FilterNode } from './filter/ast';
 import { compileFilter } from './filter/compile';
 import { ExpressionBuilder } from './filter/expression';
 import {
-  indexPartitionKey, indexSlotOf, isTruncated, lowestPresent, partitionKey, PREFIX_END, shardOf, sortableValue, VALUE_AFTER, VALUE_END,
+  afterPrefix, indexPartitionKey, indexSlotOf, keyIsExact, keyPrefix, kindRange, partitionKey, shardOf, sortableValue, VALUE_AFTER, VALUE_END,
 } from './keys';
 import { TABLE_KEY } from './table';
 
@@ -50,32 +50,33 @@ export function parseOrder(model: Model, orderBy: string | string[] | undefined)
 }
 
 /**
- * Key condition on an encoded index sort key for one comparison on the indexed field. A string
- * too long for the key only narrows the read to its prefix; the filter decides exactly.
+ * Key condition on an encoded index sort key for one comparison on the indexed field. Every
+ * range stays within the operand's kind (strings sort before numbers in the index, and
+ * `{"$gt": "a"}` must not take in numbers). A string too long for the key to decide only
+ * narrows the read to what its prefix allows; the filter then decides exactly.
  */
 function indexRange(c: Compare, sk: string, x: ExpressionBuilder): string {
-  const enc = (v: unknown) => sortableValue(v);
   const [a, b] = c.operands;
-  if (c.operands.some(isTruncated)) {
-    const low = c.op === 'lt' || c.op === 'lte' ? lowestPresent(a) : enc(a);
-    const high = c.op === 'gt' || c.op === 'gte' ? undefined : enc(c.op === 'between' ? b : a) + PREFIX_END;
-    return high === undefined ? `${sk} >= ${x.value(low)}` : `${sk} BETWEEN ${x.value(low)} AND ${x.value(high)}`;
-  }
+  const [first, last] = kindRange(a);
+  const between = (low: string, high: string) => `${sk} BETWEEN ${x.value(low)} AND ${x.value(high)}`;
+  // Lowest key of a value >= v (> v when `strict`), and a bound above every key of a value <= v (< v).
+  const from = (v: unknown, strict = false) => (keyIsExact(v) ? sortableValue(v) + (strict ? VALUE_AFTER : VALUE_END) : keyPrefix(v as string));
+  const upTo = (v: unknown, strict = false) => (keyIsExact(v) ? sortableValue(v) + (strict ? VALUE_END : VALUE_AFTER) : afterPrefix(keyPrefix(v as string)));
   switch (c.op) {
     case 'eq':
-      return `begins_with(${sk}, ${x.value(enc(a) + VALUE_END)})`;
+      return `begins_with(${sk}, ${x.value(keyIsExact(a) ? sortableValue(a) + VALUE_END : keyPrefix(a as string))})`;
     case 'gt':
-      return `${sk} > ${x.value(enc(a) + VALUE_AFTER)}`;
+      return between(from(a, true), last);
     case 'gte':
-      return `${sk} >= ${x.value(enc(a) + VALUE_END)}`;
+      return between(from(a), last);
     case 'lt':
-      return `${sk} BETWEEN ${x.value(lowestPresent(a))} AND ${x.value(enc(a) + VALUE_END)}`;
+      return between(first, upTo(a, true));
     case 'lte':
-      return `${sk} BETWEEN ${x.value(lowestPresent(a))} AND ${x.value(enc(a) + VALUE_AFTER)}`;
+      return between(first, upTo(a));
     case 'between':
-      return `${sk} BETWEEN ${x.value(enc(a) + VALUE_END)} AND ${x.value(enc(b) + VALUE_AFTER)}`;
+      return between(from(a), upTo(b));
     default: // begins_with on a string field: the encoded prefix is a prefix of every match
-      return `begins_with(${sk}, ${x.value(enc(a))})`;
+      return `begins_with(${sk}, ${x.value(keyIsExact(a) ? sortableValue(a) : keyPrefix(a as string))})`;
   }
 }
 
@@ -109,7 +110,7 @@ const allShards = (model: Model) => Array.from({ length: model.shards }, (_, i) 
 export function planAccess(model: Model, filter: FilterNode, order: Order): AccessPlan {
   const conditions = topLevel(filter);
   // The key condition alone is the whole filter: no FilterExpression needed, reads are exact.
-  const onlyThis = (c: Compare | undefined) => c !== undefined && filter === c && !c.operands.some(isTruncated);
+  const onlyThis = (c: Compare | undefined) => c !== undefined && filter === c && c.operands.every(keyIsExact);
   const base = (shards: number[], range: Compare | undefined): AccessPlan => ({
     keyAttributes: [TABLE_KEY.partitionKey, TABLE_KEY.sortKey],
     sortAttribute: TABLE_KEY.sortKey,

@@ -16,7 +16,8 @@ export interface ReadOptions {
   consistent?: boolean;
 }
 
-function queryInput(options: ReadOptions, shard: number): QueryCommandInput {
+/** The Query one shard is read with; exported so that a test can send it to two engines. */
+export function queryInput(options: ReadOptions, shard: number): QueryCommandInput {
   const { plan, filter, consistent } = options;
   const x = new ExpressionBuilder();
   const keyCondition = plan.keyCondition(shard, x);

@@ -14,6 +14,7 @@ import { ExpressionBuilder } from './filter/expression';
 import { parseFilter } from './filter/parse';
 import { indexAttributes, indexSlotOf, indexSortKey, partitionKey, shardOf } from './keys';
 import { parseOrder, planAccess, type AccessPlan } from './plan';
+import { checkItemSize } from './item-size';
 import { mapPool } from './pool';
 import { countAll, readAll, readPage, type Item, type Position } from './query';
 import { TABLE_KEY, TTL_ATTRIBUTE } from './table';
@@ -109,6 +110,7 @@ export async function createRecords(model: Model, entries: ReadonlyArray<{ id: s
 
   const now = new Date().toISOString();
   const items = valid.map((r) => storedItem(model, r, now));
+  for (const item of items) checkItemSize(item, item.id as string);
   const results = await mapPool(items, LIMITS.writeConcurrency, async (item) => {
     try {
       await db().send(new PutCommand({
@@ -284,12 +286,19 @@ function validatedUpdates(model: Model, items: Item[], values: Record<string, un
   const details: ErrorDetail[] = [];
   for (const item of items) {
     const result = checkAgainst(model.schema, merged(item, values), ['values']);
-    if (result.value) updates.set(item.id as string, result.value as Record<string, unknown>);
+    if (result.value) {
+      checkItemSize(updatedItem(model, item, result.value as Record<string, unknown>), item.id as string);
+      updates.set(item.id as string, result.value as Record<string, unknown>);
+    }
     for (const d of result.details) details.push({ ...d, message: `record ${item.id as string}: ${d.message}` });
   }
   if (details.length > 0) throw validationError(details);
   return updates;
 }
+
+/** The item as an update would leave it (a close upper bound: timestamps and tokens keep their length). */
+const updatedItem = (model: Model, item: Item, data: Record<string, unknown>): Item =>
+  ({ ...item, ...indexAttributes(model, item.id as string, data), d: data, _version: (item._version as number) + 1 });
 
 async function writeUpdate(model: Model, item: Item, data: Record<string, unknown>, writeToken: string): Promise<void> {
   const x = new ExpressionBuilder();
@@ -342,6 +351,7 @@ async function updateOne(model: Model, filter: FilterNode, first: Item, firstDat
       const result = checkAgainst(model.schema, merged(item, values), ['values']);
       if (!result.value) return false;
       data = result.value as Record<string, unknown>;
+      checkItemSize(updatedItem(model, item, data), first.id as string);
     }
   }
   return false;

@@ -17,3 +17,25 @@ export function noteModel(name = 'note', shards = 1) {
     shards,
   });
 }
+
+/**
+ * The model the filter property tests run on: each indexed slot holds a different kind (a
+ * string, a number, a field mixing both), plus an array, a boolean and a free-form object.
+ */
+export function fuzzModel(name: string, shards: number) {
+  return defineModel({
+    name,
+    description: 'filter property test model',
+    schema: z.strictObject({
+      s: z.string(),
+      n: z.number().optional(),
+      mix: z.union([z.number(), z.string()]).optional(),
+      tags: z.array(z.string()).optional(),
+      flag: z.boolean().optional(),
+      obj: z.record(z.string(), z.unknown()).optional(),
+      mark: z.string().optional(),
+    }),
+    indexed: ['s', 'n', 'mix'],
+    shards,
+  });
+}

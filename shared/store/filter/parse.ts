@@ -4,6 +4,8 @@ import { isExactNumber, isJsonObject, numberText } from '../../json/exact-json';
 import { LIMITS } from '../../limits';
 import { isSystemField, SYSTEM_FIELDS, typesOf, type FieldSchema, type Model } from '../../models/define';
 import type { CompareOp, FilterNode } from './ast';
+import { compileFilter } from './compile';
+import { ExpressionBuilder } from './expression';
 
 /** `$op` names accepted in operator objects, and the comparison each stands for. */
 const OPERATORS: Record<string, CompareOp | 'exists'> = {
@@ -57,7 +59,7 @@ class FilterParser {
       } else if (key.startsWith('$')) {
         throw invalid(at, `unknown operator ${key} here; use ${LOGICAL.join(', ')} or a field name`);
       } else {
-        items.push(this.field(this.target(key, at), operand, at));
+        items.push(this.field(this.target(key, at), operand, at, depth));
       }
     }
     return items.length === 1 ? items[0] : { kind: 'and', items };
@@ -77,7 +79,9 @@ class FilterParser {
     for (const segment of rest) {
       const next: FieldSchema | undefined = ownProperty(schema.properties, segment) ?? (typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined);
       if (!next) {
-        if (schema.additionalProperties === false || !acceptedKinds(schema).has('object')) {
+        // A schema that names no kinds (inside a free-form object) may hold objects at any depth.
+        const kinds = acceptedKinds(schema);
+        if (schema.additionalProperties === false || (kinds.size > 0 && !kinds.has('object'))) {
           throw new ApiError('unknown_field', `Model ${this.model.name} has no field ${key}`, {
             path: pathText(at), field: key, model: this.model.name, details: [{ path: pathText(at), message: `no property ${segment} inside ${field}` }],
           });
@@ -88,7 +92,7 @@ class FilterParser {
     return { field, path: isSystemField(field) ? [field] : ['d', field, ...rest], schema };
   }
 
-  private field(target: Target, operand: unknown, at: PropertyKey[]): FilterNode {
+  private field(target: Target, operand: unknown, at: PropertyKey[], depth: number): FilterNode {
     if (operand === null) return this.compare(target, 'null', [], at);
     if (Array.isArray(operand)) return this.compare(target, 'in', this.list(target, operand, at), at);
     if (isJsonObject(operand)) {
@@ -96,16 +100,18 @@ class FilterParser {
       const operators = keys.filter((k) => k.startsWith('$'));
       if (operators.length === 0) return this.compare(target, 'eq', [this.typed(target, operand, at)], at);
       if (operators.length !== keys.length) throw invalid(at, 'mixes operators with plain keys; wrap the object value in {"$eq": ...}');
-      const items = keys.map((k) => this.operator(target, k, operand[k], [...at, k]));
+      const items = keys.map((k) => this.operator(target, k, operand[k], [...at, k], depth));
       return items.length === 1 ? items[0] : { kind: 'and', items };
     }
     return this.compare(target, 'eq', [this.typed(target, operand, at)], at);
   }
 
-  private operator(target: Target, name: string, operand: unknown, at: PropertyKey[]): FilterNode {
+  private operator(target: Target, name: string, operand: unknown, at: PropertyKey[], depth: number): FilterNode {
     if (name === '$not') {
       if (!isJsonObject(operand)) throw invalid(at, '$not on a field takes an operator object');
-      return { kind: 'not', item: this.field(target, operand, at) };
+      // A field's $not nests like a logical one and counts toward the same depth.
+      if (depth + 1 > LIMITS.maxFilterDepth) throw invalid(at, `nested deeper than ${LIMITS.maxFilterDepth} levels`);
+      return { kind: 'not', item: this.field(target, operand, at, depth + 1) };
     }
     const op = Object.hasOwn(OPERATORS, name) ? OPERATORS[name] : undefined;
     if (!op) throw invalid(at, `unknown operator ${name}`, { operators: [...Object.keys(OPERATORS), '$not'] });
@@ -124,6 +130,8 @@ class FilterParser {
       case 'between': {
         if (!Array.isArray(operand) || operand.length !== 2) throw invalid(at, '$between takes [low, high]');
         const [low, high] = operand.map((v, i) => this.ordered(target, v, [...at, i]));
+        // DynamoDB refuses bounds of two kinds rather than answering; so do we, with a 400.
+        if (kindOf(low) !== kindOf(high)) throw invalid(at, '$between takes two numbers or two strings');
         if (compareOperands(low, high) > 0) throw invalid(at, '$between needs low <= high');
         return this.compare(target, op, [low, high], at);
       }
@@ -196,5 +204,11 @@ function compareOperands(a: unknown, b: unknown): number {
 
 /** Parses and checks a filter object against a model; `path` names it in errors (e.g. ["filters"]). */
 export function parseFilter(model: Model, filters: unknown, path: PropertyKey[] = ['filters']): FilterNode {
-  return new FilterParser(model).parse(filters ?? {}, path, 1);
+  const node = new FilterParser(model).parse(filters ?? {}, path, 1);
+  // DynamoDB refuses an expression over 4 KB; a delete adds a clause to the filter.
+  const compiled = compileFilter(node, new ExpressionBuilder()) ?? '';
+  if (compiled.length > LIMITS.maxFilterExpressionLength) {
+    throw invalid(path, `the filter compiles to ${compiled.length} characters of DynamoDB expression, more than ${LIMITS.maxFilterExpressionLength}; use fewer conditions or shorter $in lists`);
+  }
+  return node;
 }

@@ -1,3 +1,4 @@
+import { onebotEvent } from '../../../shared/models/onebot';
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
 import { ApiError } from '../../../shared/http/errors';
 import { compileFilter } from '../../../shared/store/filter/compile';
@@ -136,4 +137,16 @@ describe('refusing filters', () => {
     expect(refusal([1]).code).toBe('invalid_filter');
     expect(refusal('x').code).toBe('invalid_filter');
   });
+});
+
+test('$between with a number and a string is refused, not sent to DynamoDB (which refuses it)', () => {
+  const error = (() => {
+    try {
+      parseFilter(onebotEvent, { group_id: { $between: [0, 'b'] } });
+    } catch (e) {
+      return e as ApiError;
+    }
+  })();
+  expect(error?.code).toBe('invalid_filter');
+  expect(error?.message).toMatch(/two numbers or two strings/);
 });
