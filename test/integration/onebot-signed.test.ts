@@ -11,7 +11,7 @@ const signed = (path: string, body: string, selfId = String(SELF_ID)) => deliver
 
 describe('with a secret, every event type on every route', () => {
   // A message or request is one per message_id or flag: each route gets its own.
-  const onRoute = (event: Record<string, unknown>, r: number) => ({
+  const onRoute = (event: Record<string, unknown>, r: number): Record<string, unknown> => ({
     ...event,
     ...(typeof event.message_id === 'number' && String(event.post_type).startsWith('message') ? { message_id: event.message_id + r * 1000 } : {}),
     ...(typeof event.flag === 'string' ? { flag: `${event.flag}-${r}` } : {}),
