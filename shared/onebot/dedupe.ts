@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ulid } from 'ulid';
 import { ApiError } from '../http/errors';
+import { classify } from '../http/respond';
 import { onebotEvent } from '../models/onebot';
 import { ONEBOT_LIMITS } from '../limits';
 import { createRecords, getOneRecord, type ApiRecord } from '../store/records';
@@ -54,7 +55,8 @@ async function create(id: string, data: EventData, rawBody: Buffer): Promise<Eve
     await createRecords(onebotEvent, [{ id, data }], () => []);
     return data;
   } catch (error) {
-    if (!(error instanceof ApiError) || error.code !== 'payload_too_large') throw error;
+    // DynamoDB's ValidationException, or the store's own size check: both classify as 413.
+    if (classify(error).code !== 'payload_too_large') throw error;
   }
   const location = await putBlob(`onebot-events/${id}.json`, rawBody);
   const { event: _kept, ...rest } = data;
