@@ -19,10 +19,12 @@ const TABLE_ACCESS: Readonly<Record<string, TableAccess>> = {
   update: 'write',
   delete: 'write',
   onebot: 'write',
+  // Stores the OneBot deliveries kept in the queue while the table was unreachable.
+  onebot_queue: 'write',
 };
 
 /** Settings read through secretSetting(NAME): a Secrets Manager secret per name, readable only by these functions. */
-export type SecretName = 'API_TOKENS' | 'ONEBOT_SECRET' | 'CURSOR_SECRET';
+export type SecretName = 'API_TOKENS' | 'ONEBOT_SECRET' | 'ONEBOT_ACCESS_TOKEN' | 'CURSOR_SECRET';
 
 /** A function checks bearer tokens when one of its routes asks for a scope. */
 const checksTokens = (fn: string): boolean => ROUTES.some((r) => r.function === fn && r.scope !== undefined && r.scope !== 'public');
@@ -30,6 +32,8 @@ const checksTokens = (fn: string): boolean => ROUTES.some((r) => r.function === 
 const SECRET_READERS: Readonly<Record<SecretName, (fn: string) => boolean>> = {
   API_TOKENS: checksTokens,
   ONEBOT_SECRET: (fn) => fn === 'onebot',
+  // Both act on rules through a bot's HTTP API (ONEBOT_API_ROOTS).
+  ONEBOT_ACCESS_TOKEN: (fn) => fn === 'onebot' || fn === 'onebot_queue',
   // Only list signs and checks cursors; get_one reads one page and hands out none.
   CURSOR_SECRET: (fn) => fn === 'list',
 };

@@ -16,17 +16,26 @@ export type Done = NonNullable<ModelRecord<typeof onebotEvent>['done']>;
  */
 const apiRoots = z.record(z.string().regex(/^\d+$/, 'a bot account is a number'), z.url({ protocol: /^https?$/ }));
 
+/** ONEBOT_API_ROOTS as text: the roots, or an Error saying what is wrong. */
+export function parseApiRoots(text: string): Record<string, string> {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`ONEBOT_API_ROOTS is not JSON: ${(error as Error).message}`);
+  }
+  const result = apiRoots.safeParse(json);
+  if (!result.success) throw new Error(`ONEBOT_API_ROOTS: ${z.prettifyError(result.error)}`);
+  return result.data;
+}
+
 let parsedRoots: { text: string; roots: Record<string, string> } | undefined;
 
 /** The API root configured for this bot, if any. A malformed ONEBOT_API_ROOTS throws: a setup error to see, not to guess around. */
 export function apiRootOf(selfId: unknown): string | undefined {
   const text = process.env.ONEBOT_API_ROOTS?.trim() ?? '';
   if (text === '') return undefined;
-  if (parsedRoots?.text !== text) {
-    const result = apiRoots.safeParse(JSON.parse(text));
-    if (!result.success) throw new Error(`ONEBOT_API_ROOTS: ${z.prettifyError(result.error)}`);
-    parsedRoots = { text, roots: result.data };
-  }
+  if (parsedRoots?.text !== text) parsedRoots = { text, roots: parseApiRoots(text) };
   const id = idText(selfId);
   return id === undefined ? undefined : parsedRoots.roots[id];
 }
