@@ -141,6 +141,8 @@ describe('what is done about a rule, and how', () => {
     const [stored] = await storedEvents(api, { self_id: BOTS.lagrange, message_id: message.message_id });
     expect(stored).toMatchObject({ rule_id: id, done: { via: 'none', reason: 'sender_ignores_answers' } });
     expect(stored.answer).toBeUndefined();
+    // What was not done can be listed.
+    expect((await storedEvents(api, { 'done.via': 'none', self_id: BOTS.lagrange })).map((e) => e.id)).toContain(stored.id);
   });
 
   test('a sender that reads answers gets the quick operation, recorded as such', async () => {
