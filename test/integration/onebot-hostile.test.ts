@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { request } from 'node:http';
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
@@ -273,7 +275,13 @@ async function deliverChecked(route: string, bytes: Buffer, headers: Array<[stri
   }
   const stored = eventItems(after, idOf(bytes));
   expect(stored).toHaveLength(1);
-  expect(canonical(stored[0].d.event)).toEqual(canonical(parseExactJson(bytes.toString('utf8'))));
+  // A message or request whose identity was stored before is that event, not a new one.
+  if (eventItems(before, idOf(bytes)).length === 0) {
+    // An event too big for a record is kept whole beside the table, the record pointing at it.
+    const ref = stored[0].d.event_ref as { location: string } | undefined;
+    const event = ref ? parseExactJson(readFileSync(join(process.env.DATA_DIR!, ref.location.slice('file:'.length)), 'utf8')) : stored[0].d.event;
+    expect(canonical(event)).toEqual(canonical(parseExactJson(bytes.toString('utf8'))));
+  }
   const again = await send(resendRoute, bytes, headers);
   expect({ status: again.status, text: again.text }).toEqual({ status: r.status, text: r.text });
   expect(await tableSnapshot()).toEqual(after);
@@ -432,13 +440,13 @@ describe('huge arrays of message segments', () => {
   test.each([
     [1_000, '{"type":"text","data":{"text":"ping "}}', 200],
     [20_000, 'null', 200],
-    [20_000, '{"type":"text","data":{"text":"ping ping ping "}}', 413],
+    [20_000, '{"type":"text","data":{"text":"ping ping ping "}}', 200],
     [50_000, '{"type":"face","data":{"id":"178"}}', 413],
   ])('%i segments like %s: %i', async (count, item, status) => {
     withSecret(true);
     const bytes = Buffer.from(`{"post_type":"message","message_type":"group","group_id":30003,"time":${count},"message":[${Array(count).fill(item).join(',')}]}`);
     const r = await deliverChecked('/onebot/v11/', bytes, [['x-self-id', String(SELF_ID)], ['x-signature', sign(SECRET, bytes)]], '/');
-    // 20,000 text segments (~900 KB) exceed DynamoDB's 400 KB item, 50,000 faces the 1 MB body.
+    // 20,000 text segments (~900 KB) exceed DynamoDB's 400 KB item: kept whole; 50,000 faces exceed the 1 MB body.
     expect(r.status).toBe(status);
   }, 60_000);
 });
