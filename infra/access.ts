@@ -1,7 +1,7 @@
 import { ROUTES, type FunctionName } from '../shared/http/routes';
 
-/** Every function deployed: the route table's, plus the scheduled health check. */
-export type DeployedFunction = FunctionName | 'health_check';
+/** Every function deployed: the route table's, the scheduled health check and the OneBot queue's consumer. */
+export type DeployedFunction = FunctionName | 'health_check' | 'onebot_queue';
 
 type DynamoAction = 'dynamodb:GetItem' | 'dynamodb:Query' | 'dynamodb:PutItem' | 'dynamodb:UpdateItem' | 'dynamodb:DeleteItem';
 
@@ -9,6 +9,7 @@ const QUERY: DynamoAction[] = ['dynamodb:Query'];
 // A write whose answer was lost is recognised by reading the item back (shared/store/records.ts).
 const CREATE: DynamoAction[] = ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:DeleteItem'];
 const HEALTH: DynamoAction[] = ['dynamodb:GetItem', 'dynamodb:Query'];
+const ONEBOT: DynamoAction[] = [...CREATE, 'dynamodb:Query', 'dynamodb:UpdateItem'];
 
 /**
  * The DynamoDB actions each function sends, and nothing more: decided here once and read by the
@@ -26,11 +27,13 @@ const TABLE_ACTIONS: Readonly<Partial<Record<DeployedFunction, ReadonlyArray<Dyn
   update: ['dynamodb:Query', 'dynamodb:UpdateItem', 'dynamodb:GetItem'],
   delete: ['dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:GetItem'],
   // Events are created, rules listed, and bot status created or updated.
-  onebot: [...CREATE, 'dynamodb:Query', 'dynamodb:UpdateItem'],
+  onebot: ONEBOT,
+  // Stores the OneBot deliveries kept in the queue while the table was unreachable, as onebot does.
+  onebot_queue: ONEBOT,
 };
 
 /** Settings read through secretSetting(NAME): a Secrets Manager secret per name, readable only by these functions. */
-export type SecretName = 'API_TOKENS' | 'ONEBOT_SECRET' | 'CURSOR_SECRET';
+export type SecretName = 'API_TOKENS' | 'ONEBOT_SECRET' | 'ONEBOT_ACCESS_TOKEN' | 'CURSOR_SECRET';
 
 /** A function checks bearer tokens when one of its routes asks for a scope. */
 const checksTokens = (fn: DeployedFunction): boolean => ROUTES.some((r) => r.function === fn && isTokenRoute(r));
@@ -40,6 +43,8 @@ const SECRET_READERS: Readonly<Record<SecretName, (fn: DeployedFunction) => bool
   ONEBOT_SECRET: (fn) => fn === 'onebot',
   // list signs and checks cursors, and update and delete hand out a cursor when they stop early.
   CURSOR_SECRET: (fn) => fn === 'list' || fn === 'update' || fn === 'delete',
+  // Both act on rules through a bot's HTTP API (ONEBOT_API_ROOTS).
+  ONEBOT_ACCESS_TOKEN: (fn) => fn === 'onebot' || fn === 'onebot_queue',
 };
 
 export const SECRET_NAMES = Object.keys(SECRET_READERS) as SecretName[];

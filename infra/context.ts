@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import type { Node } from 'constructs';
+import { parseApiRoots } from '../shared/onebot/bot-api';
 
 const list = z.string().transform((text) => text.split(',').map((s) => s.trim()).filter(Boolean));
 
@@ -18,6 +19,15 @@ const contextSchema = z.object({
   jwtScopePrefix: z.string().default(''),
   /** Bot accounts the OneBot receiver accepts (ONEBOT_SELF_IDS), comma-separated; unset accepts any. */
   onebotSelfIds: list.pipe(z.array(z.string().regex(/^\d+$/, 'a bot account is a number'))).optional(),
+  /** ONEBOT_API_ROOTS: JSON object of bot account -> its OneBot HTTP API root URL; rules act through it. */
+  onebotApiRoots: z.string().refine((text) => {
+    try {
+      parseApiRoots(text);
+      return true;
+    } catch {
+      return false;
+    }
+  }, 'a JSON object of bot account (digits) -> http(s) URL').optional(),
   /** Email addresses subscribed to the alarm topic, comma-separated. */
   alarmEmail: list.pipe(z.array(z.email())).default([]),
   /** `retain` keeps the table (and logs) when the stack is deleted; `destroy` is for dev stacks. */

@@ -23,6 +23,10 @@ export class ServiceSecrets extends Construct {
         description: 'recordgate ONEBOT_SECRET: the shared secret OneBot implementations sign their HTTP POSTs with',
         generateSecretString: random,
       }),
+      ONEBOT_ACCESS_TOKEN: new Secret(this, 'OneBotAccessToken', {
+        description: 'recordgate ONEBOT_ACCESS_TOKEN: the access token of the bots\' OneBot HTTP APIs (ONEBOT_API_ROOTS), sent as Authorization: Bearer',
+        generateSecretString: random,
+      }),
       CURSOR_SECRET: new Secret(this, 'CursorSecret', {
         description: 'recordgate CURSOR_SECRET: HMAC key of list cursors',
         generateSecretString: random,

@@ -8,6 +8,7 @@ import type { DeployContext } from './context';
 import { ServiceDashboard } from './dashboard';
 import { ApiFunctions } from './functions';
 import { HealthCheck } from './health-check';
+import { OneBotQueue } from './onebot-queue';
 import { acknowledgeFindings } from './nag';
 import { ServiceSecrets } from './secrets';
 import { RecordTable } from './table';
@@ -32,6 +33,9 @@ export class RecordgateStack extends Stack {
       // The functions read the caller's scopes from the verified JWT, less the provider's prefix.
       for (const route of ROUTES.filter(isTokenRoute)) apiFunctions.byName.get(route.function)?.addEnvironment('JWT_SCOPE_PREFIX', settings.jwtScopePrefix);
     }
+    const receiver = apiFunctions.byName.get('onebot');
+    const onebotQueue = receiver ? new OneBotQueue(this, 'OneBotQueue', { ...resources, receiver }) : undefined;
+    if (settings.onebotApiRoots) for (const fn of [receiver, onebotQueue?.function]) fn?.addEnvironment('ONEBOT_API_ROOTS', settings.onebotApiRoots);
     const healthCheck = new HealthCheck(this, 'HealthCheck', resources);
     const { api } = new ServiceApi(this, 'Http', {
       functions: apiFunctions.byName,
@@ -41,8 +45,9 @@ export class RecordgateStack extends Stack {
         : undefined,
     });
 
-    const functions = new Map<string, typeof healthCheck.function>([...apiFunctions.byName, ['health_check', healthCheck.function]]);
+    const functions = new Map<string, typeof healthCheck.function>([...apiFunctions.byName, ['health_check', healthCheck.function], ...(onebotQueue ? [['onebot_queue', onebotQueue.function] as const] : [])]);
     const alarms = new ServiceAlarms(this, 'Alarms', { functions, api, table, healthCheck, emails: settings.alarmEmail });
+    onebotQueue?.alarmTo(alarms.topic);
     new ServiceDashboard(this, 'Dashboard', { alarms, functions, api, table, healthCheck });
 
     acknowledgeFindings(this, table);
@@ -51,5 +56,6 @@ export class RecordgateStack extends Stack {
     new CfnOutput(this, 'AlarmTopicArn', { value: alarms.topic.topicArn });
     new CfnOutput(this, 'ApiTokensSecretArn', { value: secrets.byName.API_TOKENS.secretArn, description: 'Put the bearer tokens here (README)' });
     new CfnOutput(this, 'OneBotSecretArn', { value: secrets.byName.ONEBOT_SECRET.secretArn, description: 'The secret OneBot implementations sign with' });
+    new CfnOutput(this, 'OneBotAccessTokenArn', { value: secrets.byName.ONEBOT_ACCESS_TOKEN.secretArn, description: 'The access token of the bots\' OneBot HTTP APIs (ONEBOT_API_ROOTS)' });
   }
 }

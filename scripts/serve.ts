@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import { loadTokenTable } from '../shared/auth/tokens';
 import { MODELS } from '../shared/models/registry';
 import { ROUTES } from '../shared/http/routes';
+import { scheduleDrain } from '../shared/onebot/spool';
 import { prepareTable, startDynalite } from './local/engine';
 import { startLocalServer } from './local/server';
 
@@ -27,6 +28,8 @@ async function main(): Promise<void> {
   }
   const created = await prepareTable(process.env.DYNAMODB_ENDPOINT, process.env.TABLE_NAME);
   console.log(`table ${process.env.TABLE_NAME} ${created ? 'created' : 'found'} at ${process.env.DYNAMODB_ENDPOINT}`);
+  // OneBot events kept while the database was unreachable (a previous run's too) are stored now.
+  scheduleDrain();
   // Loaded now so that a malformed API_TOKENS stops the start instead of failing every request.
   const tokens = await loadTokenTable();
   const { server, url } = await startLocalServer({ port, host });

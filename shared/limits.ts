@@ -82,4 +82,16 @@ export const ONEBOT_LIMITS = {
   maxBotsInHealth: 100,
   /** A heartbeat is overdue after this many of its intervals without one. */
   overdueIntervals: 3,
+  /**
+   * How long byte-identical deliveries from a sender that retries are one event. go-cqhttp
+   * re-sends 3 times, 1.5 s apart, each after a timeout of at least 5 s: 4 x 5 + 3 x 1.5 =
+   * 24.5 s with its defaults; 60 s also covers a timeout raised to 13 s.
+   */
+  retryWindowSeconds: 60,
+  /** Identical-bytes events from a retrying sender kept apart (outside the window) before the ids give up and go random. */
+  maxRetryGenerations: 20,
+  /** Milliseconds the receiver waits for a bot's HTTP API: go-cqhttp gives up on the receiver after 5 s. */
+  botApiTimeoutMs: 3000,
+  /** Milliseconds between attempts to store events kept while the database was unreachable (local spool). */
+  spoolRetryMs: 1000,
 } as const;

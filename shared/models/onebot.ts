@@ -8,9 +8,21 @@ import { defineModel } from './define';
 const oneBotId = z.union([z.number(), z.string()]);
 const jsonObject = z.record(z.string(), z.unknown());
 
+/** What was done about an event a rule applied to; README "What is stored". */
+const done = z.strictObject({
+  via: z.enum(['quick_operation', 'api', 'none']).describe('quick_operation: answered to the sender; api: called the bot\'s HTTP API; none: nothing could be done'),
+  action: z.string().optional().describe('api: the OneBot action called (send_msg, set_friend_add_request, set_group_add_request)'),
+  params: jsonObject.optional().describe('api: the parameters sent'),
+  ok: z.boolean().optional().describe('api: the bot answered status ok (retcode 0); absent while the call is under way'),
+  http_status: z.number().optional().describe('api: the HTTP status of the bot\'s answer'),
+  retcode: z.number().optional().describe('api: the bot\'s retcode'),
+  error: z.string().optional().describe('api: why the call failed (unreachable, timeout, refused)'),
+  reason: z.string().optional().describe('none: why (sender_ignores_answers, received_while_database_unreachable)'),
+});
+
 export const onebotEvent = defineModel({
   name: 'onebot_event',
-  description: 'A OneBot 11 event as received by the HTTP POST receiver; the id is the SHA-256 of its exact bytes',
+  description: 'A OneBot 11 event as received by the HTTP POST receiver; the id is derived from its identity (README "Duplicates")',
   schema: z.strictObject({
     self_id: oneBotId.describe('The bot account (the body\'s self_id, else the X-Self-ID header)'),
     post_type: z.string().describe('message, notice, request, meta_event, or what the sender invented (message_sent)'),
@@ -20,9 +32,14 @@ export const onebotEvent = defineModel({
     user_id: oneBotId.optional(),
     group_id: oneBotId.optional(),
     message_id: oneBotId.optional(),
-    event: jsonObject.describe('The whole event as received, numbers exact'),
-    answer: jsonObject.optional().describe('The quick operation answered (absent: 204); a re-delivery gets the same'),
-    rule_id: z.string().optional().describe('The onebot_rule that produced the answer'),
+    received_at: z.iso.datetime().optional().describe('When the receiver accepted the delivery (service clock); earlier than _created_at only for events kept while the database was unreachable'),
+    sender: z.enum(['go-cqhttp', 'Lagrange.OneBot', 'other']).optional().describe('The implementation, as told by its headers'),
+    event: jsonObject.optional().describe('The whole event as received, numbers exact; absent when event_ref holds it'),
+    event_ref: z.strictObject({ location: z.string(), bytes: z.number(), sha256: z.string() }).optional()
+      .describe('An event too large for a record, kept whole elsewhere: s3://bucket/key in AWS, file:<path under DATA_DIR> locally'),
+    answer: jsonObject.optional().describe('The quick operation answered (absent: 200 {}); a re-delivery gets the same'),
+    rule_id: z.string().optional().describe('The onebot_rule that applied'),
+    done: done.optional().describe('What was done about the rule: quick operation, API call with its result, or nothing and why'),
   }),
   indexed: ['time', 'user_id', 'group_id'],
   shards: 4,

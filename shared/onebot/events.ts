@@ -1,8 +1,10 @@
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { ApiError } from '../http/errors';
-import { isExactNumber, numberText, toExactNumber, type ExactNumber } from '../json/exact-json';
+import { isExactNumber, numberText, parseExactJson, toExactNumber, type ExactNumber } from '../json/exact-json';
 import { unstorableKeyPath } from '../json/storable';
+import { nestsDeeperThan } from '../json/depth';
+import { ONEBOT_LIMITS } from '../limits';
 
 /** An id as senders write it: int64 (exact, maybe past 2^53), negative int32, or a string. */
 export type OneBotId = ExactNumber | string;
@@ -18,6 +20,21 @@ const eventSchema = z.looseObject({
 });
 
 export type OneBotEvent = z.infer<typeof eventSchema> & Record<string, unknown>;
+
+/** The body as JSON with exact numbers; refuses what cannot be an event before parsing deep nesting. */
+export function parseBody(rawBody: Buffer): unknown {
+  const text = rawBody.toString('utf8');
+  if (text.trim() === '') throw new ApiError('invalid_request', 'The body is empty; a OneBot event is a JSON object');
+  // Before parsing: the parser recurses, and DynamoDB could not store a deeper event anyway.
+  if (nestsDeeperThan(text, ONEBOT_LIMITS.maxEventDepth)) {
+    throw new ApiError('invalid_request', `The event nests arrays and objects deeper than ${ONEBOT_LIMITS.maxEventDepth} levels`, { max_depth: ONEBOT_LIMITS.maxEventDepth });
+  }
+  try {
+    return parseExactJson(text);
+  } catch (error) {
+    throw new ApiError('malformed_json', `The body is not valid JSON: ${(error as Error).message}`);
+  }
+}
 
 export function parseEvent(body: unknown): OneBotEvent {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
@@ -71,7 +88,7 @@ export type EventFields = ReturnType<typeof eventFields>;
  * else is no id and matches nothing: String() throws on an object whose own toString is not a
  * function, and an event's group_id can be any JSON.
  */
-const idText = (value: unknown): string | undefined => (isExactNumber(value) ? numberText(value) : typeof value === 'string' ? value : undefined);
+export const idText = (value: unknown): string | undefined => (isExactNumber(value) ? numberText(value) : typeof value === 'string' ? value : undefined);
 export const sameId = (a: unknown, b: unknown): boolean => {
   const text = idText(a);
   return text !== undefined && text === idText(b);

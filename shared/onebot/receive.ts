@@ -1,36 +1,23 @@
 import { ApiError } from '../http/errors';
 import type { Operation } from '../http/middleware';
-import { jsonResult, type HttpResult } from '../http/respond';
-import { nestsDeeperThan } from '../json/depth';
-import { parseExactJson } from '../json/exact-json';
-import { botValues, recordBotStatus } from './bots';
-import { eventId, storeOnce } from './dedupe';
-import { eventFields, parseEvent, sameId } from './events';
-import { ONEBOT_LIMITS } from '../limits';
-import { quickAnswer } from './rules';
+import { classify, jsonResult, type HttpResult } from '../http/respond';
+import { parseBody, parseEvent, sameId } from './events';
+import { handleEvent, type Delivery } from './handle';
+import { keepDelivery } from './keep';
 import { onebotSettings } from './settings';
 import { signatureMatches } from './signature';
 
-const NO_CONTENT: HttpResult = { statusCode: 204, headers: { 'cache-control': 'no-store' } };
-
-function parseBody(rawBody: Buffer): unknown {
-  const text = rawBody.toString('utf8');
-  if (text.trim() === '') throw new ApiError('invalid_request', 'The body is empty; a OneBot event is a JSON object');
-  // Before parsing: the parser recurses, and DynamoDB could not store a deeper event anyway.
-  if (nestsDeeperThan(text, ONEBOT_LIMITS.maxEventDepth)) {
-    throw new ApiError('invalid_request', `The event nests arrays and objects deeper than ${ONEBOT_LIMITS.maxEventDepth} levels`, { max_depth: ONEBOT_LIMITS.maxEventDepth });
-  }
-  try {
-    return parseExactJson(text);
-  } catch (error) {
-    throw new ApiError('malformed_json', `The body is not valid JSON: ${(error as Error).message}`);
-  }
-}
+/**
+ * "Nothing to do" is 200 `{}`, not 204: every sender reads an empty object as no quick
+ * operation, and LLOneBot calls res.json() on any answer, logging a warning for each empty 204.
+ */
+const NOTHING: HttpResult = jsonResult(200, {});
 
 /**
  * The OneBot 11 HTTP POST receiver, behind every OneBot route. Checks run in NoneBot's order:
  * X-Self-ID (400), signature when a secret is set (401 missing, 403 wrong), then the allow-list
  * (403), then the body (400). The signature is checked over the raw bytes before any parsing.
+ * A verified event is answered 200 even when the database is down: it is kept and stored later.
  */
 export const onebotReceive: Operation = async ({ rawBody, headers }) => {
   const selfId = headers['x-self-id']?.trim();
@@ -48,14 +35,13 @@ export const onebotReceive: Operation = async ({ rawBody, headers }) => {
   if (selfIds && event.self_id !== undefined && !sameId(event.self_id, selfId)) {
     throw new ApiError('forbidden', 'The event\'s self_id is not the X-Self-ID bot');
   }
-  const fields = eventFields(event, selfId);
-  const stored = await storeOnce(eventId(rawBody), fields, event, await quickAnswer(event));
-  const status = stored.first ? botValues(event, new Date().toISOString()) : undefined;
-  // The event is stored and its answer decided: a failed status write must not turn this into a
-  // 5xx, since the sender's retry would be a duplicate (204) and never update the bot either.
-  if (status) {
-    await recordBotStatus(fields, status).catch((error: Error) =>
-      console.error(JSON.stringify({ level: 'error', code: 'bot_status_failed', self_id: String(fields.self_id), name: error?.name, message: error?.message })));
+  const delivery: Delivery = { rawBody, headers, receivedAt: new Date().toISOString() };
+  try {
+    return jsonResult(200, await handleEvent(delivery, event, true));
+  } catch (error) {
+    if (classify(error).code !== 'database_unavailable') throw error;
+    // Verified, and nobody re-sends on a 5xx: keep it and store it once the database is back.
+    await keepDelivery(delivery);
+    return NOTHING;
   }
-  return stored.answer ? jsonResult(200, stored.answer) : NO_CONTENT;
 };

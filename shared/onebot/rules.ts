@@ -1,9 +1,9 @@
 import type { ModelRecord } from '../models/define';
 import { onebotRule } from '../models/onebot';
 import { listRecords } from '../store/records';
-import { plainText } from './cq';
+import { plainText, toSegments } from './cq';
 import type { OneBotEvent } from './events';
-import { sameId } from './events';
+import { idText, sameId } from './events';
 import { ONEBOT_LIMITS } from '../limits';
 import { linearRegex, regexMatches } from './safe-regex';
 
@@ -60,10 +60,26 @@ function applies(rule: Rule, subject: Subject): boolean {
   return patternMatches(rule, subject.text);
 }
 
+/**
+ * The reply of a message rule. A mention is part of the reply itself, as an `at` segment before
+ * it: go-cqhttp's own at_sender pastes `[CQ:at,qq=N]` before a string reply inside JSON text
+ * without escaping it (a `"` in the reply cuts it short, and with auto_escape the code goes out
+ * as literal text), and an anonymous sender cannot be mentioned at all.
+ */
+function replyOf(rule: Rule, subject: Subject): Pick<Record<string, unknown>, 'reply' | 'auto_escape'> {
+  const reply = rule.reply!;
+  const mention = subject.type === 'group' && rule.at_sender && (subject.event.anonymous ?? null) === null && subject.event.user_id !== undefined;
+  if (!mention) return { reply, auto_escape: rule.auto_escape };
+  const rest = typeof reply === 'string' ? toSegments(reply, rule.auto_escape) : reply;
+  // NoneBot's at_sender puts a space between the mention and the text; so does this.
+  return { reply: [{ type: 'at', data: { qq: idText(subject.event.user_id) } }, { type: 'text', data: { text: ' ' } }, ...rest], auto_escape: false };
+}
+
 function answerOf(rule: Rule, subject: Subject): Record<string, unknown> {
   if (subject.kind === 'message') {
     // go-cqhttp reads a missing at_sender as false, the spec as true: always say it in groups.
-    return { reply: rule.reply, auto_escape: rule.auto_escape, ...(subject.type === 'group' ? { at_sender: rule.at_sender } : {}) };
+    // The mention, when asked for, is already in the reply.
+    return { ...replyOf(rule, subject), ...(subject.type === 'group' ? { at_sender: false } : {}) };
   }
   if (subject.type === 'friend') return { approve: rule.approve, ...(rule.approve && rule.remark !== undefined ? { remark: rule.remark } : {}) };
   return { approve: rule.approve, ...(!rule.approve && rule.reason !== undefined ? { reason: rule.reason } : {}) };

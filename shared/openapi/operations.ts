@@ -123,14 +123,13 @@ export const SERVICE_OPERATIONS: Record<string, (route: Route) => OperationDoc> 
   }),
   onebot: () => ({
     description: 'The OneBot 11 HTTP POST receiver: point the bot implementation\'s post_url here. It authenticates with '
-      + 'X-Signature (HMAC-SHA1 of the raw body with the shared secret), not with a bearer token. A re-sent event is stored once.',
+      + 'X-Signature (HMAC-SHA1 of the raw body with the shared secret), not with a bearer token. A re-sent event is stored once (README "Duplicates").',
     request: { name: 'onebot_post_body', schema: onebotEvent, examples: { heartbeat: { time: 1700000000, self_id: 10001, post_type: 'meta_event', meta_event_type: 'heartbeat', status: { online: true, good: true }, interval: 5000 } } },
-    success: { status: 204, description: 'Stored; no quick operation' },
-    more: {
-      200: {
-        description: 'Stored, with a quick operation for the sender (reply, approve, ...)',
-        content: { 'application/json': { schema: { type: 'object' }, example: { reply: 'pong', auto_escape: false } } },
-      },
+    // 200 `{}` rather than 204 for "nothing to do": LLOneBot warns on every empty answer (README).
+    success: {
+      status: 200,
+      description: 'Stored (or kept, while the database is unreachable, and stored later): the quick operation for the sender (reply, approve, ...), {} for none',
+      raw: { mediaType: 'application/json', schema: { type: 'object', description: 'A OneBot 11 quick operation', examples: [{ reply: 'pong', auto_escape: false }, {}] } },
     },
     parameters: [
       { name: 'X-Self-ID', in: 'header', required: true, schema: { type: 'string' }, description: 'The bot account; equals self_id' },

@@ -1,4 +1,6 @@
 import { createHash, createHmac } from 'node:crypto';
+import { parseExactJson } from '../../shared/json/exact-json';
+import { idText } from '../../shared/onebot/events';
 import type { Api, Reply } from '../support/api';
 
 /** The four receiver routes: NoneBot's three and the old root URL. */
@@ -39,7 +41,26 @@ export function detailOf(event: Record<string, unknown>): string | undefined {
 }
 
 export const sign = (secret: string, body: string | Buffer): string => `sha1=${createHmac('sha1', secret).update(body).digest('hex')}`;
-export const idOf = (body: string | Buffer): string => createHash('sha256').update(body).digest('hex');
+const sha256 = (data: string | Buffer): string => createHash('sha256').update(data).digest('hex');
+
+/**
+ * The record id the receiver gives a delivery from a sender that retries (README "Duplicates"):
+ * a message is one per bot and message_id, a request one per flag, anything else one per bytes.
+ */
+export function idOf(body: string | Buffer, headerSelfId = String(SELF_ID)): string {
+  let event: Record<string, unknown> = {};
+  try {
+    const parsed = parseExactJson(body.toString());
+    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) event = parsed as Record<string, unknown>;
+  } catch {
+    // Not JSON: an id by bytes, though nothing will be stored.
+  }
+  const self = idText(event.self_id) ?? headerSelfId;
+  const messageId = idText(event.message_id);
+  if ((event.post_type === 'message' || event.post_type === 'message_sent') && messageId !== undefined) return sha256(`${event.post_type}\n${self}\n${messageId}`);
+  if (event.post_type === 'request' && typeof event.flag === 'string' && event.flag !== '') return sha256(`request\n${self}\n${event.flag}`);
+  return sha256(body);
+}
 
 /** The JSON a sender would post: `time` and `self_id` first, as the senders write them. */
 export const bodyOf = (event: Record<string, unknown>, time: number, selfId = SELF_ID): string => JSON.stringify({ time, self_id: selfId, ...event });

@@ -8,7 +8,7 @@ import { synthTemplate, templateIndex } from './synth';
 const { template } = synthTemplate({ alarmEmail: 'ops@example.com,oncall@example.com' });
 const index = templateIndex(template);
 const tokenRoutes = ROUTES.filter((r) => r.scope !== undefined && r.scope !== 'public');
-const DEPLOYED = [...FUNCTIONS, 'health_check' as const];
+const DEPLOYED = [...FUNCTIONS, 'health_check' as const, 'onebot_queue' as const];
 
 describe('table', () => {
   test('is built from the same description as the local table', () => {
@@ -34,7 +34,7 @@ describe('table', () => {
 });
 
 describe('functions', () => {
-  test('one per function of the route table, plus the health check', () => {
+  test('one per function of the route table, plus the health check and the OneBot queue consumer', () => {
     expect(index.ofType('AWS::Lambda::Function')).toHaveLength(DEPLOYED.length);
   });
 
@@ -72,6 +72,7 @@ describe('least privilege', () => {
     ['update', ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']],
     ['delete', ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:Query']],
     ['onebot', ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']],
+    ['onebot_queue', ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']],
   ])('%s may send exactly %j to the table and its indexes', (name, expected) => {
     expect(tableActions(name)).toEqual(expected);
     const env = index.functionProps(name).Environment?.Variables ?? {};
@@ -93,9 +94,10 @@ describe('least privilege', () => {
     expect(readers).not.toContain('health');
   });
 
-  test('only list, update and delete read CURSOR_SECRET and only onebot reads ONEBOT_SECRET', () => {
+  test('only list, update and delete read CURSOR_SECRET, only onebot reads ONEBOT_SECRET, and the OneBot functions ONEBOT_ACCESS_TOKEN', () => {
     expect(DEPLOYED.filter((name) => secretOf(name).CURSOR_SECRET_SECRET_ARN).sort()).toEqual(['delete', 'list', 'update']);
     expect(DEPLOYED.filter((name) => secretOf(name).ONEBOT_SECRET_SECRET_ARN)).toEqual(DEPLOYED.filter((n) => n === 'onebot'));
+    expect(DEPLOYED.filter((name) => secretOf(name).ONEBOT_ACCESS_TOKEN_SECRET_ARN)).toEqual(['onebot', 'onebot_queue']);
   });
 
   test('a function may read exactly the secrets named in its environment', () => {
@@ -168,12 +170,43 @@ describe('HTTP API', () => {
   });
 });
 
+describe('OneBot queue', () => {
+  const receiver = () => index.functionProps('onebot');
+  test('the receiver may send to the queue and put bodies in the bucket; it knows where both are', () => {
+    expect(receiver().Environment.Variables).toMatchObject({ ONEBOT_QUEUE_URL: { Ref: expect.any(String) }, ONEBOT_BUCKET: { Ref: expect.any(String) } });
+    expect([...index.actionsOf('onebot')]).toEqual(expect.arrayContaining(['sqs:SendMessage', 's3:PutObject', 's3:GetObject']));
+  });
+
+  test('the queue has a dead-letter queue and feeds onebot_queue, which reports failures one by one', () => {
+    template.hasResourceProperties('AWS::SQS::Queue', { RedrivePolicy: { deadLetterTargetArn: Match.anyValue(), maxReceiveCount: 5 }, VisibilityTimeout: 60 });
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: index.functionId('onebot_queue') }, FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    expect(index.functionProps('onebot_queue').Environment.Variables).toMatchObject({ TABLE_NAME: { Ref: expect.any(String) }, ONEBOT_BUCKET: { Ref: expect.any(String) } });
+  });
+
+  test('the bucket is private, encrypted, TLS only; queue overflow expires, big events stay', () => {
+    template.hasResourceProperties('AWS::S3::Bucket', {
+      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+      LifecycleConfiguration: { Rules: [Match.objectLike({ Prefix: 'onebot-deliveries/', ExpirationInDays: 14 })] },
+    });
+    template.hasResource('AWS::S3::Bucket', { DeletionPolicy: 'Retain' });
+  });
+
+  test('ONEBOT_API_ROOTS comes from the onebotApiRoots context, checked at synth', () => {
+    const roots = '{"10001":"http://bot.example:5700/"}';
+    const index2 = templateIndex(synthTemplate({ onebotApiRoots: roots }).template);
+    for (const name of ['onebot', 'onebot_queue']) expect(index2.functionProps(name).Environment.Variables.ONEBOT_API_ROOTS).toBe(roots);
+    expect(() => synthTemplate({ onebotApiRoots: '{"bot":"ftp://x"}' })).toThrow(/onebotApiRoots/);
+  });
+});
+
 describe('secrets', () => {
   test('no secret value is in the template; the token table starts empty', () => {
     const secrets = index.ofType('AWS::SecretsManager::Secret').map(([, s]) => s.Properties);
-    expect(secrets).toHaveLength(3);
+    expect(secrets).toHaveLength(4);
     expect(secrets.filter((s) => s.SecretString !== undefined).map((s) => s.SecretString)).toEqual(['{}']);
-    expect(secrets.filter((s) => s.GenerateSecretString)).toHaveLength(2);
+    expect(secrets.filter((s) => s.GenerateSecretString)).toHaveLength(3);
   });
 });
 
@@ -220,13 +253,18 @@ describe('alarms', () => {
     expect(named(`${name}-throttles`)).toMatchObject({ MetricName: 'Throttles', Dimensions: dimension, Threshold: 1 });
   });
 
-  test('overdue bots alarm on their own; every other alarm feeds the composite, which notifies the topic', () => {
+  // The OneBot queue's alarms (infra/onebot-queue.ts) name kept events waiting: each notifies on its own.
+  const onTheirOwn = ['Recordgate-bots-overdue', 'Recordgate-onebot-queue-age', 'Recordgate-onebot-dead-letters'];
+
+  test('overdue bots and the OneBot queue alarm on their own; every other alarm feeds the composite, which notifies the topic', () => {
     const topicRef = { Ref: index.ofType('AWS::SNS::Topic')[0][0] };
     expect(named('bots-overdue')).toMatchObject({ MetricName: HEALTH_METRICS.overdueBots, AlarmActions: [topicRef], OKActions: [topicRef], EvaluationPeriods: 3 });
+    expect(named('onebot-queue-age')).toMatchObject({ MetricName: 'ApproximateAgeOfOldestMessage', Namespace: 'AWS/SQS', Threshold: 900, AlarmActions: [topicRef] });
+    expect(named('onebot-dead-letters')).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible', Namespace: 'AWS/SQS', Threshold: 1, AlarmActions: [topicRef] });
     const composite = index.ofType('AWS::CloudWatch::CompositeAlarm')[0][1].Properties;
     expect(composite.AlarmActions).toEqual([topicRef]);
     const rule = JSON.stringify(composite.AlarmRule);
-    for (const alarm of alarms.filter((a) => a.AlarmName !== 'Recordgate-bots-overdue')) {
+    for (const alarm of alarms.filter((a) => !onTheirOwn.includes(a.AlarmName))) {
       expect(rule).toContain(alarm.id);
       expect(alarm.AlarmActions).toBeUndefined();
     }

@@ -9,10 +9,12 @@ const msg = (message_type: string, message: unknown, extra: Record<string, unkno
   ({ post_type: 'message', message_type, message, user_id: 1, ...(message_type === 'group' ? { group_id: 2 } : {}), ...extra }) as OneBotEvent;
 
 test.each([
-  ['exact', 'hi', 'hi', true], ['exact', 'hi', 'hi!', false], ['exact', 'hi', ' hi', false],
+  ['exact', 'hi', 'hi', true], ['exact', 'hi', 'hi!', false], ['exact', 'hi', ' hi ', true], ['exact', 'h i', 'h  i', false],
   ['prefix', '/go', '/go home', true], ['prefix', '/go', 'x/go', false],
   ['keyword', 'cat', 'concatenate', true], ['keyword', 'Cat', 'cat', false],
   ['regex', '^\\d{3}$', '123', true], ['regex', '^\\d{3}$', '1234', false],
+  // What the person typed: the mention and the space after it are gone.
+  ['regex', '^/roll \\d+$', '[CQ:at,qq=10001] /roll 20', true], ['exact', 'a b', 'a [CQ:face,id=1]  b', true],
 ])('%s %j on %j: %s', (match, pattern, text, matches) => {
   const answer = ruleAnswer([rule({ match, pattern, reply: 'yes' })], msg('private', text));
   expect(answer.answer !== undefined).toBe(matches);

@@ -1,0 +1,38 @@
+import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+
+/**
+ * Where bodies too big for a record or a queue message are kept whole: the S3 bucket
+ * `ONEBOT_BUCKET` in AWS, the data directory (`DATA_DIR`, default `.data`) locally. A location
+ * is `s3://bucket/key` or `file:<key>` (relative to the data directory).
+ */
+let s3: S3Client | undefined;
+
+export const dataDir = (): string => resolve(process.env.DATA_DIR ?? '.data');
+
+/** Writes `bytes` under `key` and returns its location; the local file appears whole or not at all. */
+export async function putBlob(key: string, bytes: Buffer): Promise<string> {
+  const bucket = process.env.ONEBOT_BUCKET;
+  if (bucket) {
+    s3 ??= new S3Client({ region: process.env.AWS_REGION });
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: bytes, ContentType: 'application/json' }));
+    return `s3://${bucket}/${key}`;
+  }
+  const path = join(dataDir(), key);
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(`${path}.tmp`, bytes, { flush: true });
+  await rename(`${path}.tmp`, path);
+  return `file:${key}`;
+}
+
+export async function getBlob(location: string): Promise<Buffer> {
+  const s3Location = /^s3:\/\/([^/]+)\/(.+)$/.exec(location);
+  if (s3Location) {
+    s3 ??= new S3Client({ region: process.env.AWS_REGION });
+    const object = await s3.send(new GetObjectCommand({ Bucket: s3Location[1], Key: s3Location[2] }));
+    return Buffer.from(await object.Body!.transformToByteArray());
+  }
+  if (location.startsWith('file:')) return readFile(join(dataDir(), location.slice(5)));
+  throw new Error(`not a blob location: ${location}`);
+}

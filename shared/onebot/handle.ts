@@ -1,0 +1,73 @@
+import { onebotEvent } from '../models/onebot';
+import { updateRecords } from '../store/records';
+import { botValues, recordBotStatus } from './bots';
+import { apiCallOf, apiRootOf, callBotApi, type ApiCall, type Done } from './bot-api';
+import { identityOf, storeOnce, type EventData } from './dedupe';
+import { eventFields, type OneBotEvent } from './events';
+import { quickAnswer } from './rules';
+import { senderOf } from './senders';
+
+/** A verified delivery: what the receiver keeps when the database is down, and stores later. */
+export interface Delivery {
+  rawBody: Buffer;
+  /** The headers the receiver reads after verification (lower-case names): x-self-id, user-agent, content-type. */
+  headers: Record<string, string | undefined>;
+  receivedAt: string;
+}
+
+interface Plan {
+  done?: Done;
+  answer?: Record<string, unknown>;
+  call?: { root: string; call: ApiCall };
+}
+
+/**
+ * What to do about the rule that applied, and how: through the bot's HTTP API where its root
+ * is configured; else as a quick operation, when the answer can still reach a sender that
+ * reads it; else nothing, with the reason recorded.
+ */
+function plan(event: OneBotEvent, selfId: unknown, answer: Record<string, unknown> | undefined, readsAnswer: boolean, live: boolean): Plan {
+  if (!answer) return {};
+  const root = apiRootOf(selfId);
+  const call = root !== undefined ? apiCallOf(event, answer) : undefined;
+  if (root !== undefined && call) return { done: { via: 'api', ...call }, call: { root, call } };
+  if (!live) return { done: { via: 'none', reason: 'received_while_database_unreachable' } };
+  if (!readsAnswer) return { done: { via: 'none', reason: 'sender_ignores_answers' } };
+  return { done: { via: 'quick_operation' }, answer };
+}
+
+/**
+ * Decides, stores (once per identity) and acts on one verified event; returns the quick
+ * operation to answer ({} for none). `live` is false for a delivery stored after the fact, whose
+ * sender got its answer long ago. Database errors propagate: the caller keeps the delivery.
+ */
+export async function handleEvent(delivery: Delivery, event: OneBotEvent, live: boolean): Promise<Record<string, unknown>> {
+  const selfIdHeader = delivery.headers['x-self-id']?.trim() ?? '';
+  const fields = eventFields(event, selfIdHeader);
+  const sender = senderOf(delivery.headers);
+  const rule = await quickAnswer(event);
+  const todo = plan(event, fields.self_id, rule.answer, sender.readsAnswer, live);
+  const data: EventData = {
+    ...fields, received_at: delivery.receivedAt, sender: sender.name, event,
+    ...(todo.answer ? { answer: todo.answer } : {}),
+    ...(rule.rule_id ? { rule_id: rule.rule_id } : {}),
+    ...(todo.done ? { done: todo.done } : {}),
+  };
+  const stored = await storeOnce(identityOf(event, fields.self_id, delivery.rawBody, sender), data, delivery.rawBody);
+  // A re-delivery gets what the first got, never a second reply or API call.
+  if (!stored.first) return (stored.record.answer as Record<string, unknown> | undefined) ?? {};
+
+  if (todo.call) {
+    const done = await callBotApi(todo.call.root, todo.call.call);
+    await updateRecords(onebotEvent, { filters: { id: stored.id }, values: { done } }).catch((error: Error) =>
+      console.error(JSON.stringify({ level: 'error', code: 'bot_api_result_not_stored', id: stored.id, name: error?.name, message: error?.message })));
+  }
+  const status = botValues(event, delivery.receivedAt);
+  // The event is stored and its answer decided: a failed status write must not turn this into a
+  // 5xx or a kept delivery, since a re-send would be a duplicate and never update the bot either.
+  if (status) {
+    await recordBotStatus(fields, status).catch((error: Error) =>
+      console.error(JSON.stringify({ level: 'error', code: 'bot_status_failed', self_id: String(fields.self_id), name: error?.name, message: error?.message })));
+  }
+  return todo.answer ?? {};
+}

@@ -1,0 +1,32 @@
+import * as z from 'zod';
+import { getBlob } from './blobs';
+import { parseBody, parseEvent } from './events';
+import { handleEvent, type Delivery } from './handle';
+
+/**
+ * A verified delivery kept while the database was unreachable, as JSON: the exact body bytes
+ * (base64, or a blob location when too big for a queue message), the headers the receiver
+ * reads after verification, and when it was received (the retry window counts from then).
+ */
+export const keptDelivery = z.strictObject({
+  body: z.string().optional(),
+  body_ref: z.string().optional(),
+  headers: z.record(z.string(), z.string()),
+  received_at: z.iso.datetime(),
+});
+
+export type KeptDelivery = z.infer<typeof keptDelivery>;
+
+const KEPT_HEADERS = ['x-self-id', 'user-agent', 'content-type'] as const;
+
+export function toKept(delivery: Delivery, bodyRef?: string): KeptDelivery {
+  const headers = Object.fromEntries(KEPT_HEADERS.flatMap((name) => (delivery.headers[name] !== undefined ? [[name, delivery.headers[name]!]] : [])));
+  return { ...(bodyRef ? { body_ref: bodyRef } : { body: delivery.rawBody.toString('base64') }), headers, received_at: delivery.receivedAt };
+}
+
+/** Stores a kept delivery through the same identity rules as a live one; its sender is long gone, so nothing is answered. */
+export async function storeKept(kept: KeptDelivery): Promise<void> {
+  const rawBody = kept.body_ref ? await getBlob(kept.body_ref) : Buffer.from(kept.body ?? '', 'base64');
+  const delivery: Delivery = { rawBody, headers: kept.headers, receivedAt: kept.received_at };
+  await handleEvent(delivery, parseEvent(parseBody(rawBody)), false);
+}
