@@ -48,6 +48,15 @@ describe('routes as API Gateway selects them', () => {
 });
 
 
+test('GET / sends a person to /docs; POST / stays the OneBot receiver', async () => {
+  const r = await fetch(`${api.url}/`, { redirect: 'manual' });
+  expect(r.status).toBe(302);
+  expect(r.headers.get('location')).toBe('/docs');
+  const docs = await fetch(`${api.url}/`);
+  expect(docs.status).toBe(200);
+  expect(await docs.text()).toContain('swagger-ui');
+});
+
 test('a chunked body over 10 MB is refused with 413 while it streams in', async () => {
   const chunk = Buffer.alloc(1024 * 1024, 0x20);
   let sent = 0;
