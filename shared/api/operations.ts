@@ -15,7 +15,7 @@ import {
   countRecords, createRecords, deleteRecords, getOneRecord, listRecords, updateRecords,
 } from '../store/records';
 import { TABLE_KEY } from '../store/table';
-import { countRequest, createRequest, deleteRequest, getOneRequest, listRequest, updateRequest } from './requests';
+import { countRequest, createRequest, deleteRequest, getOneRequest, listRequest, requestErrorMap, updateRequest } from './requests';
 
 const visibleModels = () => MODELS.filter((m) => m.access !== 'hidden');
 
@@ -32,7 +32,7 @@ function modelFor(request: ApiRequest, writes: boolean): Model {
 }
 
 function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
-  const result = schema.safeParse(body);
+  const result = schema.safeParse(body, { error: requestErrorMap });
   if (result.success) return result.data;
   const details = result.error.issues.flatMap((issue) =>
     issue.code === 'unrecognized_keys'
