@@ -18,9 +18,12 @@ const ROOT = resolve(__dirname, '../..');
  * process in between, and a SIGKILL sent to it would not reach the server.
  */
 export function spawnServe(env: Record<string, string>, timeoutMs = 30_000): ServeProcess {
+  // What a test run set for its in-process engine must not leak in: the server picks its own.
+  const inherited = { ...process.env };
+  for (const name of ['DYNAMODB_ENDPOINT', 'CURSOR_SECRET', 'API_TOKENS', 'TABLE_NAME']) delete inherited[name];
   const child = spawn(process.execPath, ['--import', 'tsx', resolve(ROOT, 'scripts/serve.ts')], {
     cwd: ROOT,
-    env: { ...process.env, PORT: '0', API_TOKENS: '', ...env },
+    env: { ...inherited, PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let text = '';

@@ -10,6 +10,14 @@ type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIG
 /** Hard cap on what the local server buffers; the handlers enforce the API's own, smaller limit. */
 const MAX_LOCAL_BODY = 10 * 1024 * 1024;
 
+/**
+ * Connection timeouts (issue 12): a client that connects and sends nothing, or sends half a
+ * request, is cut instead of holding a socket for minutes. Headers within 10 s, the whole
+ * request within 30 s (API Gateway's integration limit), idle kept-alive connections after 5 s;
+ * the timeouts are checked every second (Node's default is every 30 s).
+ */
+const CONNECTION_TIMEOUTS = { headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 5_000, connectionsCheckingInterval: 1_000 };
+
 const loaded = new Map<FunctionName, Promise<Handler>>();
 
 /** Loads a function's handler on its first request, as Lambda does on a cold start. */
@@ -27,7 +35,7 @@ function handlerOf(name: FunctionName): Promise<Handler> {
  * the same Lambda handler that is deployed for its route (the fallback for unknown routes).
  */
 export async function startLocalServer(options: { port: number; host: string }): Promise<{ server: Server; url: string }> {
-  const server = createServer((req, res) => {
+  const server = createServer(CONNECTION_TIMEOUTS, (req, res) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
@@ -50,7 +58,6 @@ export async function startLocalServer(options: { port: number; host: string }):
       res.end(body);
     });
   });
-  server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve) => server.listen(options.port, options.host, resolve));
   const { port } = server.address() as AddressInfo;
   return { server, url: `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}` };
