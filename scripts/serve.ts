@@ -48,7 +48,14 @@ async function main(): Promise<void> {
     }
     stopping = true;
     console.log(`\n${signal}: no new connections; ${requests.inFlight} request(s) in flight get up to ${DRAIN_MS / 1000} s to finish`);
-    const closeEngine = () => (engine ? new Promise<void>((done) => engine!.server.close(() => done())) : Promise.resolve());
+    // Whatever still stands between the engine and a clean close (an SDK keep-alive socket, a cut
+    // request's last call) must not keep the process alive: its connections go, LevelDB still
+    // finishes the writes it started, and the exit comes within a bound no matter what.
+    setTimeout(() => process.exit(1), DRAIN_MS + 15_000).unref();
+    const closeEngine = () => (engine ? new Promise<void>((done) => {
+      engine!.server.close(() => done());
+      engine!.server.closeAllConnections();
+    }) : Promise.resolve());
     const { drained, cut } = await drain(server, requests, closeEngine);
     console.log(`stopped: ${drained} request(s) drained${cut > 0 ? `, ${cut} cut off after ${DRAIN_MS / 1000} s` : ''}, engine closed`);
     process.exit(cut > 0 ? 1 : 0);

@@ -17,7 +17,7 @@ const ROOT = resolve(__dirname, '../..');
  * Runs the server entry itself under node, not through the tsx CLI: that would put a second
  * process in between, and a SIGKILL sent to it would not reach the server.
  */
-export function spawnServe(env: Record<string, string>, timeoutMs = 30_000): ServeProcess {
+export function spawnServe(env: Record<string, string>, timeoutMs = 90_000): ServeProcess {
   // What a test run set for its in-process engine must not leak in: the server picks its own.
   const inherited = { ...process.env };
   for (const name of ['DYNAMODB_ENDPOINT', 'CURSOR_SECRET', 'API_TOKENS', 'TABLE_NAME']) delete inherited[name];
