@@ -1,59 +1,74 @@
 /**
- * `npm start`: the whole API on localhost. Starts an embedded DynamoDB engine (dynalite, data
- * kept in DATA_DIR) unless DYNAMODB_ENDPOINT names another, creates the table if missing and
- * serves every route through the same handlers Lambda runs.
+ * `npm start`: the whole API on localhost. Checks every setting, the port and the data
+ * directory before creating anything; starts an embedded DynamoDB engine (dynalite, data kept
+ * in DATA_DIR) unless DYNAMODB_ENDPOINT names another, creates the table if missing and serves
+ * every route through the same handlers Lambda runs. SIGTERM/SIGINT drain before stopping.
  */
-import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { loadTokenTable } from '../shared/auth/tokens';
 import { MODELS } from '../shared/models/registry';
 import { ROUTES } from '../shared/http/routes';
 import { scheduleDrain } from '../shared/onebot/spool';
+import { cursorKeyOf } from './local/cursor-key';
 import { prepareTable, startDynalite } from './local/engine';
 import { startLocalServer } from './local/server';
+import { drain, DRAIN_MS, RequestTracker } from './local/shutdown';
+import { checkDataDir, checkPort, readConfig, StartupError } from './local/startup';
 
 async function main(): Promise<void> {
   // The SDK is pinned to a release that supports Node 20 (docs/decisions.md); its upgrade notice is noise here.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-  const port = Number(process.env.PORT ?? 3000);
-  const host = process.env.HOST ?? '127.0.0.1';
-  process.env.TABLE_NAME ??= 'recordgate';
+  const config = readConfig(process.env, (dir) => resolve(dir));
+  await checkPort(config.host, config.port);
+  await checkDataDir(config.dataDir);
+  process.env.TABLE_NAME = config.tableName;
+  process.env.CURSOR_SECRET ||= cursorKeyOf(config.dataDir);
+
   let engine: Awaited<ReturnType<typeof startDynalite>> | undefined;
-  if (!process.env.DYNAMODB_ENDPOINT) {
-    const dataDir = resolve(process.env.DATA_DIR ?? '.data');
-    mkdirSync(dataDir, { recursive: true });
-    engine = await startDynalite({ path: dataDir });
+  if (!config.endpoint) {
+    engine = await startDynalite({ path: config.dataDir });
     process.env.DYNAMODB_ENDPOINT = engine.endpoint;
-    console.log(`embedded DynamoDB (dynalite) on ${engine.endpoint}, data in ${dataDir}`);
+    console.log(`embedded DynamoDB (dynalite) on ${engine.endpoint}, data in ${config.dataDir}`);
   }
-  const created = await prepareTable(process.env.DYNAMODB_ENDPOINT, process.env.TABLE_NAME);
-  console.log(`table ${process.env.TABLE_NAME} ${created ? 'created' : 'found'} at ${process.env.DYNAMODB_ENDPOINT}`);
+  const endpoint = process.env.DYNAMODB_ENDPOINT!;
+  const created = await prepareTable(endpoint, config.tableName).catch((error: Error) => {
+    throw new StartupError(`cannot reach DynamoDB at ${endpoint} (${error.name}: ${error.message}); start it, or unset DYNAMODB_ENDPOINT for the embedded engine`);
+  });
+  console.log(`table ${config.tableName} ${created ? 'created' : 'found'} at ${endpoint}`);
   // OneBot events kept while the database was unreachable (a previous run's too) are stored now.
   scheduleDrain();
-  // Loaded now so that a malformed API_TOKENS stops the start instead of failing every request.
-  const tokens = await loadTokenTable();
-  const { server, url } = await startLocalServer({ port, host });
+  const { server, url } = await startLocalServer({ port: config.port, host: config.host });
+  const requests = new RequestTracker(server);
   console.log(`recordgate listening on ${url}`);
-  console.log(tokens ? `auth: on, ${tokens.length} API token(s) from API_TOKENS` : 'auth: no API_TOKENS set, open on loopback only');
+  console.log(config.tokens ? `auth: on, ${config.tokens.length} API token(s) from API_TOKENS` : 'auth: no API_TOKENS set, open on loopback only');
   console.log(`models: ${MODELS.filter((m) => m.access !== 'hidden').map((m) => m.name).join(', ')}`);
   for (const route of ROUTES) console.log(`  ${route.method.padEnd(4)} ${url}${route.path}`);
 
   let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
+  const stop = async (signal: string) => {
+    if (stopping) {
+      console.log(`${signal} again: stopping now, ${requests.inFlight} request(s) cut off`);
+      process.exit(1);
+    }
     stopping = true;
-    console.log(`\n${signal}: shutting down`);
-    server.close();
-    server.closeIdleConnections();
-    const closeEngine = engine ? new Promise<void>((done) => engine!.server.close(() => done())) : Promise.resolve();
-    void closeEngine.then(() => process.exit(0));
-    setTimeout(() => process.exit(0), 3_000).unref();
+    console.log(`\n${signal}: no new connections; ${requests.inFlight} request(s) in flight get up to ${DRAIN_MS / 1000} s to finish`);
+    // Whatever still stands between the engine and a clean close (an SDK keep-alive socket, a cut
+    // request's last call) must not keep the process alive: its connections go, LevelDB still
+    // finishes the writes it started, and the exit comes within a bound no matter what.
+    setTimeout(() => process.exit(1), DRAIN_MS + 15_000).unref();
+    const closeEngine = () => (engine ? new Promise<void>((done) => {
+      engine!.server.close(() => done());
+      engine!.server.closeAllConnections();
+    }) : Promise.resolve());
+    const { drained, cut } = await drain(server, requests, closeEngine);
+    console.log(`stopped: ${drained} request(s) drained${cut > 0 ? `, ${cut} cut off after ${DRAIN_MS / 1000} s` : ''}, engine closed`);
+    process.exit(cut > 0 ? 1 : 0);
   };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
 main().catch((error) => {
-  console.error(error);
+  // One line that names the problem and its fix; a stack only for what was not foreseen.
+  console.error(error instanceof StartupError ? `recordgate cannot start: ${error.message}` : error);
   process.exit(1);
 });

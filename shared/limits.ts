@@ -38,6 +38,8 @@ export const LIMITS = {
   writeConcurrency: 16,
   /** Characters of a record id. */
   maxIdLength: 200,
+  /** Entries of `details` in one error answer; `details_total` gives the full count beyond it. */
+  maxErrorDetails: 100,
 } as const;
 
 /**

@@ -18,6 +18,14 @@ export interface GatewayOptions {
   invoke(target: string, event: APIGatewayProxyEventV2): Promise<Invocation>;
 }
 
+/**
+ * Connection timeouts: a client that connects and sends nothing, or sends half a request, is
+ * cut instead of holding a socket for minutes. Headers within 10 s, the whole request within
+ * 30 s (API Gateway's integration limit), idle kept-alive connections after 5 s; the timeouts
+ * are checked every second (Node's default is every 30 s).
+ */
+const CONNECTION_TIMEOUTS = { headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 5_000, connectionsCheckingInterval: 1_000 };
+
 /** API Gateway's own answers, which it sends without any function running. */
 const GATEWAY_ANSWERS = {
   tooLarge: { status: 413, body: '{"message":"Request Entity Too Large"}' },
@@ -83,7 +91,7 @@ function sendResult(res: ServerResponse, result: APIGatewayProxyStructuredResult
  * payload limits and its answers when a function fails or times out.
  */
 export async function startGateway(options: GatewayOptions): Promise<{ server: Server; url: string }> {
-  const server = createServer(async (req, res) => {
+  const server = createServer(CONNECTION_TIMEOUTS, async (req, res) => {
     try {
       const body = await readLimitedBody(req, AWS_LIMITS.gatewayPayloadBytes);
       if (!body) return refuseUpload(req, res);
@@ -101,7 +109,6 @@ export async function startGateway(options: GatewayOptions): Promise<{ server: S
       else res.destroy();
     }
   });
-  server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve) => server.listen(options.port, options.host, resolve));
   const { port } = server.address() as AddressInfo;
   return { server, url: `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}` };

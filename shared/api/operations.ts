@@ -4,6 +4,7 @@ import { settings } from '../config';
 import { ApiError, pathText } from '../http/errors';
 import type { ApiRequest, Operation } from '../http/middleware';
 import { jsonResult } from '../http/respond';
+import { illFormedPath } from '../json/well-formed';
 import { failure } from '../http/envelope';
 import { SYSTEM_FIELDS, type Model } from '../models/define';
 import { findModel, MODELS } from '../models/registry';
@@ -14,7 +15,7 @@ import {
   countRecords, createRecords, deleteRecords, getOneRecord, listRecords, updateRecords,
 } from '../store/records';
 import { TABLE_KEY } from '../store/table';
-import { countRequest, createRequest, deleteRequest, getOneRequest, listRequest, updateRequest } from './requests';
+import { countRequest, createRequest, deleteRequest, getOneRequest, listRequest, requestErrorMap, updateRequest } from './requests';
 
 const visibleModels = () => MODELS.filter((m) => m.access !== 'hidden');
 
@@ -31,7 +32,7 @@ function modelFor(request: ApiRequest, writes: boolean): Model {
 }
 
 function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
-  const result = schema.safeParse(body);
+  const result = schema.safeParse(body, { error: requestErrorMap });
   if (result.success) return result.data;
   const details = result.error.issues.flatMap((issue) =>
     issue.code === 'unrecognized_keys'
@@ -42,10 +43,22 @@ function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
   throw new ApiError('invalid_request', `Invalid request body: ${first.path || 'body'}: ${first.message}`, { details });
 }
 
+/** Refuses a body with a string DynamoDB cannot store byte for byte (shared/json/well-formed.ts). */
+function checkWellFormed(body: unknown): void {
+  const path = illFormedPath(body);
+  if (!path) return;
+  const at = pathText(path);
+  const message = 'contains an unpaired UTF-16 surrogate, which cannot be stored as sent';
+  const extra = { path: at, details: [{ path: at, message }] };
+  if (path[0] === 'filters') throw new ApiError('invalid_filter', `Invalid filter at ${at}: ${message}`, extra);
+  throw new ApiError('validation_error', `The request is invalid: ${at}: ${message}`, extra);
+}
+
 /** A record operation: find the model, check the body against the operation's schema, run it. */
 function recordOperation<S extends z.ZodType, R>(schema: S, writes: boolean, run: (model: Model, body: z.infer<S>, deadline: number) => Promise<R>, status = 200): Operation {
   return async (request) => {
     const model = modelFor(request, writes);
+    checkWellFormed(request.body);
     return { data: await run(model, parseBody(schema, request.body), request.deadline), status };
   };
 }

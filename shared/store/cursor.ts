@@ -1,12 +1,13 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import * as z from 'zod';
-import { settings } from '../config';
 import { secretSetting } from '../secrets';
 import { ApiError } from '../http/errors';
 import { stringifyExactJson } from '../json/exact-json';
 import type { Model } from '../models/define';
 import type { AccessPlan } from './plan';
 import type { Position } from './query';
+import { partitionKey, shardOf, VALUE_END } from './keys';
+import { TABLE_KEY } from './table';
 
 /**
  * Cursors are `<payload>.<hmac>` in base64url. The HMAC makes a hand-edited cursor a 400;
@@ -19,10 +20,15 @@ const payloadSchema = z.strictObject({
   p: z.array(z.union([z.null(), z.record(z.string(), z.string())])),
 });
 
+/**
+ * Without CURSOR_SECRET a key anyone could derive (the table name's) would let them sign any
+ * position. Deployed stacks set CURSOR_SECRET and npm start keeps a random one per data
+ * directory (scripts/local/cursor-key.ts); anything else signs with a key of this process only.
+ */
+const processKey = randomBytes(32).toString('base64url');
+
 async function secret(): Promise<string> {
-  // Without a configured secret the table name still makes cursors tamper-evident against
-  // edits; deployed stacks set CURSOR_SECRET so they cannot be forged either.
-  return (await secretSetting('CURSOR_SECRET')) || `recordgate-cursor:${settings().TABLE_NAME}`;
+  return (await secretSetting('CURSOR_SECRET')) || processKey;
 }
 
 const sign = async (payload: string) => createHmac('sha256', await secret()).update(payload).digest('base64url');
@@ -65,7 +71,9 @@ const sealed = async (payload: object) => {
 
 export async function decodeCursor(cursor: string, model: Model, fingerprint: string, plan: AccessPlan): Promise<Position[]> {
   const parsed = payloadSchema.safeParse(await openCursor(cursor, model, fingerprint));
-  if (!parsed.success || parsed.data.p.length !== plan.shards.length) throw refuse('The cursor does not fit this query');
+  if (!parsed.success || parsed.data.p.length !== plan.shards.length || !parsed.data.p.every((p, i) => p === null || fitsPlan(model, plan, plan.shards[i], p))) {
+    throw refuse('The cursor does not fit this query');
+  }
   return parsed.data.p.map((p) => (p === null ? null : Object.keys(p).length === 0 ? undefined : p));
 }
 
@@ -80,4 +88,20 @@ export async function decodeResumeCursor(cursor: string, model: Model, fingerpri
   const parsed = z.strictObject({ m: z.string(), q: z.string(), a: z.string() }).safeParse(await openCursor(cursor, model, fingerprint));
   if (!parsed.success) throw refuse('The cursor does not fit this request');
   return parsed.data.a;
+}
+
+/**
+ * Whether a position is one this query could have stopped at: the plan's key attributes and
+ * nothing else, in the shard's own partition, the index key (if any) ending with the item's id.
+ * DynamoDB answers a 500-worthy ValidationException for a start key outside the query.
+ */
+function fitsPlan(model: Model, plan: AccessPlan, shard: number, position: Record<string, string>): boolean {
+  const names = Object.keys(position);
+  if (names.length === 0) return true;
+  if (names.length !== plan.keyAttributes.length || !plan.keyAttributes.every((a) => Object.hasOwn(position, a))) return false;
+  const id = position[TABLE_KEY.sortKey];
+  if (position[TABLE_KEY.partitionKey] !== partitionKey(model, shard) || id === '' || shardOf(model, id) !== shard) return false;
+  if (!plan.indexName) return true;
+  const [, , indexPk, indexSk] = plan.keyAttributes;
+  return position[indexPk].startsWith(`${model.name}#`) && position[indexPk].endsWith(`#${shard}`) && position[indexSk].endsWith(`${VALUE_END}${id}`);
 }

@@ -176,7 +176,14 @@ export async function listRecords(model: Model, request: ListRequest): Promise<L
   const fingerprint = queryFingerprint(request.filters, request.order_by);
   const positions: Position[] = request.cursor ? await decodeCursor(request.cursor, model, fingerprint, plan) : plan.shards.map(() => undefined);
   const limit = request.limit ?? LIMITS.defaultPageSize;
-  const page = await readPage({ plan, filter, consistent: request.consistent }, limit, positions, LIMITS.maxScannedPerRequest);
+  const page = await readPage({ plan, filter, consistent: request.consistent }, limit, positions, LIMITS.maxScannedPerRequest).catch((error: unknown) => {
+    // The last word on a start key is DynamoDB's: one outside the query is a bad cursor, not a 500.
+    const e = error as { name?: string; message?: string };
+    if (request.cursor && e.name === 'ValidationException' && /starting key/i.test(e.message ?? '')) {
+      throw new ApiError('invalid_cursor', 'The cursor does not fit this query', { details: [{ path: 'cursor', message: 'not a position of this query' }] });
+    }
+    throw error;
+  });
   return {
     items: page.items.map((item) => toRecord(item, request.fields)),
     next_cursor: await encodeCursor(model, fingerprint, page.positions),

@@ -21,9 +21,12 @@ export const localOnly: jest.It = againstArtifacts() ? test.skip : test;
 /** The running artifact harness of this test file, when the suite runs against cdk.out. */
 export const artifactApi = (): ArtifactApi | undefined => artifact;
 
-const secretOf = (name: string) => (name === 'API_TOKENS'
-  ? process.env.API_TOKENS ?? JSON.stringify({ [ARTIFACT_TOKEN]: ['read', 'write', 'admin'] })
-  : process.env[name]);
+/** Secret values as the stack provides them: the token table, and a generated cursor key. */
+const ARTIFACT_SECRETS: Record<string, string> = {
+  API_TOKENS: JSON.stringify({ [ARTIFACT_TOKEN]: ['read', 'write', 'admin'] }),
+  CURSOR_SECRET: 'artifact-generated-cursor-key',
+};
+const secretOf = (name: string) => process.env[name] ?? ARTIFACT_SECRETS[name];
 
 export interface Reply {
   status: number;

@@ -1,0 +1,79 @@
+import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { parseTokenTable, type TokenTable } from '../../shared/auth/tokens';
+
+/** A start-up problem, said in one line with its fix; serve.ts prints it and exits 1. */
+export class StartupError extends Error {}
+
+export interface LocalConfig {
+  port: number;
+  host: string;
+  dataDir: string;
+  endpoint?: string;
+  tableName: string;
+  tokens?: TokenTable;
+}
+
+/** Reads and checks every setting before anything is created. */
+export function readConfig(env: NodeJS.ProcessEnv, resolveDir: (dir: string) => string): LocalConfig {
+  const port = Number(env.PORT ?? 3000);
+  if (!/^\d{1,5}$/.test(env.PORT ?? '3000') || port > 65535) {
+    throw new StartupError(`PORT=${JSON.stringify(env.PORT)} is not a port number; set PORT to 0-65535 (0: any free port)`);
+  }
+  const tableName = env.TABLE_NAME ?? 'recordgate';
+  if (!/^[a-zA-Z0-9_.-]{3,255}$/.test(tableName)) {
+    throw new StartupError(`TABLE_NAME=${JSON.stringify(tableName)} is not a DynamoDB table name; use 3-255 letters, digits, _ . or -`);
+  }
+  const endpoint = env.DYNAMODB_ENDPOINT || undefined;
+  if (endpoint !== undefined && !URL.canParse(endpoint)) {
+    throw new StartupError(`DYNAMODB_ENDPOINT=${JSON.stringify(endpoint)} is not a URL; set it like http://127.0.0.1:8000, or unset it for the embedded engine`);
+  }
+  let tokens: TokenTable | undefined;
+  if (env.API_TOKENS) {
+    try {
+      tokens = parseTokenTable(env.API_TOKENS);
+    } catch (error) {
+      throw new StartupError(`${(error as Error).message}; fix API_TOKENS, e.g. API_TOKENS='{"s3cr3t": ["read", "write", "admin"]}', or unset it`);
+    }
+  }
+  return { port, host: env.HOST ?? '127.0.0.1', dataDir: resolveDir(env.DATA_DIR ?? '.data'), endpoint, tableName, tokens };
+}
+
+/** Fails when another process holds the port, before the engine or the table is touched. */
+export async function checkPort(host: string, port: number): Promise<void> {
+  if (port === 0) return;
+  await new Promise<void>((done, fail) => {
+    const probe = createServer();
+    probe.once('error', (error: NodeJS.ErrnoException) => {
+      const fix = error.code === 'EADDRINUSE' ? `another program uses it; stop it or start with PORT=${port + 1}` : `${error.code ?? error.message}; set HOST and PORT to an address this machine can listen on`;
+      fail(new StartupError(`cannot listen on ${host}:${port}: ${fix}`));
+    });
+    probe.listen(port, host, () => probe.close(() => done()));
+  });
+}
+
+/**
+ * Creates the data directory and proves nobody else has it open: LevelDB's own LOCK file is
+ * taken and let go again (a second npm start on one folder got "Database is closed" later on).
+ */
+export async function checkDataDir(dataDir: string): Promise<void> {
+  try {
+    mkdirSync(dataDir, { recursive: true });
+  } catch (error) {
+    throw new StartupError(`cannot create DATA_DIR ${dataDir}: ${(error as NodeJS.ErrnoException).code}; set DATA_DIR to a folder you can write`);
+  }
+  // The LevelDB binding dynalite itself uses, so the lock is the very one it will take.
+  const { Level } = createRequire(require.resolve('dynalite'))('level') as { Level: new (path: string) => { open(): Promise<void>; close(): Promise<void> } };
+  const db = new Level(dataDir);
+  try {
+    await db.open();
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string } }).cause;
+    if (cause?.code === 'LEVEL_LOCKED') {
+      throw new StartupError(`DATA_DIR ${dataDir} is in use by another npm start; stop that one, or give this one another DATA_DIR`);
+    }
+    throw new StartupError(`cannot open the data in DATA_DIR ${dataDir}: ${(cause as Error | undefined)?.message ?? (error as Error).message}; move the folder away to start empty`);
+  }
+  await db.close();
+}
