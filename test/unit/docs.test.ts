@@ -1,0 +1,68 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { AWS_LIMITS, FUNCTION_SETTINGS, LIMITS, ONEBOT_LIMITS } from '../../shared/limits';
+
+const ROOT = path.resolve(__dirname, '../..');
+const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
+const n = (value: number) => value.toLocaleString('en-US');
+const DOCS = readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`);
+// Written by npm run bench, not by hand.
+const GENERATED = ['docs/benchmarks.md'];
+
+describe('the README is a front door', () => {
+  test('of at most 15 KB', () => {
+    expect(Buffer.byteLength(read('README.md'))).toBeLessThanOrEqual(15 * 1024);
+  });
+
+  test('with the two commands and a link to every document', () => {
+    const readme = read('README.md');
+    expect(readme).toContain('npm install && npm start');
+    expect(readme).toContain('npm test');
+    for (const doc of DOCS) expect(readme).toContain(`](${doc})`);
+  });
+});
+
+test.each(DOCS.filter((d) => !GENERATED.includes(d) && !['docs/decisions.md', 'docs/reliability.md'].includes(d)))('%s opens with a table of contents whose entries exist', (doc) => {
+  const text = read(doc);
+  expect(text).toMatch(/^# .+\n[\s\S]*?\n## Contents\n- \[/);
+  const anchors = [...text.matchAll(/^- \[[^\]]+\]\(#([^)]+)\)$/gm)].map((m) => m[1]);
+  const headings = [...text.matchAll(/^## (.+)$/gm)].map((m) => m[1].toLowerCase().replace(/[`()/,.:]/g, '').replace(/[^a-z0-9 _-]/g, '').replace(/ /g, '-'));
+  expect(anchors.length).toBeGreaterThan(0);
+  for (const anchor of anchors) expect(headings).toContain(anchor);
+});
+
+test.each(['README.md', ...DOCS])('every relative link in %s points at a file that exists', (doc) => {
+  const links = [...read(doc).matchAll(/\]\(([^)#\s]+)(#[^)]*)?\)/g)].map((m) => m[1]).filter((l) => !/^[a-z]+:/.test(l));
+  for (const link of links) expect({ link, exists: existsSync(path.resolve(path.dirname(path.join(ROOT, doc)), link)) }).toEqual({ link, exists: true });
+});
+
+describe('the limits table says what shared/limits.ts enforces', () => {
+  const rows = new Map(read('docs/security.md').split('\n').filter((l) => l.startsWith('| ')).map((l) => {
+    const [label, value] = l.split('|').slice(1).map((c) => c.trim());
+    return [label, value] as const;
+  }));
+  test.each([
+    ['request body', `${n(LIMITS.maxBodyBytes)} bytes`],
+    ['nesting of arrays/objects in a body', `${LIMITS.maxJsonDepth} levels`],
+    ['OneBot event', `nesting ${ONEBOT_LIMITS.maxEventDepth} levels`],
+    ['records in one `create`', String(LIMITS.maxCreateBatch)],
+    ['record id', `1-${LIMITS.maxIdLength} characters`],
+    ['filter nesting', `${LIMITS.maxFilterDepth} levels`],
+    ['compiled filter', `${n(LIMITS.maxFilterExpressionLength)} characters`],
+    ['`details` in one error answer', `the first ${LIMITS.maxErrorDetails}`],
+    ['conditions in one filter', String(LIMITS.maxFilterConditions)],
+    ['values in one `$in`/`$nin`', String(LIMITS.maxInValues)],
+    ['string operand in a filter', `${n(LIMITS.maxFilterStringLength)} characters`],
+    ['`list` page', `default ${LIMITS.defaultPageSize}, at most ${n(LIMITS.maxPageSize)}`],
+    ['records read per `list` page', n(LIMITS.maxScannedPerRequest)],
+    ['`max_affected` of update/delete', `default ${n(LIMITS.maxAffected)}, at most ${n(LIMITS.maxAffected)}`],
+    ['function time', `${FUNCTION_SETTINGS.timeoutSeconds} s`],
+    ['HTTP API payload', `${AWS_LIMITS.gatewayPayloadBytes / 1024 / 1024} MB, and the event within Lambda's ${AWS_LIMITS.lambdaPayloadBytes / 1024 / 1024} MB`],
+  ])('%s: %s', (label, value) => {
+    expect(rows.get(label)).toContain(value);
+  });
+
+  test('the bulk reserve before the deadline', () => {
+    expect(read('docs/security.md')).toContain(`update/delete stop ${LIMITS.bulkStopBeforeDeadlineMs / 1000} s before it`);
+  });
+});
