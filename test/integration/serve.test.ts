@@ -30,23 +30,35 @@ afterAll(async () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
+/** Fails with what the server printed when a step takes longer than `ms`, instead of a bare jest timeout. */
+function within<T>(ms: number, step: string, server: ServeProcess, promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${step} took over ${ms} ms; the server printed:\n${server.output().slice(-3000)}`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
 describe('SIGTERM drains', () => {
   test('batch creates in flight all finish (201) before the engine closes, and every record is stored', async () => {
     const dataDir = freshDir();
     const server = serve({ DATA_DIR: dataDir });
     const url = await server.ready;
-    const batches = Array.from({ length: 4 }, (_, b) => {
+    // Two batches: more, on a machine other test runs keep busy, can outlast the 10 s function
+    // timeout itself (a 503 from middy, shutdown or not; docs/reliability.md).
+    const batches = Array.from({ length: 2 }, (_, b) => {
       const ids = Array.from({ length: 100 }, (_, i) => `b${b}-${i}`);
       return call(url, 'reaction/create', { ids, data: ids.map((id, i) => ({ user_id: i, content: id })) });
     });
     await new Promise((resolve) => setTimeout(resolve, 100));
     server.child.kill('SIGTERM');
-    const answers = await Promise.all(batches);
-    expect(answers.map((a) => a.status)).toEqual(Array(4).fill(201));
-    expect(await server.exited).toEqual({ code: 0, signal: null });
+    const answers = await within(40_000, 'the answers', server, Promise.all(batches));
+    const errors = server.output().split('\n').filter((line) => line.includes('"level":"error"')).map((line) => line.slice(0, 300));
+    expect({ statuses: answers.map((a) => a.status), errors }).toEqual({ statuses: [201, 201], errors: [] });
+    expect(await within(40_000, 'the exit', server, server.exited)).toEqual({ code: 0, signal: null });
     expect(server.output()).toMatch(/stopped: \d+ request\(s\) drained, engine closed/);
     const again = serve({ DATA_DIR: dataDir });
-    expect((await call(await again.ready, 'reaction/count', {})).data.count).toBe(400);
+    expect((await call(await again.ready, 'reaction/count', {})).data.count).toBe(200);
     await stopServe(again);
   }, 180_000);
 });
