@@ -24,13 +24,5 @@ export const errorEnvelopeSchema = z.object({
   }),
 });
 
-export type SuccessEnvelope<T> = { status: 'success'; message: 'ok'; data: T };
 export type ErrorEnvelope = z.infer<typeof errorEnvelopeSchema>;
-
-export function success<T>(data: T): SuccessEnvelope<T> {
-  return { status: 'success', message: 'ok', data };
-}
-
-export function failure(code: ErrorCode, message: string, extra: Record<string, unknown> = {}): ErrorEnvelope {
-  return { status: 'error', message, data: { error: code, ...extra } };
-}
+export { failure, success, type SuccessEnvelope } from './wrap';

@@ -1,5 +1,5 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import * as z from 'zod';
+import * as z from '../zod';
 import { settings } from '../config';
 import { secretSetting } from '../secrets';
 import { ApiError } from '../http/errors';
