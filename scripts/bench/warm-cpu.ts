@@ -13,7 +13,7 @@ import { paired } from './stats';
 
 type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2 | void>;
 
-const MAX_RATIO = 1.5;
+const MAX_RATIO = 1.3;
 const TOKEN = 'bench-token-with-every-scope';
 const ONEBOT_SECRET = 'bench-onebot-secret';
 const SELF_ID = 3_000_000_001;
