@@ -1,4 +1,6 @@
 import * as z from 'zod';
+// A named import: `z.core` as a value would carry every locale of zod into the bundle.
+import { $ZodOptional } from 'zod/v4/core';
 import {
   countAnswerSchema, createdSchema, deleteAnswerSchema, healthAnswerSchema, listAnswerSchema, modelsAnswerSchema,
   recordSchema, updateAnswerSchema,
@@ -37,7 +39,7 @@ const FILTERS_HELP = 'filters are Mongo-style: `{"field": value}` is equality, `
 /** The model's fields, each optional; an optional field may be null, which removes it. */
 function valuesSchema(model: Model) {
   const shape = Object.fromEntries(Object.entries(model.schema.shape).map(([name, field]) => [
-    name, field instanceof z.core.$ZodOptional ? z.nullable(field) : z.optional(field),
+    name, field instanceof $ZodOptional ? z.nullable(field) : z.optional(field),
   ]));
   return z.strictObject(shape).describe(descriptionOf(updateRequest.shape.values));
 }
