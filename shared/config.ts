@@ -1,9 +1,9 @@
-import * as z from 'zod';
+import * as z from './zod';
 
 const settingsSchema = z.object({
-  TABLE_NAME: z.string().min(3).default('recordgate'),
-  DYNAMODB_ENDPOINT: z.url().optional(),
-  AWS_REGION: z.string().default('us-east-1'),
+  TABLE_NAME: z._default(z.string().check(z.minLength(3)), 'recordgate'),
+  DYNAMODB_ENDPOINT: z.optional(z.url()),
+  AWS_REGION: z._default(z.string(), 'us-east-1'),
 });
 
 export type Settings = z.infer<typeof settingsSchema>;

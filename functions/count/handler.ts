@@ -1,4 +1,4 @@
-import { countOperation } from '../../shared/api/operations';
+import { countOperation } from '../../shared/api/count';
 import { httpHandler } from '../../shared/http/middleware';
 
 export const handler = httpHandler('count', countOperation);

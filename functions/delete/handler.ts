@@ -1,4 +1,4 @@
-import { deleteOperation } from '../../shared/api/operations';
+import { deleteOperation } from '../../shared/api/delete';
 import { httpHandler } from '../../shared/http/middleware';
 
 export const handler = httpHandler('delete', deleteOperation);

@@ -1,4 +1,4 @@
-import { updateOperation } from '../../shared/api/operations';
+import { updateOperation } from '../../shared/api/update';
 import { httpHandler } from '../../shared/http/middleware';
 
 export const handler = httpHandler('update', updateOperation);

@@ -10,8 +10,10 @@ import type { Section } from './report';
 import { median, ratio, round } from './stats';
 
 const BASELINE = 'baseline (DocumentClient + GetItem)';
-const MAX_BUNDLE_KB = 500;
-const MAX_LOAD_RATIO = 1.25;
+const MAX_BUNDLE_KB = 450;
+const MAX_LOAD_RATIO = 1.2;
+/** lambda-perf's daily hello-world, Node 22 on arm64: init duration, 2026-08 (../shared/research/toolchain.md). */
+const HELLO_WORLD_INIT_MS = { low: 124, high: 130 };
 
 /** The functions that exist right now: the route table's, plus any that others are adding. */
 export function deployedFunctions(): string[] {
@@ -27,12 +29,14 @@ async function bundle(entry: string, outfile: string): Promise<Metafile> {
 // whole time from process start to loaded (what a Lambda init pays before the first event).
 const LOADER = `
 const started = process.hrtime.bigint();
+const cpu = process.cpuUsage();
 require(process.argv[1]);
+const used = process.cpuUsage(cpu);
 const loadMs = Number(process.hrtime.bigint() - started) / 1e6;
-process.stdout.write(JSON.stringify({ loadMs, processMs: performance.now() }));
+process.stdout.write(JSON.stringify({ loadMs, cpuMs: (used.user + used.system) / 1000, processMs: performance.now() }));
 `;
 
-function loadOnce(file: string): { loadMs: number; processMs: number } {
+function loadOnce(file: string): { loadMs: number; cpuMs: number; processMs: number } {
   const child = spawnSync(process.execPath, ['-e', LOADER, file], {
     env: { PATH: process.env.PATH, AWS_REGION: 'us-east-1', TABLE_NAME: 'bench', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     encoding: 'utf8',
@@ -62,23 +66,31 @@ export async function coldStartBench(ctx: BenchContext): Promise<Section> {
     const built = await Promise.all(bundles.map(async (b, i) => {
       const file = join(dir, `${i}.js`);
       const metafile = await bundle(b.entry, file);
-      return { ...b, file, kb: statSync(file).size / 1024, metafile, loads: [] as number[], processes: [] as number[] };
+      return { ...b, file, kb: statSync(file).size / 1024, metafile, loads: [] as number[], cpus: [] as number[], processes: [] as number[] };
     }));
     ctx.log(`cold start: ${built.length} bundles, ${runs} fresh processes each, interleaved`);
     for (let run = 0; run < runs; run++) {
       // Rotating the order spreads any slow moment of the machine over all bundles.
       for (let k = 0; k < built.length; k++) {
         const b = built[(k + run) % built.length];
-        const { loadMs, processMs } = loadOnce(b.file);
+        const { loadMs, cpuMs, processMs } = loadOnce(b.file);
         b.loads.push(loadMs);
+        b.cpus.push(cpuMs);
         b.processes.push(processMs);
       }
     }
     const [baseline, ...functions] = built.map((b) => ({
-      name: b.name, kb: round(b.kb), loadMs: round(median(b.loads)), processMs: round(median(b.processes)), heaviest: heaviestInputs(b.metafile),
+      name: b.name, kb: round(b.kb), loadMs: round(median(b.loads)), cpuMs: round(median(b.cpus)), processMs: round(median(b.processes)), heaviest: heaviestInputs(b.metafile),
     }));
-    const rows = functions.map((f) => ({ ...f, loadRatio: ratio(f.loadMs, baseline.loadMs), processRatio: ratio(f.processMs, baseline.processMs) }));
-    const worstLoad = Math.max(...rows.map((r) => r.loadRatio));
+    const rows = functions.map((f) => ({ ...f, loadRatio: ratio(f.loadMs, baseline.loadMs), cpuRatio: ratio(f.cpuMs, baseline.cpuMs), processRatio: ratio(f.processMs, baseline.processMs) }));
+    const worstWall = rows.reduce((a, b) => (b.loadRatio > a.loadRatio ? b : a));
+    const worstCpu = rows.reduce((a, b) => (b.cpuRatio > a.cpuRatio ? b : a));
+    const overLimit = rows.filter((r) => r.loadRatio > MAX_LOAD_RATIO || r.cpuRatio > MAX_LOAD_RATIO).map((r) => r.name);
+    // Lambda's init is the runtime's own start (lambda-perf's hello-world, whose module load is
+    // nil) plus our require(); this machine's require time stands in for Lambda's, which is a guess.
+    const initMs = (loadMs: number) => `${round(HELLO_WORLD_INIT_MS.low + loadMs)}-${round(HELLO_WORLD_INIT_MS.high + loadMs)}`;
+    const slowest = rows.reduce((a, b) => (b.loadMs > a.loadMs ? b : a));
+    const fastest = rows.reduce((a, b) => (b.loadMs < a.loadMs ? b : a));
     const largest = rows.reduce((a, b) => (b.kb > a.kb ? b : a));
     return {
       id: 'cold-start',
@@ -91,10 +103,17 @@ Each bundle is then required by a fresh \`node\` process, ${runs} times, the bun
 the time of \`require()\` measured inside the child; *process* is from the child's start until the
 bundle is loaded (node's own start-up included). Sizes are of the minified bundle, in KiB.`,
       tables: [{
-        columns: ['function', 'bundle KiB', 'require ms', 'ratio', 'process ms', 'ratio'],
+        columns: ['function', 'bundle KiB', 'require ms', 'ratio', 'require CPU ms', 'ratio', 'process ms', 'ratio'],
         rows: [
-          [baseline.name, baseline.kb, baseline.loadMs, 1, baseline.processMs, 1],
-          ...rows.map((r) => [r.name, r.kb, r.loadMs, r.loadRatio, r.processMs, r.processRatio]),
+          [baseline.name, baseline.kb, baseline.loadMs, 1, baseline.cpuMs, 1, baseline.processMs, 1],
+          ...rows.map((r) => [r.name, r.kb, r.loadMs, r.loadRatio, r.cpuMs, r.cpuRatio, r.processMs, r.processRatio]),
+        ],
+      }, {
+        caption: `Estimated Lambda init duration: the Node 22 runtime's own start (lambda-perf's hello-world, Node 22 arm64: ${HELLO_WORLD_INIT_MS.low}-${HELLO_WORLD_INIT_MS.high} ms) plus the require time measured here:`,
+        columns: ['function', 'require ms', 'estimated init ms', 'vs hello-world'],
+        rows: [
+          ['hello-world (lambda-perf)', 0, `${HELLO_WORLD_INIT_MS.low}-${HELLO_WORLD_INIT_MS.high}`, 1],
+          ...[baseline, fastest, slowest].map((r) => [r.name, r.loadMs, initMs(r.loadMs), ratio((HELLO_WORLD_INIT_MS.low + HELLO_WORLD_INIT_MS.high) / 2 + r.loadMs, (HELLO_WORLD_INIT_MS.low + HELLO_WORLD_INIT_MS.high) / 2)]),
         ],
       }, {
         caption: `What weighs most in the largest bundle (${largest.name}), KiB of output:`,
@@ -102,11 +121,17 @@ bundle is loaded (node's own start-up included). Sizes are of the minified bundl
         rows: largest.heaviest.map((h) => [h.input, h.kb]),
       }],
       targets: [
-        { what: 'module load, worst function vs baseline', measured: `${worstLoad}x`, target: `<= ${MAX_LOAD_RATIO}x`, met: worstLoad <= MAX_LOAD_RATIO },
+        {
+          what: 'module load, worst function vs baseline (wall and CPU)',
+          measured: `wall ${worstWall.loadRatio}x (${worstWall.name}), CPU ${worstCpu.cpuRatio}x (${worstCpu.name}); over ${MAX_LOAD_RATIO}x: ${overLimit.join(', ') || 'none'}`,
+          target: `<= ${MAX_LOAD_RATIO}x`,
+          met: overLimit.length === 0,
+        },
         { what: 'largest bundle', measured: `${largest.kb} KiB (${largest.name})`, target: `<= ${MAX_BUNDLE_KB} KiB`, met: largest.kb <= MAX_BUNDLE_KB },
       ],
       notes: [
-        'Every function bundles the whole shared code path it imports; beyond the baseline\'s SDK, zod (about 98 KiB) and the Secrets Manager client for the token secret are most of the difference. Done after the first run: models build their JSON Schemas on first use instead of at import (worst ratio over the three full runs of this session: 2.09x, 1.82x, 1.61x; the machine was shared, so part of that is noise). The fallback function no longer imports the store or the models (456 KiB). Next step: `zod/mini` (24 KiB instead of 98) for the schemas, which would bring every function under 500 KiB.',
+        'Issue 14, kept: each record function bundles only its own operation (shared/api/<operation>.ts; test/unit/infra/bundle-contents.test.ts checks the metafile), models load on their first request (shared/models/catalog.ts: a reaction request never builds the OneBot models), and every schema a record function evaluates at load is zod/mini (shared/zod.ts). Measured on list, CPU of require() vs the bare-SDK bundle, same run: 1.61x before, 1.44x with the split and lazy models, 1.41x with zod/mini. Alone, the full zod API added 1.18-1.20x to the bare bundle, the Secrets Manager client 1.02x, zod/mini 1.06x.',
+        'Not met, and why: what remains is mostly compiling the bundle, which grows with its size (V8 pre-parses every function of it). The record bundles still hold the full zod API (about 80 KiB) because the OneBot models, which any record function may be asked for, are written with it (shared/models/onebot.ts, issue 15\'s), and the Secrets Manager client (about 25 KiB). Next steps, in order of size: the OneBot models and events in zod/mini (takes the full API out of every bundle but openapi\'s); the AWS Parameters and Secrets Lambda Extension read over localhost instead of the client (with a stand-in in test/support/artifact honouring PARAMETERS_SECRETS_EXTENSION_HTTP_PORT); health, models and the receiver keep the full API until then.',
         'This machine was shared with other test runs while measuring: ratios moved by up to ±20% between runs, so a few percent either side of a target is noise.',
       ],
       data: { runs, baseline, functions: rows },

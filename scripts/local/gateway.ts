@@ -25,6 +25,12 @@ export interface GatewayOptions {
  * are checked every second (Node's default is every 30 s).
  */
 const CONNECTION_TIMEOUTS = { headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 5_000, connectionsCheckingInterval: 1_000 };
+/**
+ * Node refuses headers past 16 KiB with a bare 431 before any code of ours runs. API Gateway's
+ * own cap (10,240 bytes of request line and headers) is not emulated, since its answer is not
+ * documented; larger headers reach the function, which answers in the envelope.
+ */
+const MAX_HEADER_BYTES = 64 * 1024;
 
 /** API Gateway's own answers, which it sends without any function running. */
 const GATEWAY_ANSWERS = {
@@ -91,7 +97,7 @@ function sendResult(res: ServerResponse, result: APIGatewayProxyStructuredResult
  * payload limits and its answers when a function fails or times out.
  */
 export async function startGateway(options: GatewayOptions): Promise<{ server: Server; url: string }> {
-  const server = createServer(CONNECTION_TIMEOUTS, async (req, res) => {
+  const server = createServer({ ...CONNECTION_TIMEOUTS, maxHeaderSize: MAX_HEADER_BYTES }, async (req, res) => {
     try {
       const body = await readLimitedBody(req, AWS_LIMITS.gatewayPayloadBytes);
       if (!body) return refuseUpload(req, res);

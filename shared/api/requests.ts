@@ -1,6 +1,6 @@
-import * as z from 'zod';
 import { isExactNumber, isJsonObject } from '../json/exact-json';
 import { LIMITS } from '../limits';
+import * as z from '../zod';
 
 /**
  * The request bodies of the record operations. Filters and record data stay the caller's own
@@ -25,18 +25,19 @@ export const requestErrorMap: z.core.$ZodErrorMap = (issue) => {
   return issue.input === undefined ? 'required' : `expected ${issue.expected}, received ${jsonTypeOf(issue.input)}`;
 };
 
-export const idSchema = z
-  .string()
-  .min(1, 'must not be empty')
-  .max(LIMITS.maxIdLength)
-  .regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters')
-  .describe('Record id; any text without control characters');
+export const idSchema = z.string().check(
+  z.minLength(1, 'must not be empty'),
+  z.maxLength(LIMITS.maxIdLength),
+  z.regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters'),
+  z.describe('Record id; any text without control characters'),
+);
 
-export const fieldsSchema = z.array(z.string()).min(1).max(100).describe('Return only these fields (id is always returned)');
-const consistent = z.boolean().optional().describe('Strongly consistent read (base table only; costs twice as much)');
+export const fieldsSchema = z.array(z.string()).check(z.minLength(1), z.maxLength(100), z.describe('Return only these fields (id is always returned)'));
+const consistent = z.optional(z.boolean()).check(z.describe('Strongly consistent read (base table only; costs twice as much)'));
+const cursor = (description: string) => z.optional(z.string().check(z.maxLength(8192))).check(z.describe(description));
 
 export const createRequest = z.strictObject({
-  data: z.union([jsonObject, z.array(jsonObject).min(1).max(LIMITS.maxCreateBatch)], {
+  data: z.union([jsonObject, z.array(jsonObject).check(z.minLength(1), z.maxLength(LIMITS.maxCreateBatch))], {
     error: (issue) => {
       if (issue.input === undefined) return 'required';
       if (!Array.isArray(issue.input)) return `must be a JSON object (one record) or an array of 1 to ${LIMITS.maxCreateBatch} of them`;
@@ -44,41 +45,44 @@ export const createRequest = z.strictObject({
       if (count === 0 || count > LIMITS.maxCreateBatch) return `holds ${count} records; one request creates 1 to ${LIMITS.maxCreateBatch}`;
       return 'every record in the array must be a JSON object';
     },
-  }).describe('One record, or an array of up to 100'),
-  id: idSchema.optional().describe('Id for a single record; a time-ordered ULID otherwise'),
-  ids: z.array(idSchema).optional().describe('Ids for a batch, one per record in data'),
+  }).check(z.describe('One record, or an array of up to 100')),
+  id: z.optional(idSchema).check(z.describe('Id for a single record; a time-ordered ULID otherwise')),
+  ids: z.optional(z.array(idSchema)).check(z.describe('Ids for a batch, one per record in data')),
 });
 
 export const getOneRequest = z.strictObject({
   filters: jsonObject,
-  fields: fieldsSchema.optional(),
+  fields: z.optional(fieldsSchema),
   consistent,
 });
 
 export const listRequest = z.strictObject({
-  filters: jsonObject.optional(),
-  order_by: z.union([z.string(), z.array(z.string()).max(1)]).optional().describe('"field" or "-field"; id or an indexed field'),
-  limit: z.int().min(1).max(LIMITS.maxPageSize).optional().describe(`Page size, default ${LIMITS.defaultPageSize}`),
-  cursor: z.string().max(8192).optional().describe('next_cursor of the previous page'),
-  fields: fieldsSchema.optional(),
+  filters: z.optional(jsonObject),
+  order_by: z.optional(z.union([z.string(), z.array(z.string()).check(z.maxLength(1))])).check(z.describe('"field" or "-field"; id or an indexed field')),
+  limit: z.optional(z.int().check(z.gte(1), z.lte(LIMITS.maxPageSize))).check(z.describe(`Page size, default ${LIMITS.defaultPageSize}`)),
+  cursor: cursor('next_cursor of the previous page'),
+  fields: z.optional(fieldsSchema),
   consistent,
 });
 
 export const countRequest = z.strictObject({
-  filters: jsonObject.optional(),
+  filters: z.optional(jsonObject),
   consistent,
 });
 
 const bulkGuard = {
   filters: jsonObject,
-  allow_all: z.boolean().optional().describe('Required to run with an empty filter'),
-  max_affected: z.int().min(0).max(LIMITS.maxAffected).optional().describe('Refuse the whole operation (409) if more records match'),
-  cursor: z.string().max(8192).optional().describe('next_cursor of a call that stopped early (complete: false): goes on after the last record it reached'),
+  allow_all: z.optional(z.boolean()).check(z.describe('Required to run with an empty filter')),
+  max_affected: z.optional(z.int().check(z.gte(0), z.lte(LIMITS.maxAffected))).check(z.describe('Refuse the whole operation (409) if more records match')),
+  cursor: cursor('next_cursor of a call that stopped early (complete: false): goes on after the last record it reached'),
 };
 
 export const updateRequest = z.strictObject({
   ...bulkGuard,
-  values: jsonObject.describe('Fields to set; null removes an optional field'),
+  values: jsonObject.check(z.describe('Fields to set; null removes an optional field')),
 });
 
 export const deleteRequest = z.strictObject(bulkGuard);
+
+/** The description a request schema gives a property (zod/mini keeps it in the global registry). */
+export const descriptionOf = (schema: z.core.$ZodType): string => z.globalRegistry.get(schema)?.description ?? '';

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { SYSTEM_FIELDS, type Model, type ModelAccess, type SystemField } from '../models/define';
+import { SYSTEM_FIELDS, type Model, type ModelAccess, type ModelSchema, type SystemField } from '../models/define';
 
 /**
  * The `data` of each success answer, as zod schemas: the OpenAPI document is generated from
@@ -13,12 +13,12 @@ const systemShape = Object.fromEntries(
   Object.entries(SYSTEM_FIELDS).map(([name, schema]) => [name, z.fromJSONSchema(schema)]),
 ) as { [K in SystemField]: z.ZodType<SystemValues[K]> };
 
-export type RecordSchema<S extends z.ZodObject> = z.ZodObject<S['shape'] & typeof systemShape, z.core.$strict>;
+export type RecordSchema<S extends ModelSchema> = z.ZodObject<S['shape'] & typeof systemShape, z.core.$strict>;
 
 // One schema object per model, so the OpenAPI document can name it once and refer to it.
 const records = new WeakMap<Model, z.ZodObject>();
 
-export function recordSchema<S extends z.ZodObject>(model: Model<S>): RecordSchema<S> {
+export function recordSchema<S extends ModelSchema>(model: Model<S>): RecordSchema<S> {
   if (!records.has(model)) {
     const { id, ...stamps } = systemShape;
     records.set(model, z
@@ -29,12 +29,12 @@ export function recordSchema<S extends z.ZodObject>(model: Model<S>): RecordSche
   return records.get(model) as RecordSchema<S>;
 }
 
-export function createdSchema<S extends z.ZodObject>(model: Model<S>) {
+export function createdSchema<S extends ModelSchema>(model: Model<S>) {
   const record = recordSchema(model);
   return z.union([record, z.strictObject({ records: z.array(record) })]).describe('The record, or {records} for an array');
 }
 
-export function listAnswerSchema<S extends z.ZodObject>(model: Model<S>) {
+export function listAnswerSchema<S extends ModelSchema>(model: Model<S>) {
   return z.strictObject({
     items: z.array(recordSchema(model)),
     next_cursor: z.string().nullable().describe('Send as cursor for the next page; null when there is nothing more'),

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod';
 
 /**
  * What a token may do. Scopes do not imply each other: `admin` (delete, `allow_all`) is kept

@@ -1,12 +1,12 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import * as z from 'zod';
+import * as z from '../zod';
 import { secretSetting } from '../secrets';
 import { scopeSchema, type Scope } from './scopes';
 
 /** `API_TOKENS`: a JSON object of token -> scopes, e.g. {"s3cr3t": ["read", "write", "admin"]}. */
 export const tokenTableSchema = z.record(
-  z.string().min(1).regex(/^\S+$/, 'a token cannot contain whitespace'),
-  z.array(scopeSchema).min(1),
+  z.string().check(z.minLength(1), z.regex(/^\S+$/, 'a token cannot contain whitespace')),
+  z.array(scopeSchema).check(z.minLength(1)),
 );
 
 interface TokenEntry {

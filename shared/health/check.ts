@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { databaseHealth } from '../api/operations';
+import { databaseHealth } from '../api/health';
 import { HEALTH_METRICS, type Measurement } from './metrics';
 
 // The health answer may list OneBot bots with an `overdue` heartbeat flag; anything else there

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { stringifyExactJson } from '../json/exact-json';
-import { failure, success } from './envelope';
+import { failure, success } from './wrap';
 import { ApiError } from './errors';
 
 export type HttpResult = APIGatewayProxyStructuredResultV2 & { statusCode: number; headers: Record<string, string> };

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod';
 
 /** JSON Schema of one field, as zod's toJSONSchema writes it. */
 export type FieldSchema = {
@@ -16,7 +16,13 @@ export type FieldSchema = {
  */
 export type ModelAccess = 'read_write' | 'read_only' | 'hidden';
 
-export interface ModelOptions<S extends z.ZodObject> {
+/**
+ * A model's schema: a zod object, in zod/mini (every record function loads its models at its cold
+ * start, and the full API alone costs about as much to load as the whole SDK allowance) or in the full API.
+ */
+export type ModelSchema = z.core.$ZodObject & { readonly shape: z.core.$ZodShape };
+
+export interface ModelOptions<S extends ModelSchema> {
   name: string;
   description: string;
   schema: S;
@@ -29,7 +35,7 @@ export interface ModelOptions<S extends z.ZodObject> {
   retention?: (data: z.infer<S>) => number | undefined;
 }
 
-export interface Model<S extends z.ZodObject = z.ZodObject> {
+export interface Model<S extends ModelSchema = ModelSchema> {
   readonly name: string;
   readonly description: string;
   readonly schema: S;
@@ -75,7 +81,7 @@ export function typesOf(schema: FieldSchema): string[] {
  * A model, checked at declaration. Its JSON Schemas are built on first use: every function
  * loads every model, and most requests never need them, so cold starts do not pay for them.
  */
-export function defineModel<S extends z.ZodObject>(options: ModelOptions<S>): Model<S> {
+export function defineModel<S extends ModelSchema>(options: ModelOptions<S>): Model<S> {
   const { name, schema, description } = options;
   if (!MODEL_NAME.test(name)) throw new Error(`model name ${name} must match ${MODEL_NAME}`);
   for (const field of Object.keys(schema.shape)) {

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod';
 import { defineModel } from './define';
 
 /**
@@ -11,7 +11,7 @@ export const reaction = defineModel({
   description: 'An emoji reaction from repository-migration data (Gitea/Forgejo reaction.json)',
   schema: z.strictObject({
     user_id: z.number(),
-    user_name: z.string().optional(),
+    user_name: z.optional(z.string()),
     content: z.string(),
   }),
   indexed: ['user_id', 'content'],

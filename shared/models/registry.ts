@@ -1,12 +1,7 @@
+import { findModel, MODEL_NAMES } from './catalog';
 import type { Model } from './define';
-import { onebotBot, onebotEvent, onebotRule } from './onebot';
-import { reaction } from './reaction';
 
-/** Every model the service serves, in the order the models endpoint lists them. */
-export const MODELS: ReadonlyArray<Model> = [reaction, onebotEvent, onebotBot, onebotRule];
+/** Every model the service serves, in the order the models endpoint lists them, all loaded. */
+export const MODELS: ReadonlyArray<Model> = MODEL_NAMES.map((name) => findModel(name)!);
 
-const byName = new Map(MODELS.map((m) => [m.name, m]));
-
-export function findModel(name: string): Model | undefined {
-  return byName.get(name);
-}
+export { findModel };

@@ -1,5 +1,5 @@
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
-import type * as z from 'zod';
+import * as z from '../zod';
 import { ApiError, pathText, type ErrorDetail } from '../http/errors';
 import { dynamoNumberProblem } from '../json/decimal';
 import { isJsonObject, numberText } from '../json/exact-json';
@@ -48,10 +48,10 @@ export function validationError(details: ErrorDetail[]): ApiError {
 }
 
 /** Issues of `value` against `schema`, each with its path behind `prefix`; empty when valid. */
-export function checkAgainst<S extends z.ZodType>(schema: S, value: unknown, prefix: PropertyKey[]): { value?: z.infer<S>; details: ErrorDetail[] } {
+export function checkAgainst<S extends z.core.$ZodType>(schema: S, value: unknown, prefix: PropertyKey[]): { value?: z.infer<S>; details: ErrorDetail[] } {
   const details: ErrorDetail[] = [];
   const shadow = approximate(value, prefix, details);
-  const result = schema.safeParse(shadow);
+  const result = z.safeParse(schema, shadow);
   if (!result.success) {
     for (const issue of result.error.issues) {
       const keys = issue.code === 'unrecognized_keys' ? issue.keys : [undefined];
@@ -66,7 +66,7 @@ export function checkAgainst<S extends z.ZodType>(schema: S, value: unknown, pre
 }
 
 /** The validated value, or a 422 validation_error listing every problem with its path. */
-export function validateAgainst<S extends z.ZodType>(schema: S, value: unknown, prefix: PropertyKey[]): z.infer<S> {
+export function validateAgainst<S extends z.core.$ZodType>(schema: S, value: unknown, prefix: PropertyKey[]): z.infer<S> {
   const { value: valid, details } = checkAgainst(schema, value, prefix);
   if (details.length > 0) throw validationError(details);
   return valid as z.infer<S>;

@@ -29,7 +29,7 @@ function namedSchemas() {
   const registry = z.registry<{ id: string }>();
   return {
     registry,
-    ref(schema: z.ZodType, id: string): JsonSchema {
+    ref(schema: z.core.$ZodType, id: string): JsonSchema {
       if (!registry.has(schema)) registry.add(schema, { id });
       return { $ref: `${COMPONENTS}${registry.get(schema)!.id}` };
     },

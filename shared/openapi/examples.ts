@@ -1,3 +1,4 @@
+import * as z from 'zod';
 import type { FieldSchema, Model } from '../models/define';
 
 /** Values for JSON Schema string formats that the plain word "example" would break. */
@@ -37,5 +38,5 @@ export function exampleOf(schema: FieldSchema): unknown {
  */
 export function exampleData(model: Model): Record<string, unknown> | undefined {
   const data = exampleOf(model.jsonSchema) as Record<string, unknown>;
-  return model.schema.safeParse(data).success ? data : undefined;
+  return z.safeParse(model.schema, data).success ? data : undefined;
 }

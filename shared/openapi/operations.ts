@@ -1,9 +1,11 @@
 import * as z from 'zod';
+// A named import: `z.core` as a value would carry every locale of zod into the bundle.
+import { $ZodOptional } from 'zod/v4/core';
 import {
   countAnswerSchema, createdSchema, deleteAnswerSchema, healthAnswerSchema, listAnswerSchema, modelsAnswerSchema,
   recordSchema, updateAnswerSchema,
 } from '../api/responses';
-import { countRequest, createRequest, deleteRequest, getOneRequest, listRequest, updateRequest } from '../api/requests';
+import { countRequest, createRequest, deleteRequest, descriptionOf, getOneRequest, listRequest, updateRequest } from '../api/requests';
 import { DOCS_ASSET_NAMES } from '../docs/assets';
 import type { ErrorCode } from '../http/errors';
 import type { Route } from '../http/routes';
@@ -11,11 +13,14 @@ import { LIMITS } from '../limits';
 import type { Model } from '../models/define';
 import { exampleData } from './examples';
 
+/** A request body's schema, in the full zod API or zod/mini (shared/api/requests.ts): both check with safeParse. */
+export type RequestSchema = z.core.$ZodType & { safeParse(data: unknown): { success: boolean; error?: z.core.$ZodError } };
+
 /** What the document says about one operation, before it is turned into OpenAPI. */
 export interface OperationDoc {
   description?: string;
   /** The JSON body, checked by this zod schema (shown with io: input); `name` for a schema all models share. */
-  request?: { schema: z.ZodType; examples: Record<string, unknown>; name?: string };
+  request?: { schema: RequestSchema; examples: Record<string, unknown>; name?: string };
   /** The success answer: `data` of the envelope for the JSON API, a raw document otherwise. */
   success: { status: number; description: string; data?: z.ZodType; raw?: { mediaType: string; schema: Record<string, unknown> } };
   /** Other answers that are not errors, as OpenAPI response objects by status. */
@@ -34,9 +39,9 @@ const FILTERS_HELP = 'filters are Mongo-style: `{"field": value}` is equality, `
 /** The model's fields, each optional; an optional field may be null, which removes it. */
 function valuesSchema(model: Model) {
   const shape = Object.fromEntries(Object.entries(model.schema.shape).map(([name, field]) => [
-    name, field instanceof z.ZodOptional ? field.nullable() : (field as z.ZodType).optional(),
+    name, field instanceof $ZodOptional ? z.nullable(field) : z.optional(field),
   ]));
-  return z.strictObject(shape).describe(updateRequest.shape.values.description ?? '');
+  return z.strictObject(shape).describe(descriptionOf(updateRequest.shape.values));
 }
 
 /** A filter to show in examples: on the first indexed field, as a user would filter, else on id. */
@@ -55,7 +60,7 @@ export const RECORD_OPERATIONS: Record<'create' | 'get_one' | 'list' | 'count' |
       description: `Validates against the ${model.name} schema (422 lists every problem, nothing is stored). `
         + `A batch of up to ${LIMITS.maxCreateBatch} is all or nothing.`,
       request: {
-        schema: createRequest.extend({ data: data.describe(createRequest.shape.data.description ?? '') }),
+        schema: z.strictObject({ ...createRequest.shape, data: data.describe(descriptionOf(createRequest.shape.data)) }),
         examples: sample ? { one: { data: sample }, with_id: { id: 'example-1', data: sample }, batch: { data: [sample, sample], ids: ['example-2', 'example-3'] } } : {},
       },
       success: { status: 201, description: 'Created', data: createdSchema(model) },
@@ -88,7 +93,7 @@ export const RECORD_OPERATIONS: Record<'create' | 'get_one' | 'list' | 'count' |
       description: `Every matched record with its new values is validated first; one invalid result is a 422 and nothing is written. `
         + `An empty filter needs allow_all, which needs the admin scope. ${FILTERS_HELP}`,
       request: {
-        schema: updateRequest.extend({ values: valuesSchema(model) }),
+        schema: z.strictObject({ ...updateRequest.shape, values: valuesSchema(model) }),
         examples: field ? { by_id: { filters: { id: 'example-1' }, values: { [field]: sample![field] } }, capped: { filters: exampleFilter(model), values: { [field]: sample![field] }, max_affected: 10 } } : {},
       },
       success: { status: 200, description: 'How many changed', data: updateAnswerSchema },

@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import * as z from 'zod';
+import * as z from '../zod';
 import { secretSetting } from '../secrets';
 import { ApiError } from '../http/errors';
 import { stringifyExactJson } from '../json/exact-json';

@@ -1,0 +1,5 @@
+import { countRecords } from '../store/records';
+import { recordOperation } from './record-operation';
+import { countRequest } from './requests';
+
+export const countOperation = recordOperation(countRequest, false, (model, body) => countRecords(model, body));

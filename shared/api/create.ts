@@ -1,0 +1,20 @@
+import { ApiError } from '../http/errors';
+import { newId } from '../store/keys';
+import { createRecords } from '../store/records';
+import { recordOperation } from './record-operation';
+import { createRequest } from './requests';
+
+export const createOperation = recordOperation(createRequest, true, async (model, body) => {
+  if (!Array.isArray(body.data)) {
+    if (body.ids) throw new ApiError('invalid_request', 'ids goes with an array of records; use id for one', { details: [{ path: 'ids', message: 'use id' }] });
+    const [record] = await createRecords(model, [{ id: body.id ?? newId(), data: body.data }], () => ['data']);
+    return record;
+  }
+  const records = body.data;
+  if (body.id !== undefined) throw new ApiError('invalid_request', 'id goes with one record; use ids for an array', { details: [{ path: 'id', message: 'use ids' }] });
+  if (body.ids && body.ids.length !== records.length) {
+    throw new ApiError('invalid_request', `ids has ${body.ids.length} entries for ${records.length} records`, { details: [{ path: 'ids', message: 'one id per record' }] });
+  }
+  const created = await createRecords(model, records.map((data, i) => ({ id: body.ids?.[i] ?? newId(), data })), (i) => ['data', i]);
+  return { records: created };
+}, 201);

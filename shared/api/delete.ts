@@ -1,0 +1,5 @@
+import { deleteRecords } from '../store/records';
+import { recordOperation } from './record-operation';
+import { deleteRequest } from './requests';
+
+export const deleteOperation = recordOperation(deleteRequest, true, (model, body, deadline) => deleteRecords(model, body, deadline));

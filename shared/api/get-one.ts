@@ -1,0 +1,5 @@
+import { getOneRecord } from '../store/records';
+import { recordOperation } from './record-operation';
+import { getOneRequest } from './requests';
+
+export const getOneOperation = recordOperation(getOneRequest, false, (model, body) => getOneRecord(model, body));

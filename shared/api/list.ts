@@ -1,0 +1,5 @@
+import { listRecords } from '../store/records';
+import { recordOperation } from './record-operation';
+import { listRequest } from './requests';
+
+export const listOperation = recordOperation(listRequest, false, (model, body) => listRecords(model, body));

@@ -1,0 +1,58 @@
+import * as z from '../zod';
+import { ApiError, pathText } from '../http/errors';
+import type { ApiRequest, Operation } from '../http/middleware';
+import { illFormedPath } from '../json/well-formed';
+import type { Model } from '../models/define';
+import { findModel, MODEL_NAMES } from '../models/catalog';
+import { requestErrorMap } from './requests';
+
+// Only the unknown_model answer lists the models, so only it loads them all.
+const visibleModelNames = () => MODEL_NAMES.filter((name) => findModel(name)!.access !== 'hidden');
+
+function modelFor(request: ApiRequest, writes: boolean): Model {
+  const name = request.params.model_name ?? '';
+  const model = findModel(name);
+  if (!model || model.access === 'hidden') {
+    throw new ApiError('unknown_model', `There is no model ${JSON.stringify(name)}`, { model: name, available: visibleModelNames() });
+  }
+  if (writes && model.access === 'read_only') {
+    throw new ApiError('forbidden', `Model ${name} is read-only through the API; the service writes it`, { model: name });
+  }
+  return model;
+}
+
+function parseBody<S extends z.core.$ZodType>(schema: S, body: unknown): z.infer<S> {
+  const result = z.safeParse(schema, body, { error: requestErrorMap });
+  if (result.success) return result.data;
+  const details = result.error.issues.flatMap((issue) =>
+    issue.code === 'unrecognized_keys'
+      ? issue.keys.map((key) => ({ path: pathText([...issue.path, key]), message: `unknown property ${JSON.stringify(key)}` }))
+      : [{ path: pathText(issue.path), message: issue.message }],
+  );
+  const first = details[0];
+  throw new ApiError('invalid_request', `Invalid request body: ${first.path || 'body'}: ${first.message}`, { details });
+}
+
+/** Refuses a body with a string DynamoDB cannot store byte for byte (shared/json/well-formed.ts). */
+function checkWellFormed(body: unknown): void {
+  const path = illFormedPath(body);
+  if (!path) return;
+  const at = pathText(path);
+  const message = 'contains an unpaired UTF-16 surrogate, which cannot be stored as sent';
+  const extra = { path: at, details: [{ path: at, message }] };
+  if (path[0] === 'filters') throw new ApiError('invalid_filter', `Invalid filter at ${at}: ${message}`, extra);
+  throw new ApiError('validation_error', `The request is invalid: ${at}: ${message}`, extra);
+}
+
+/**
+ * A record operation: find the model, check the body against the operation's schema, run it.
+ * Each operation lives in its own module (shared/api/<operation>.ts) so that a function's bundle
+ * holds only the operation it serves.
+ */
+export function recordOperation<S extends z.core.$ZodType, R>(schema: S, writes: boolean, run: (model: Model, body: z.infer<S>, deadline: number) => Promise<R>, status = 200): Operation {
+  return async (request) => {
+    const model = modelFor(request, writes);
+    checkWellFormed(request.body);
+    return { data: await run(model, parseBody(schema, request.body), request.deadline), status };
+  };
+}

@@ -1,0 +1,5 @@
+import { updateRecords } from '../store/records';
+import { recordOperation } from './record-operation';
+import { updateRequest } from './requests';
+
+export const updateOperation = recordOperation(updateRequest, true, (model, body, deadline) => updateRecords(model, body, deadline));
