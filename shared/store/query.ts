@@ -3,6 +3,7 @@ import { settings } from '../config';
 import type { FilterNode } from './filter/ast';
 import { ExpressionBuilder } from './filter/expression';
 import { db } from './client';
+import { utf8Order } from './utf8-order';
 import { filterExpression, type AccessPlan } from './plan';
 
 export type Item = Record<string, unknown>;
@@ -34,7 +35,6 @@ export function queryInput(options: ReadOptions, shard: number): QueryCommandInp
   };
 }
 
-const utf8Order = (a: string, b: string) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 
 function keyOf(plan: AccessPlan, item: Item): Key {
   return Object.fromEntries(plan.keyAttributes.map((a) => [a, item[a] as string]));

@@ -18,6 +18,7 @@ import { checkItemSize } from './item-size';
 import { mapPool } from './pool';
 import { countAll, readAll, readPage, type Item, type Position } from './query';
 import { TABLE_KEY, TTL_ATTRIBUTE } from './table';
+import { utf8Order } from './utf8-order';
 
 /** A record as the API shows it: id, the model's fields, then the system fields. */
 export type ApiRecord = Record<string, unknown> & { id: string };
@@ -223,8 +224,6 @@ interface Matched {
   /** In id order (UTF-8 bytes, as DynamoDB sorts), so the records written are always a prefix. */
   items: Item[];
 }
-
-const utf8Order = (a: string, b: string) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 
 /**
  * The records a bulk write would touch, after its guards: no accidental all, no more than

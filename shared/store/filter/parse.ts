@@ -6,6 +6,7 @@ import { isSystemField, SYSTEM_FIELDS, typesOf, type FieldSchema, type Model } f
 import type { CompareOp, FilterNode } from './ast';
 import { compileFilter } from './compile';
 import { ExpressionBuilder } from './expression';
+import { utf8Order } from '../utf8-order';
 
 /** `$op` names accepted in operator objects, and the comparison each stands for. */
 const OPERATORS: Record<string, CompareOp | 'exists'> = {
@@ -199,7 +200,7 @@ class FilterParser {
 
 function compareOperands(a: unknown, b: unknown): number {
   if (isExactNumber(a) && isExactNumber(b)) return compareDecimal(numberText(a), numberText(b));
-  return Buffer.compare(Buffer.from(String(a)), Buffer.from(String(b)));
+  return utf8Order(String(a), String(b));
 }
 
 /** Parses and checks a filter object against a model; `path` names it in errors (e.g. ["filters"]). */

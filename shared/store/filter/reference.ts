@@ -1,6 +1,7 @@
 import { compareDecimal } from '../../json/decimal';
 import { isExactNumber, isJsonObject, numberText } from '../../json/exact-json';
 import type { FilterNode } from './ast';
+import { utf8Order } from '../utf8-order';
 
 /**
  * The filter language's meaning, written as plainly as possible: an in-memory evaluator over
@@ -21,7 +22,6 @@ const valueAt = (item: Item, path: ReadonlyArray<string>): unknown =>
 
 const isNothing = (value: unknown) => value === undefined || value === null;
 
-export const utf8Compare = (a: string, b: string): number => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 
 export function sameValue(a: unknown, b: unknown): boolean {
   if (isExactNumber(a) && isExactNumber(b)) return compareDecimal(numberText(a), numberText(b)) === 0;
@@ -36,7 +36,7 @@ export function sameValue(a: unknown, b: unknown): boolean {
 /** Sign of a - b when both are numbers or both strings; undefined when they are not comparable. */
 function order(a: unknown, b: unknown): number | undefined {
   if (isExactNumber(a) && isExactNumber(b)) return compareDecimal(numberText(a), numberText(b));
-  if (typeof a === 'string' && typeof b === 'string') return Math.sign(utf8Compare(a, b));
+  if (typeof a === 'string' && typeof b === 'string') return Math.sign(utf8Order(a, b));
   return undefined;
 }
 
@@ -113,11 +113,11 @@ const kindRank = (value: unknown) => (isNothing(value) ? 0 : typeof value === 's
  * Descending is this order reversed, so its ties are by descending id.
  */
 export function compareForOrder(field: string, a: Item, b: Item): number {
-  const byId = utf8Compare(a.id as string, b.id as string);
+  const byId = utf8Order(a.id as string, b.id as string);
   if (field === 'id') return byId;
   const [x, y] = [valueAt(a, ['d', field]), valueAt(b, ['d', field])];
   const rank = kindRank(x) - kindRank(y);
   if (rank !== 0) return rank;
-  const sign = typeof x === 'string' ? utf8Compare(orderedPrefix(x), orderedPrefix(y as string)) : (order(x, y) ?? 0);
+  const sign = typeof x === 'string' ? utf8Order(orderedPrefix(x), orderedPrefix(y as string)) : (order(x, y) ?? 0);
   return sign || byId;
 }
