@@ -71,13 +71,14 @@ reads at most ${LIMITS.maxScannedPerRequest} records before answering with a cur
 ${LIMITS.maxAffected} records (\`max_affected\`); filters nest ${LIMITS.maxFilterDepth} deep with at most
 ${LIMITS.maxFilterConditions} conditions and ${LIMITS.maxInValues} values per $in.`;
 
-function errorResponses(codes: ReadonlyArray<ErrorCode>): Record<string, JsonSchema> {
+function errorResponses(codes: ReadonlyArray<ErrorCode>, meanings: Partial<Record<ErrorCode, string>> = {}): Record<string, JsonSchema> {
+  const meaning = (code: ErrorCode) => meanings[code] ?? ERROR_MEANING[code];
   return Object.fromEntries(byStatus(codes).map(([status, group]) => [String(status), {
-    description: group.map((code) => `\`${code}\`: ${ERROR_MEANING[code]}`).join('\n\n'),
+    description: group.map((code) => `\`${code}\`: ${meaning(code)}`).join('\n\n'),
     content: {
       'application/json': {
         schema: { $ref: `${COMPONENTS}error_envelope` },
-        examples: Object.fromEntries(group.map((code) => [code, { summary: ERROR_MEANING[code], value: failure(code, ERROR_MEANING[code]) }])),
+        examples: Object.fromEntries(group.map((code) => [code, { summary: meaning(code), value: failure(code, meaning(code)) }])),
       },
     },
   }]));
@@ -101,7 +102,8 @@ function operation(route: Route, doc: OperationDoc, id: string, tag: string, inp
     summary: route.summary,
     ...(doc.description ? { description: doc.description } : {}),
     tags: [tag],
-    ...(scope ? { security: [{ bearerAuth: [scope] }] } : {}),
+    // An open operation says so (an empty requirement), so no tool assumes a default applies.
+    security: scope ? [{ bearerAuth: [scope] }] : [],
     ...(doc.parameters ? { parameters: doc.parameters } : {}),
     ...(doc.request ? {
       requestBody: {
@@ -117,7 +119,7 @@ function operation(route: Route, doc: OperationDoc, id: string, tag: string, inp
     responses: {
       [String(doc.success.status)]: successResponse(doc, id, outputs),
       ...doc.more,
-      ...errorResponses(errors),
+      ...errorResponses(errors, doc.meanings),
       default: { $ref: '#/components/responses/error' },
     },
   };
@@ -144,10 +146,9 @@ export function buildOpenApiDocument(): OpenApiDocument {
       if (!describe) throw new Error(`no documentation for the per-model route ${route.path}`);
       for (const model of visibleModels()) {
         outputs.ref(recordSchema(model), `${model.name}_record`);
+        // A read-only model is written by the service: its write operations only ever answer 403.
+        if (model.access === 'read_only' && WRITES.has(route.function)) continue;
         const doc = describe(model);
-        if (model.access === 'read_only' && WRITES.has(route.function)) {
-          doc.description = `${model.name} is written by the service and read-only through the API: this answers 403 forbidden. ${doc.description ?? ''}`;
-        }
         add(route.path.replace(MODEL_PARAM, model.name), route, operation(route, doc, `${model.name}_${route.function}`, model.name, inputs, outputs));
       }
     } else {
@@ -160,6 +161,8 @@ export function buildOpenApiDocument(): OpenApiDocument {
   return {
     openapi: '3.1.0',
     info: { title: 'recordgate', version, description: description(), license: { name: 'MIT', identifier: 'MIT' } },
+    // The service's own root: the deployed ApiUrl, or the local server, whichever serves this document.
+    servers: [{ url: '/', description: 'This service' }],
     tags: [
       ...visibleModels().map((m) => ({ name: m.name, description: m.description })),
       ...Object.entries(SERVICE_TAGS).filter(([name]) => used.has(name)).map(([name, description]) => ({ name, description })),

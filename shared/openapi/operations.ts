@@ -26,6 +26,8 @@ export interface OperationDoc {
   /** Other answers that are not errors, as OpenAPI response objects by status. */
   more?: Record<number, Record<string, unknown>>;
   errors: ErrorCode[];
+  /** What a code means on this operation, where it differs from ERROR_MEANING. */
+  meanings?: Partial<Record<ErrorCode, string>>;
   parameters?: Array<Record<string, unknown>>;
 }
 
@@ -141,6 +143,11 @@ export const SERVICE_OPERATIONS: Record<string, (route: Route) => OperationDoc> 
       { name: 'X-Signature', in: 'header', required: false, schema: { type: 'string', pattern: '^sha1=[0-9a-fA-F]{40}$' }, description: 'sha1=<hex HMAC-SHA1(secret, raw body)>; required when a secret is configured' },
     ],
     errors: ['malformed_json', 'invalid_request', 'unauthorized', 'forbidden', 'payload_too_large', 'internal', 'database_unavailable'],
+    // A sender is checked by its signature and bot id, never by a bearer token (shared/onebot/receive.ts).
+    meanings: {
+      unauthorized: 'A secret is configured and the X-Signature header is missing',
+      forbidden: 'The X-Signature does not match the body, the bot (X-Self-ID) is not in ONEBOT_SELF_IDS, or the event\'s self_id names another bot',
+    },
   }),
   openapi: () => ({
     description: 'Generated from the same zod schemas that check requests. Import it into Postman, API Gateway or a client generator.',
