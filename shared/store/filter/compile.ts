@@ -6,20 +6,28 @@ import type { ExpressionBuilder } from './expression';
  * Missing and null count as "no value": $ne and $nin keep records without the field, so a
  * negation never silently drops them (DynamoDB's own `<>` is false on a missing attribute).
  */
+/**
+ * Whether a filter matches everything, decided before anything is compiled: a part compiled and
+ * then dropped would leave its names and values in the expression, which DynamoDB refuses.
+ */
+const matchesAll = (node: FilterNode): boolean =>
+  (node.kind === 'and' && node.items.every(matchesAll)) || (node.kind === 'or' && node.items.some(matchesAll));
+
 export function compileFilter(node: FilterNode, x: ExpressionBuilder): string | undefined {
+  if (matchesAll(node)) return undefined;
   switch (node.kind) {
     case 'and':
     case 'or': {
-      const parts = node.items.map((item) => compileFilter(item, x));
-      if (node.kind === 'or' && parts.some((p) => p === undefined)) return undefined;
+      const parts = node.items.filter((item) => !matchesAll(item)).map((item) => compileFilter(item, x));
       const present = parts.filter((p): p is string => p !== undefined);
       if (present.length === 0) return undefined;
       return present.length === 1 ? present[0] : `(${present.join(node.kind === 'and' ? ' AND ' : ' OR ')})`;
     }
     case 'not': {
       const inner = compileFilter(node.item, x);
-      // Every item has a partition key, so this is the expression that matches nothing.
-      return inner === undefined ? `attribute_not_exists(${x.name('pk')})` : `(NOT ${inner})`;
+      // Every record has an id, so this matches nothing. Not the partition key: DynamoDB refuses
+      // key attributes in a Query's filter expression (a 500 for {"$not": {}} before).
+      return inner === undefined ? `attribute_not_exists(${x.name('id')})` : `(NOT ${inner})`;
     }
     case 'compare': {
       const p = x.path(node.path);

@@ -63,6 +63,10 @@ describe('compiling filters', () => {
     expect(compiled({ title: { $not: { $begins_with: 'x' } } }).readable).toBe('(NOT begins_with(d.title, "x"))');
   });
 
+  test('$not of a match-all matches nothing, through an attribute every record has and no key attribute', () => {
+    expect(compiled({ $not: {} }).readable).toBe('attribute_not_exists(id)');
+  });
+
   test('an $or with a match-all branch matches everything', () => {
     expect(compiled({ $or: [{}, { title: 'a' }] }).text).toBeUndefined();
   });
