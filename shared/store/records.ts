@@ -95,9 +95,11 @@ export function storedItem(model: Model, record: NewRecord, now: string, writeTo
 /**
  * Validates every record first (one 422 lists them all, nothing is written), then writes each
  * with attribute_not_exists so an existing id is never overwritten. If any id turns out to
- * exist, the records this request did create are removed again, so a 409 changes nothing.
+ * exist, the records this request did create are removed again, so a 409 changes nothing. The
+ * same holds at the deadline: no write starts within the reserve before it, and a batch that
+ * could not be written whole is removed again (503), never left half-stored by a frozen function.
  */
-export async function createRecords(model: Model, entries: ReadonlyArray<{ id: string; data: unknown }>, pathOf: (i: number) => PropertyKey[]): Promise<ApiRecord[]> {
+export async function createRecords(model: Model, entries: ReadonlyArray<{ id: string; data: unknown }>, pathOf: (i: number) => PropertyKey[], deadline = Infinity): Promise<ApiRecord[]> {
   const details: ErrorDetail[] = [];
   const valid: NewRecord[] = [];
   entries.forEach((entry, i) => {
@@ -123,13 +125,19 @@ export async function createRecords(model: Model, entries: ReadonlyArray<{ id: s
     } catch (error) {
       if (!(isConditionFailure(error) && wasRetried(error) && (await currentItem(model, item.id as string))?.[WRITE_TOKEN] === item[WRITE_TOKEN])) throw error;
     }
-  });
-  const conflicts = items.filter((_, i) => results[i].status === 'rejected' && isConditionFailure((results[i] as PromiseRejectedResult).reason));
+  }, beforeCutoff(deadline));
+  const conflicts = items.filter((_, i) => results[i]?.status === 'rejected' && isConditionFailure((results[i] as PromiseRejectedResult).reason));
   const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected' && !isConditionFailure(r.reason));
-  if (conflicts.length > 0 || failed) {
-    const written = items.filter((_, i) => results[i].status === 'fulfilled');
+  const outOfTime = results.length < items.length;
+  if (conflicts.length > 0 || failed || outOfTime) {
+    const written = items.filter((_, i) => results[i]?.status === 'fulfilled');
     const notRemoved = await undoCreates(written);
     if (failed && conflicts.length === 0) throw failed.reason;
+    if (conflicts.length === 0) {
+      throw new ApiError('database_unavailable', `The batch could not be written whole before the function's deadline; ${notRemoved.length > 0 ? 'some records could not be removed again' : 'nothing was stored'}. Retry, or send fewer records`, {
+        ...(notRemoved.length > 0 ? { created: notRemoved } : {}),
+      }, { 'retry-after': '1' });
+    }
     throw new ApiError('conflict', `A record with id ${conflicts[0]?.id} already exists in ${model.name}`, {
       ids: conflicts.map((c) => c.id),
       ...(notRemoved.length > 0 ? { created: notRemoved } : {}),

@@ -1,4 +1,5 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { handler as createHandler } from '../../functions/create/handler';
 import { handler as deleteHandler } from '../../functions/delete/handler';
 import { handler as updateHandler } from '../../functions/update/handler';
 import { parseExactJson } from '../../shared/json/exact-json';
@@ -102,4 +103,23 @@ describe('bulk writes within the function deadline', () => {
     const same = await api.post('/api/db/reaction/update', { ...body, cursor }, ROOT);
     expect(same.body.data).toEqual({ updated: 1, matched: 1, skipped: 0, complete: true, next_cursor: null });
   });
+
+  test('a batch create is all or nothing whatever time is left: 201 with every record, or 503 with none stored', async () => {
+    const statuses = new Set<number>();
+    for (const [round, window] of [0, 2, 5, 10, 20, 40, 80, 5_000].entries()) {
+      const ids = Array.from({ length: LIMITS.maxCreateBatch }, (_, i) => `bc-${round}-${String(i).padStart(3, '0')}`);
+      const body = { data: ids.map((_, i) => ({ user_id: i, content: `batch-${round}` })), ids };
+      const r = await callWithBudget(createHandler, 'create', body, LIMITS.bulkStopBeforeDeadlineMs + window);
+      statuses.add(r.status);
+      const stored = (await storedItems(reaction)).filter((i) => (i.d as { content: string }).content === `batch-${round}`);
+      if (r.status === 201) expect(stored).toHaveLength(LIMITS.maxCreateBatch);
+      else {
+        expect(r.status).toBe(503);
+        expect(r.body.data).toMatchObject({ error: 'database_unavailable' });
+        expect(stored).toEqual([]);
+      }
+    }
+    // No time at all refuses the batch; plenty of time stores it.
+    expect(statuses).toEqual(new Set([503, 201]));
+  }, 90_000);
 });
