@@ -110,7 +110,7 @@ describe('bulk writes within the function deadline', () => {
       const ids = Array.from({ length: LIMITS.maxCreateBatch }, (_, i) => `bc-${round}-${String(i).padStart(3, '0')}`);
       const body = { data: ids.map((_, i) => ({ user_id: i, content: `batch-${round}` })), ids };
       const r = await callWithBudget(createHandler, 'create', body, LIMITS.bulkStopBeforeDeadlineMs + window);
-      statuses.add(r.status);
+      statuses.add(r.status ?? 0);
       const stored = (await storedItems(reaction)).filter((i) => (i.d as { content: string }).content === `batch-${round}`);
       if (r.status === 201) expect(stored).toHaveLength(LIMITS.maxCreateBatch);
       else {
