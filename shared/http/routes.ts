@@ -78,10 +78,17 @@ export function routeKeysOf(fn: FunctionName): string[] {
 /** The declared route a route key names, or undefined (`$default` names none). */
 export const routeOfKey = (key: string | undefined): Route | undefined => KEYED_ROUTES.find((r) => routeKey(r) === key);
 
-/** A path template as a regular expression: `{name}` takes one whole, non-empty segment. */
+const patterns = new Map<string, RegExp>();
+
+/** A path template as a regular expression, built once per template: `{name}` takes one whole, non-empty segment. */
 function pattern(path: string): RegExp {
-  const source = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, '(?<$1>[^/]+)');
-  return new RegExp(`^${source}$`);
+  let regex = patterns.get(path);
+  if (!regex) {
+    const source = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, '(?<$1>[^/]+)');
+    regex = new RegExp(`^${source}$`);
+    patterns.set(path, regex);
+  }
+  return regex;
 }
 
 /** A path segment decoded; one with broken percent-encoding stays as sent (and names nothing). */

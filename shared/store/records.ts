@@ -383,7 +383,7 @@ export interface BulkAnswer {
   next_cursor: string | null;
 }
 
-/** Whether a bulk write may start another record: not within the reserve before the deadline. */
+/** Whether a write of many records (create, update, delete) may start another: not within the reserve before the deadline. */
 const beforeCutoff = (deadline: number) => () => Date.now() < deadline - LIMITS.bulkStopBeforeDeadlineMs;
 
 /**
@@ -396,7 +396,7 @@ export async function updateRecords(model: Model, request: UpdateRequest, deadli
   const { filter, items } = await matchForWrite(model, request, fingerprint);
   const updates = validatedUpdates(model, items, request.values);
   const results = await mapPool(items, LIMITS.writeConcurrency, (item) => updateOne(model, filter, item, updates.get(item.id as string)!, request.values), beforeCutoff(deadline));
-  return settle(results, 'updated', items, await resumeCursor(model, fingerprint, request, items, results.length));
+  return settle(results, 'updated', items.length, await resumeCursor(model, fingerprint, request, items, results.length));
 }
 
 /** Delete by filter; each delete re-checks the filter atomically, so a record that stopped matching stays. */
@@ -415,7 +415,7 @@ export async function deleteRecords(model: Model, request: BulkGuard, deadline =
       return wasRetried(error) && (await currentItem(model, item.id as string)) === undefined;
     }
   }, beforeCutoff(deadline));
-  return settle(results, 'deleted', items, await resumeCursor(model, fingerprint, request, items, results.length));
+  return settle(results, 'deleted', items.length, await resumeCursor(model, fingerprint, request, items, results.length));
 }
 
 /**
@@ -432,8 +432,7 @@ async function resumeCursor(model: Model, fingerprint: string, request: BulkGuar
  * The count of changed records, or, when some writes failed for good, an error that says
  * exactly how many were changed before giving up.
  */
-function settle<K extends 'updated' | 'deleted'>(results: PromiseSettledResult<boolean>[], key: K, items: Item[], nextCursor: string | null): BulkAnswer & Record<K, number> {
-  const matched = items.length;
+function settle<K extends 'updated' | 'deleted'>(results: PromiseSettledResult<boolean>[], key: K, matched: number, nextCursor: string | null): BulkAnswer & Record<K, number> {
   const changed = results.filter((r) => r.status === 'fulfilled' && r.value).length;
   const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failure) {
