@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { useApi, type Reply } from '../support/api';
-import { tableSnapshot } from '../support/table-snapshot';
+import { watchedTable } from '../support/table-snapshot';
 
 /**
  * Hostile input, generated: no answer is a 5xx, no answer leaks a stack frame or an SDK
@@ -49,16 +49,18 @@ function expectSafe(r: Reply, what: string): void {
 
 /** Sends one request; when refused, the table must be exactly as before. */
 async function sendChecked(method: string, path: string, body: string | Buffer | undefined, headers: Record<string, string> = {}): Promise<Reply> {
-  const before = await tableSnapshot();
+  const before = await table();
   const r = await api.request(method, path, body, headers);
   expectSafe(r, `${method} ${path} ${String(body).slice(0, 300)}`);
-  if (r.status >= 400) expect(await tableSnapshot()).toEqual(before);
+  if (r.status >= 400) expect(await table()).toEqual(before);
   return r;
 }
 
 const RUNS = { numRuns: 40 };
+let table: ReturnType<typeof watchedTable>;
 
 beforeAll(async () => {
+  table = watchedTable();
   const r = await api.post('/api/db/reaction/create', { data: [{ user_id: 1, content: '+1' }, { user_id: 2, content: 'size', user_name: 'count' }], ids: ['a', 'b'] });
   expect(r.status).toBe(201);
 });

@@ -4,7 +4,7 @@ import { request } from 'node:http';
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { useApi } from '../support/api';
-import { tableSnapshot } from '../support/table-snapshot';
+import { tableSnapshot, watchedTable } from '../support/table-snapshot';
 import { dynamoNumberProblem, parseDecimal } from '../../shared/json/decimal';
 import { parseExactJson } from '../../shared/json/exact-json';
 import { idOf, ROUTES, SELF_ID, sign } from './onebot-fixtures';
@@ -265,10 +265,10 @@ function canonical(value: unknown): unknown {
  */
 async function deliverChecked(route: string, bytes: Buffer, headers: Array<[string, string]>, resendRoute: string): Promise<Answer> {
   const what = `POST ${route} ${JSON.stringify(headers).slice(0, 200)} ${bytes.toString('utf8').slice(0, 300)}`;
-  const before = await tableSnapshot();
+  const before = await table();
   const r = await send(route, bytes, headers);
   expectSafe(r, what);
-  const after = await tableSnapshot();
+  const after = await table();
   if (r.status >= 400) {
     expect(after).toEqual(before);
     return r;
@@ -287,7 +287,7 @@ async function deliverChecked(route: string, bytes: Buffer, headers: Array<[stri
   }
   const again = await send(resendRoute, bytes, headers);
   expect({ status: again.status, text: again.text }).toEqual({ status: r.status, text: r.text });
-  expect(await tableSnapshot()).toEqual(after);
+  expect(await table()).toEqual(after);
   return r;
 }
 
@@ -310,7 +310,10 @@ const parsesWithRefusedKey = (bytes: Buffer): boolean => {
   }
 };
 
+let table: ReturnType<typeof watchedTable>;
+
 beforeAll(async () => {
+  table = watchedTable();
   delete process.env.ONEBOT_SELF_IDS;
   // Rules make message and request events run the rule code on hostile fields: scoped rules
   // compare hostile ids, the catch-all regex reads every message's text.
