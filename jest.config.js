@@ -4,6 +4,7 @@
 // template's route keys (the contract suites below again, plus test/artifact); and the browser
 // end-to-end tests (e2e) on dynalite.
 const { spawnSync } = require('node:child_process');
+const { findChromium } = require('./scripts/chromium');
 
 const transform = {
   '^.+\\.(t|j|mj)s$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
@@ -30,15 +31,24 @@ const integration = (engine, displayName = engine, testMatch = ['<rootDir>/test/
 const ARTIFACT_SUITES = ['routes', 'create', 'read', 'write', 'errors', 'auth', 'limits', 'onebot-signed', 'onebot-unsigned', 'openapi', 'client', 'shards'];
 
 const javaAvailable = spawnSync('java', ['-version']).status === 0;
+// Found here, never installed by a test: `npm run browser` finds or installs it, and .ci/run
+// runs that before `npm test`, so CI always drives the browser (docs/testing.md).
+const chromium = findChromium();
+if (chromium) process.env.CHROMIUM_PATH = chromium;
+else console.warn('jest: no Chromium found, so the e2e project (the /docs page in a browser) does not run; `npm run browser` installs it.');
 
 module.exports = {
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
+    // `npm run bench -- --quick` (about 2 minutes of one worker): its own project, so that
+    // `--selectProjects unit` stays quick and jest, which starts the slowest files first, runs
+    // it beside the integration suites rather than after them.
+    { ...common, displayName: 'bench', testMatch: ['<rootDir>/test/bench/**/*.test.ts'] },
     integration('dynalite'),
     ...(javaAvailable ? [integration('ddblocal')] : []),
-    // The docs page driven in headless Chromium (test/e2e/chromium.ts installs it where missing).
     integration('artifact', 'artifact', ['<rootDir>/test/artifact/**/*.test.ts', ...ARTIFACT_SUITES.map((name) => `<rootDir>/test/integration/${name}.test.ts`)]),
-    integration('dynalite', 'e2e', ['<rootDir>/test/e2e/**/*.test.ts']),
+    // The docs page driven in headless Chromium.
+    ...(chromium ? [integration('dynalite', 'e2e', ['<rootDir>/test/e2e/**/*.test.ts'])] : []),
   ],
   testTimeout: 30_000,
 };

@@ -2,7 +2,6 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { useApi } from '../support/api';
-import { chromiumPath } from './chromium';
 
 const TOKEN = 'docs-e2e-token';
 const ARTIFACTS = join(__dirname, '../../test-artifacts');
@@ -11,10 +10,10 @@ process.env.API_TOKENS = JSON.stringify({ [TOKEN]: ['read', 'write'] });
 const api = useApi();
 let browser: Browser | undefined;
 
-// Installing Chromium with apt-get, where it is missing, takes minutes.
+// jest.config.js runs this project only where it found Chromium (scripts/chromium.js).
 beforeAll(async () => {
-  browser = await chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox'] });
-}, 600_000);
+  browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH, args: ['--no-sandbox'] });
+});
 
 afterAll(async () => {
   await browser?.close();
