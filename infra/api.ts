@@ -7,18 +7,10 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { RemovalPolicy } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
-import { DEFAULT_ROUTE_FUNCTION, KEYED_ROUTES, ROUTES, routeKey, type FunctionName } from '../shared/http/routes';
-import { isTokenRoute } from './access';
-
-/**
- * Stage throttling. 100 requests/s steady (burst 200) is far above what one team's tools send
- * and far below what the on-demand table absorbs (4,000 writes/s on a new table), so a runaway
- * client costs at most about $0.36 an hour in HTTP API requests before it is answered 429.
- * update and delete can each touch 10,000 records, so they get their own, tighter limit.
- */
-export const STAGE_THROTTLE = { rateLimit: 100, burstLimit: 200 };
-export const BULK_THROTTLE = { rateLimit: 5, burstLimit: 10 };
-const BULK_FUNCTIONS: ReadonlyArray<string> = ['update', 'delete'];
+import { tokenScopeOf } from '../shared/auth/scopes';
+import { FUNCTION_DESCRIPTORS, type HttpFunctionName } from '../shared/http/functions';
+import { DEFAULT_ROUTE_FUNCTION, KEYED_ROUTES, ROUTES, routeKey } from '../shared/http/routes';
+import { API_THROTTLES } from '../shared/limits';
 
 export interface JwtSettings {
   issuer: string;
@@ -28,7 +20,7 @@ export interface JwtSettings {
 }
 
 export interface ServiceApiProps {
-  functions: ReadonlyMap<FunctionName, NodejsFunction>;
+  functions: ReadonlyMap<HttpFunctionName, NodejsFunction>;
   jwt?: JwtSettings;
   logRemovalPolicy: RemovalPolicy;
 }
@@ -47,7 +39,7 @@ export class ServiceApi extends Construct {
   constructor(scope: Construct, id: string, props: ServiceApiProps) {
     super(scope, id);
     const integrations = new Map([...props.functions].map(([name, fn]) => [name, new HttpLambdaIntegration(`${name}Integration`, fn)]));
-    const integrationOf = (name: FunctionName) => {
+    const integrationOf = (name: HttpFunctionName) => {
       const integration = integrations.get(name);
       if (!integration) throw new Error(`no function ${name} for the route table`);
       return integration;
@@ -63,13 +55,13 @@ export class ServiceApi extends Construct {
       ? new HttpJwtAuthorizer('Jwt', props.jwt.issuer, { jwtAudience: props.jwt.audience })
       : undefined;
     this.routes = KEYED_ROUTES.flatMap((route) => {
-      const guarded = authorizer !== undefined && isTokenRoute(route);
+      const scope = authorizer ? tokenScopeOf(route.scope) : undefined;
       return this.api.addRoutes({
         path: route.path,
         methods: [HttpMethod[route.method]],
         integration: integrationOf(route.function),
-        authorizer: guarded ? authorizer : undefined,
-        authorizationScopes: guarded ? [`${props.jwt!.scopePrefix}${route.scope}`] : undefined,
+        authorizer: scope ? authorizer : undefined,
+        authorizationScopes: scope ? [`${props.jwt!.scopePrefix}${scope}`] : undefined,
       });
     });
 
@@ -78,7 +70,7 @@ export class ServiceApi extends Construct {
       httpApi: this.api,
       stageName: '$default',
       autoDeploy: true,
-      throttle: STAGE_THROTTLE,
+      throttle: API_THROTTLES.stage,
       accessLogSettings: {
         destination: new LogGroupLogDestination(accessLogs),
         format: AccessLogFormat.custom(JSON.stringify({
@@ -96,9 +88,10 @@ export class ServiceApi extends Construct {
     });
     // routeSettings is raw CloudFormation (the L2 has no per-route throttle), hence PascalCase.
     const cfnStage = this.stage.node.defaultChild as CfnStage;
-    cfnStage.routeSettings = Object.fromEntries(ROUTES.filter((r) => BULK_FUNCTIONS.includes(r.function)).map((r) => [
-      routeKey(r), { ThrottlingRateLimit: BULK_THROTTLE.rateLimit, ThrottlingBurstLimit: BULK_THROTTLE.burstLimit },
-    ]));
+    cfnStage.routeSettings = Object.fromEntries(KEYED_ROUTES.flatMap((r) => {
+      const { throttle } = FUNCTION_DESCRIPTORS[r.function];
+      return throttle ? [[routeKey(r), { ThrottlingRateLimit: throttle.rateLimit, ThrottlingBurstLimit: throttle.burstLimit }]] : [];
+    }));
     // Route settings name routes by key; the stage must come after them.
     this.stage.node.addDependency(...this.routes);
 

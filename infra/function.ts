@@ -10,8 +10,8 @@ import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { PACKAGE_ASSETS } from '../shared/docs/assets';
 import { ESBUILD_OPTIONS, handlerEntry } from './bundling';
-import { accessOf, type DeployedFunction, type SecretName } from './access';
-import { FUNCTION_SETTINGS } from '../shared/limits';
+import { accessOf } from './access';
+import { FUNCTION_DESCRIPTORS, type FunctionName, type SecretName } from '../shared/http/functions';
 
 const PROJECT_ROOT = path.resolve(__dirname, '..');
 
@@ -34,7 +34,7 @@ function docsAssetHooks(): ICommandHooks {
 }
 
 /** infra/bundling.ts in NodejsFunction's terms; the SDK is bundled (no external modules). */
-function bundlingFor(name: DeployedFunction): BundlingOptions {
+function bundlingFor(name: FunctionName): BundlingOptions {
   return {
     minify: ESBUILD_OPTIONS.minify,
     sourceMap: ESBUILD_OPTIONS.sourcemap,
@@ -45,7 +45,7 @@ function bundlingFor(name: DeployedFunction): BundlingOptions {
     esbuildArgs: { '--legal-comments': ESBUILD_OPTIONS.legalComments },
     // The local esbuild bundles offline in seconds; Docker is neither needed nor assumed.
     forceDockerBundling: false,
-    commandHooks: name === 'docs' ? docsAssetHooks() : undefined,
+    commandHooks: FUNCTION_DESCRIPTORS[name].docsAssets ? docsAssetHooks() : undefined,
   };
 }
 
@@ -58,13 +58,13 @@ export interface FunctionResources {
 /**
  * One Lambda function of the service: `functions/<name>/handler.ts` on Node.js 22, arm64 (20%
  * cheaper per GB-second), with its own log group kept a month, JSON logs, and exactly the
- * table and secret access that infra/access.ts grants it.
+ * table and secret access, memory and timeout of its descriptor (shared/http/functions.ts).
  *
  * Memory (shared/limits.ts): Lambda gives CPU in proportion to memory, and loading a 400 KB bundle and parsing
  * JSON is CPU-bound; at 128 MB cold starts take several times longer, while the price per
  * request of a ~50 ms warm call stays a fraction of the HTTP API's own $1 per million.
  */
-export function serviceFunction(scope: Construct, name: DeployedFunction, resources: FunctionResources): NodejsFunction {
+export function serviceFunction(scope: Construct, name: FunctionName, resources: FunctionResources): NodejsFunction {
   const node = new Construct(scope, name);
   const logGroup = new LogGroup(node, 'Logs', { retention: RetentionDays.ONE_MONTH, removalPolicy: resources.logRemovalPolicy });
   // An own role instead of the AWSLambdaBasicExecutionRole managed policy: logs go to this
@@ -72,13 +72,14 @@ export function serviceFunction(scope: Construct, name: DeployedFunction, resour
   const role = new Role(node, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
   logGroup.grantWrite(role);
 
+  const descriptor = FUNCTION_DESCRIPTORS[name];
   const access = accessOf(name);
   const environment: Record<string, string> = {};
   if (access.tableActions.length > 0) environment.TABLE_NAME = resources.table.tableName;
   for (const secretName of access.secrets) {
     environment[`${secretName}_SECRET_ARN`] = resources.secrets[secretName].secretArn;
   }
-  if (name === 'docs') environment.DOCS_ASSETS_DIR = `/var/task/${DOCS_ASSETS_DIR}`;
+  if (descriptor.docsAssets) environment.DOCS_ASSETS_DIR = `/var/task/${DOCS_ASSETS_DIR}`;
 
   const fn = new NodejsFunction(node, 'Function', {
     entry: path.join(PROJECT_ROOT, handlerEntry(name)),
@@ -87,8 +88,8 @@ export function serviceFunction(scope: Construct, name: DeployedFunction, resour
     depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
     runtime: Runtime.NODEJS_22_X,
     architecture: Architecture.ARM_64,
-    memorySize: FUNCTION_SETTINGS.memoryMb,
-    timeout: Duration.seconds(FUNCTION_SETTINGS.timeoutSeconds),
+    memorySize: descriptor.lambda.memoryMb,
+    timeout: Duration.seconds(descriptor.lambda.timeoutSeconds),
     loggingFormat: LoggingFormat.JSON,
     logGroup,
     role,

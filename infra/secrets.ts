@@ -1,7 +1,7 @@
 import { SecretValue } from 'aws-cdk-lib';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import type { SecretName } from './access';
+import type { SecretName } from '../shared/http/functions';
 
 /**
  * The settings the functions read through secretSetting(NAME). No secret value is ever part

@@ -1,7 +1,6 @@
 import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { ROUTES } from '../shared/http/routes';
-import { isTokenRoute } from './access';
+import { checksTokens } from './access';
 import { ServiceAlarms } from './alarms';
 import { ServiceApi } from './api';
 import type { DeployContext } from './context';
@@ -31,7 +30,7 @@ export class RecordgateStack extends Stack {
     if (settings.onebotSelfIds) apiFunctions.byName.get('onebot')?.addEnvironment('ONEBOT_SELF_IDS', settings.onebotSelfIds.join(','));
     if (settings.jwtIssuer) {
       // The functions read the caller's scopes from the verified JWT, less the provider's prefix.
-      for (const route of ROUTES.filter(isTokenRoute)) apiFunctions.byName.get(route.function)?.addEnvironment('JWT_SCOPE_PREFIX', settings.jwtScopePrefix);
+      for (const [name, fn] of apiFunctions.byName) if (checksTokens(name)) fn.addEnvironment('JWT_SCOPE_PREFIX', settings.jwtScopePrefix);
     }
     const receiver = apiFunctions.byName.get('onebot');
     const onebotQueue = receiver ? new OneBotQueue(this, 'OneBotQueue', { ...resources, receiver }) : undefined;

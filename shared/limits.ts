@@ -62,6 +62,18 @@ export const FUNCTION_SETTINGS = {
   timeoutSeconds: 10,
 } as const;
 
+/**
+ * API Gateway throttling (infra/api.ts). 100 requests/s steady (burst 200) is far above what
+ * one team's tools send and far below what the on-demand table absorbs (4,000 writes/s on a new
+ * table), so a runaway client costs at most about $0.36 an hour in HTTP API requests before it
+ * is answered 429. A bulk update or delete can touch 10,000 records, so those routes get the
+ * tighter limit (shared/http/functions.ts).
+ */
+export const API_THROTTLES = {
+  stage: { rateLimit: 100, burstLimit: 200 },
+  bulk: { rateLimit: 5, burstLimit: 10 },
+} as const;
+
 /** The OneBot receiver's limits; the README's OneBot section documents each. */
 export const ONEBOT_LIMITS = {
   /**

@@ -1,4 +1,4 @@
 import { healthOperation } from '../../shared/api/health';
 import { httpHandler } from '../../shared/http/middleware';
 
-export const handler = httpHandler('health', healthOperation, { parseBody: false });
+export const handler = httpHandler('health', healthOperation);

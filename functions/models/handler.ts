@@ -1,4 +1,4 @@
 import { modelsOperation } from '../../shared/api/models';
 import { httpHandler } from '../../shared/http/middleware';
 
-export const handler = httpHandler('models', modelsOperation, { parseBody: false });
+export const handler = httpHandler('models', modelsOperation);

@@ -2,6 +2,5 @@ import { withDefaultRoute } from '../../shared/http/fallback';
 import { httpHandler } from '../../shared/http/middleware';
 import { onebotReceive } from '../../shared/onebot/receive';
 
-// The receiver parses the body itself, after checking the signature over its exact bytes. It
-// is also API Gateway's $default target (shared/http/routes.ts): unknown routes get 404/405.
-export const handler = httpHandler('onebot', withDefaultRoute(onebotReceive), { parseBody: false });
+// The receiver is also API Gateway's $default target (shared/http/routes.ts): unknown routes get 404/405.
+export const handler = httpHandler('onebot', withDefaultRoute(onebotReceive));

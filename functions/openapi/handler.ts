@@ -1,4 +1,4 @@
 import { httpHandler } from '../../shared/http/middleware';
 import { openApiOperation } from '../../shared/openapi/operation';
 
-export const handler = httpHandler('openapi', openApiOperation, { parseBody: false });
+export const handler = httpHandler('openapi', openApiOperation);

@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ESBUILD_OPTIONS, handlerEntry } from '../../infra/bundling';
-import { FUNCTIONS } from '../../shared/http/routes';
+import { FUNCTIONS } from '../../shared/http/functions';
 import type { BenchContext } from './context';
 import type { Section } from './report';
 import { median, ratio, round } from './stats';

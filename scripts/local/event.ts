@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
-import { FUNCTION_SETTINGS } from '../../shared/limits';
+import { FUNCTION_DESCRIPTORS, functionNamed } from '../../shared/http/functions';
 
 /** What API Gateway knows of a request before it picks a route: the path exactly as sent. */
 export interface GatewayRequest {
@@ -71,18 +71,23 @@ export function toEvent(request: GatewayRequest, body: Buffer, routeKey: string,
   };
 }
 
-/** The Lambda context a handler gets: its remaining time counts down to `deadline`, as in Lambda. */
-export function lambdaContext(functionName: string, requestId: string, deadline = Date.now() + FUNCTION_SETTINGS.timeoutSeconds * 1000): Context {
+/**
+ * The Lambda context a handler gets, with its function's settings: its remaining time counts
+ * down to `deadline` (by default its timeout from now), as in Lambda.
+ */
+export function lambdaContext(functionName: string, requestId: string, deadline?: number): Context {
+  const { lambda } = FUNCTION_DESCRIPTORS[functionNamed(functionName)];
+  const ends = deadline ?? Date.now() + lambda.timeoutSeconds * 1000;
   return {
     callbackWaitsForEmptyEventLoop: false,
     functionName,
     functionVersion: '$LATEST',
     invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
-    memoryLimitInMB: String(FUNCTION_SETTINGS.memoryMb),
+    memoryLimitInMB: String(lambda.memoryMb),
     awsRequestId: requestId,
     logGroupName: `/aws/lambda/${functionName}`,
     logStreamName: 'local',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    getRemainingTimeInMillis: () => Math.max(0, ends - Date.now()),
     done: () => undefined,
     fail: () => undefined,
     succeed: () => undefined,

@@ -10,12 +10,12 @@ export type Invocation =
   /** The function threw, crashed or ran past its timeout: Lambda reports an error to API Gateway. */
   | { kind: 'failed'; reason: string };
 
-export interface GatewayOptions {
+export interface GatewayOptions<T extends string> {
   port: number;
   host: string;
   /** The route key and function a request reaches (`$default` when no key matches). */
-  route(method: string, rawPath: string): { key: string; target: string; params: Record<string, string> };
-  invoke(target: string, event: APIGatewayProxyEventV2): Promise<Invocation>;
+  route(method: string, rawPath: string): { key: string; target: T; params: Record<string, string> };
+  invoke(target: T, event: APIGatewayProxyEventV2): Promise<Invocation>;
 }
 
 /**
@@ -96,7 +96,7 @@ function sendResult(res: ServerResponse, result: APIGatewayProxyStructuredResult
  * route-key selection with `$default` for everything else, the event AWS would build, its
  * payload limits and its answers when a function fails or times out.
  */
-export async function startGateway(options: GatewayOptions): Promise<{ server: Server; url: string }> {
+export async function startGateway<T extends string>(options: GatewayOptions<T>): Promise<{ server: Server; url: string }> {
   const server = createServer({ ...CONNECTION_TIMEOUTS, maxHeaderSize: MAX_HEADER_BYTES }, async (req, res) => {
     try {
       const body = await readLimitedBody(req, AWS_LIMITS.gatewayPayloadBytes);

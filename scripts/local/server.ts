@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { dispatch, type FunctionName } from '../../shared/http/routes';
-import { FUNCTION_SETTINGS } from '../../shared/limits';
+import { FUNCTION_DESCRIPTORS, type HttpFunctionName } from '../../shared/http/functions';
+import { dispatch } from '../../shared/http/routes';
 import { lambdaContext } from './event';
 import { startGateway, type Invocation } from './gateway';
 
@@ -24,12 +24,13 @@ function handlerOf(name: string): Promise<Handler> {
  * Lambda stops the function and API Gateway answers 500; here the answer is the same, though
  * the handler's remaining work cannot be stopped in-process (long work stops itself first).
  */
-async function invokeInProcess(name: string, event: APIGatewayProxyEventV2): Promise<Invocation> {
-  const timeoutMs = FUNCTION_SETTINGS.timeoutSeconds * 1000;
+async function invokeInProcess(name: HttpFunctionName, event: APIGatewayProxyEventV2): Promise<Invocation> {
+  const { timeoutSeconds } = FUNCTION_DESCRIPTORS[name].lambda;
+  const timeoutMs = timeoutSeconds * 1000;
   const context = lambdaContext(name, event.requestContext.requestId, Date.now() + timeoutMs);
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<Invocation>((resolve) => {
-    timer = setTimeout(() => resolve({ kind: 'failed', reason: `Task timed out after ${FUNCTION_SETTINGS.timeoutSeconds} seconds` }), timeoutMs);
+    timer = setTimeout(() => resolve({ kind: 'failed', reason: `Task timed out after ${timeoutSeconds} seconds` }), timeoutMs);
   });
   try {
     const answered = (await handlerOf(name))(event, context).then((result): Invocation => ({ kind: 'answer', result }));
@@ -51,7 +52,7 @@ export function startLocalServer(options: { port: number; host: string }): Promi
     ...options,
     route: (method, rawPath) => {
       const { key, fn, params } = dispatch(method, rawPath);
-      return { key, target: fn satisfies FunctionName, params };
+      return { key, target: fn, params };
     },
     invoke: invokeInProcess,
   });

@@ -4,7 +4,7 @@ import { createRecords } from '../store/records';
 import { recordOperation } from './record-operation';
 import { createRequest } from './requests';
 
-export const createOperation = recordOperation(createRequest, true, async (model, body, deadline) => {
+export const createOperation = recordOperation('create', createRequest, async (model, body, deadline) => {
   if (!Array.isArray(body.data)) {
     if (body.ids) throw new ApiError('invalid_request', 'ids goes with an array of records; use id for one', { details: [{ path: 'ids', message: 'use id' }] });
     const [record] = await createRecords(model, [{ id: body.id ?? newId(), data: body.data }], () => ['data'], deadline);

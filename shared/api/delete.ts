@@ -2,4 +2,4 @@ import { deleteRecords } from '../store/records';
 import { recordOperation } from './record-operation';
 import { deleteRequest } from './requests';
 
-export const deleteOperation = recordOperation(deleteRequest, true, (model, body, deadline) => deleteRecords(model, body, deadline));
+export const deleteOperation = recordOperation('delete', deleteRequest, (model, body, deadline) => deleteRecords(model, body, deadline));

@@ -2,4 +2,4 @@ import { getOneRecord } from '../store/records';
 import { recordOperation } from './record-operation';
 import { getOneRequest } from './requests';
 
-export const getOneOperation = recordOperation(getOneRequest, false, (model, body) => getOneRecord(model, body));
+export const getOneOperation = recordOperation('get_one', getOneRequest, (model, body) => getOneRecord(model, body));

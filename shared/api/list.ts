@@ -2,4 +2,4 @@ import { listRecords } from '../store/records';
 import { recordOperation } from './record-operation';
 import { listRequest } from './requests';
 
-export const listOperation = recordOperation(listRequest, false, (model, body) => listRecords(model, body));
+export const listOperation = recordOperation('list', listRequest, (model, body) => listRecords(model, body));

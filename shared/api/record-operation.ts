@@ -1,5 +1,6 @@
 import * as z from '../zod';
 import { ApiError, pathText } from '../http/errors';
+import { FUNCTION_DESCRIPTORS, type HttpFunctionName } from '../http/functions';
 import type { ApiRequest, Operation } from '../http/middleware';
 import { illFormedPath } from '../json/well-formed';
 import type { Model } from '../models/define';
@@ -45,11 +46,13 @@ function checkWellFormed(body: unknown): void {
 }
 
 /**
- * A record operation: find the model, check the body against the operation's schema, run it.
+ * The record operation of function `fn`: find the model (one that `fn` may act on, by whether
+ * it writes), check the body against the operation's schema, run it.
  * Each operation lives in its own module (shared/api/<operation>.ts) so that a function's bundle
  * holds only the operation it serves.
  */
-export function recordOperation<S extends z.core.$ZodType, R>(schema: S, writes: boolean, run: (model: Model, body: z.infer<S>, deadline: number) => Promise<R>, status = 200): Operation {
+export function recordOperation<S extends z.core.$ZodType, R>(fn: HttpFunctionName, schema: S, run: (model: Model, body: z.infer<S>, deadline: number) => Promise<R>, status = 200): Operation {
+  const { writes } = FUNCTION_DESCRIPTORS[fn];
   return async (request) => {
     const model = modelFor(request, writes);
     checkWellFormed(request.body);

@@ -2,4 +2,4 @@ import { updateRecords } from '../store/records';
 import { recordOperation } from './record-operation';
 import { updateRequest } from './requests';
 
-export const updateOperation = recordOperation(updateRequest, true, (model, body, deadline) => updateRecords(model, body, deadline));
+export const updateOperation = recordOperation('update', updateRequest, (model, body, deadline) => updateRecords(model, body, deadline));

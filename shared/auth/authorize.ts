@@ -3,7 +3,7 @@ import { ApiError } from '../http/errors';
 import { DEFAULT_ROUTE_KEY, routeOfKey } from '../http/routes';
 import { bearerToken } from './bearer';
 import { isLoopback } from './loopback';
-import { scopeSchema, type RouteScope, type Scope } from './scopes';
+import { scopeSchema, tokenScopeOf, type RouteScope, type Scope } from './scopes';
 import { loadTokenTable, scopesOf } from './tokens';
 
 export interface Caller {
@@ -44,8 +44,7 @@ const EVERY_SCOPE: ReadonlySet<Scope> = new Set(scopeSchema.options);
  */
 export function scopeOfRouteKey(key: string | undefined): RouteScope | undefined {
   if (key === DEFAULT_ROUTE_KEY) return 'public';
-  const route = routeOfKey(key);
-  return route ? (route.scope ?? 'public') : undefined;
+  return routeOfKey(key)?.scope;
 }
 
 const unauthorized = (message: string, challenge = 'Bearer') =>
@@ -83,9 +82,10 @@ export function requireScope(caller: Caller, scope: Scope): void {
 export async function authorizeRoute(event: APIGatewayProxyEventV2): Promise<Caller | undefined> {
   const scope = scopeOfRouteKey(event.routeKey);
   if (scope === undefined) throw new ApiError('route_not_found', `No route ${event.routeKey}`);
-  if (scope === 'public') return undefined;
+  const needed = tokenScopeOf(scope);
+  if (needed === undefined) return undefined;
   const caller = await authenticate(event);
-  requireScope(caller, scope);
+  requireScope(caller, needed);
   return caller;
 }
 

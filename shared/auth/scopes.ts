@@ -9,3 +9,6 @@ export type Scope = z.infer<typeof scopeSchema>;
 
 /** What a route asks of its caller: a scope, or nothing at all. */
 export type RouteScope = Scope | 'public';
+
+/** The scope a caller's token must carry, or undefined for a public route: the one place that tells the two apart. */
+export const tokenScopeOf = (scope: RouteScope): Scope | undefined => (scope === 'public' ? undefined : scope);

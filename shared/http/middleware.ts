@@ -6,7 +6,8 @@ import { errorResult, successResult, type HttpResult } from './respond';
 import { parseExactJson } from '../json/exact-json';
 import { nestsDeeperThan } from '../json/depth';
 import { LIMITS } from '../limits';
-import { routeKeysOf, type FunctionName } from './routes';
+import { FUNCTION_DESCRIPTORS, type HttpFunctionName } from './functions';
+import { routeKeysOf } from './routes';
 
 export interface ApiRequest {
   event: APIGatewayProxyEventV2;
@@ -65,8 +66,9 @@ export function readRequest(event: APIGatewayProxyEventV2, parseBody = true, dea
  * only the route keys the function is deployed behind: an event for any other key is a 404,
  * so a wrong integration or a direct invocation can never reach an operation unauthorized.
  */
-export function httpHandler(fn: FunctionName, operation: Operation, options: { parseBody?: boolean } = {}) {
+export function httpHandler(fn: HttpFunctionName, operation: Operation) {
   const served = new Set(routeKeysOf(fn));
+  const parseBody = FUNCTION_DESCRIPTORS[fn].body === 'json';
   return middy<APIGatewayProxyEventV2, HttpResult, Error, Context>()
     .use({
       onError: async (request) => {
@@ -77,7 +79,7 @@ export function httpHandler(fn: FunctionName, operation: Operation, options: { p
       if (!served.has(event.routeKey)) throw new ApiError('route_not_found', `No route ${event.requestContext?.http?.method} ${event.rawPath}`);
       // Who calls is settled before the body is read: a stranger learns nothing from 413 or 400.
       const caller = await authorizeRoute(event);
-      const request = readRequest(event, options.parseBody ?? true, Date.now() + context.getRemainingTimeInMillis());
+      const request = readRequest(event, parseBody, Date.now() + context.getRemainingTimeInMillis());
       authorizeBody(caller, request.body);
       const result = await operation(request);
       return 'statusCode' in result ? result : successResult(result.data, result.status);

@@ -1,43 +1,49 @@
-import type { RouteScope } from '../auth/scopes';
+import { tokenScopeOf, type RouteScope } from '../auth/scopes';
+import { FUNCTION_DESCRIPTORS, HTTP_FUNCTIONS, type HttpFunctionName } from './functions';
 
 /**
  * The route table: every route of the service and the function that answers it. The local
- * server, the CDK HTTP API and the OpenAPI document are all generated from this list.
+ * server, the CDK HTTP API and the OpenAPI document are all generated from this list; what each
+ * function is (its scope among the rest) is in shared/http/functions.ts.
  */
-export type FunctionName =
-  | 'models' | 'health' | 'create' | 'get_one' | 'list' | 'count' | 'update' | 'delete'
-  | 'openapi' | 'docs' | 'onebot';
-
 export interface Route {
   method: 'GET' | 'POST';
   path: string;
-  function: FunctionName;
+  function: HttpFunctionName;
   summary: string;
-  /** The token scope the route needs (shared/auth); routes without one are public. */
-  scope?: RouteScope;
+  /** Its function's scope (shared/auth/scopes.ts). */
+  scope: RouteScope;
 }
 
-const recordOperation = (fn: FunctionName, scope: RouteScope, summary: string): Route => ({
-  method: 'POST', path: `/api/db/{model_name}/${fn}`, function: fn, scope, summary,
+type RouteDeclaration = Omit<Route, 'scope'>;
+
+const recordRoute = (fn: HttpFunctionName, summary: string): RouteDeclaration => ({
+  method: 'POST', path: `/api/db/{model_name}/${fn}`, function: fn, summary,
 });
 
-export const ROUTES: ReadonlyArray<Route> = [
-  { method: 'GET', path: '/api/db/models', function: 'models', scope: 'read', summary: 'List the models and their fields' },
-  { method: 'GET', path: '/api/db/health', function: 'health', scope: 'public', summary: 'Check that the database answers' },
-  recordOperation('create', 'write', 'Create one record or up to 100'),
-  recordOperation('get_one', 'read', 'Get the first record matching filters'),
-  recordOperation('list', 'read', 'List records page by page'),
-  recordOperation('count', 'read', 'Count matching records exactly'),
-  recordOperation('update', 'write', 'Update every record matching filters'),
-  recordOperation('delete', 'admin', 'Delete every record matching filters'),
-  { method: 'GET', path: '/openapi.json', function: 'openapi', scope: 'public', summary: 'This API as an OpenAPI 3.1 document' },
-  { method: 'GET', path: '/docs', function: 'docs', scope: 'public', summary: 'Interactive API documentation (Swagger UI)' },
-  { method: 'GET', path: '/docs/{asset}', function: 'docs', scope: 'public', summary: 'A file of the documentation page' },
-  // OneBot 11 senders authenticate by X-Signature, not a bearer token; NoneBot's three paths plus the old root URL.
-  ...['/', '/onebot/v11/', '/onebot/v11/http', '/onebot/v11/http/'].map((path): Route => ({
-    method: 'POST', path, function: 'onebot', scope: 'public', summary: 'Receive a OneBot 11 event (HTTP POST)',
+const DECLARED: ReadonlyArray<RouteDeclaration> = [
+  { method: 'GET', path: '/api/db/models', function: 'models', summary: 'List the models and their fields' },
+  { method: 'GET', path: '/api/db/health', function: 'health', summary: 'Check that the database answers' },
+  recordRoute('create', 'Create one record or up to 100'),
+  recordRoute('get_one', 'Get the first record matching filters'),
+  recordRoute('list', 'List records page by page'),
+  recordRoute('count', 'Count matching records exactly'),
+  recordRoute('update', 'Update every record matching filters'),
+  recordRoute('delete', 'Delete every record matching filters'),
+  { method: 'GET', path: '/openapi.json', function: 'openapi', summary: 'This API as an OpenAPI 3.1 document' },
+  { method: 'GET', path: '/docs', function: 'docs', summary: 'Interactive API documentation (Swagger UI)' },
+  { method: 'GET', path: '/docs/{asset}', function: 'docs', summary: 'A file of the documentation page' },
+  // NoneBot's three paths plus the old root URL.
+  ...['/', '/onebot/v11/', '/onebot/v11/http', '/onebot/v11/http/'].map((path): RouteDeclaration => ({
+    method: 'POST', path, function: 'onebot', summary: 'Receive a OneBot 11 event (HTTP POST)',
   })),
 ];
+
+export const ROUTES: ReadonlyArray<Route> = DECLARED.map((route) => ({ ...route, scope: FUNCTION_DESCRIPTORS[route.function].scope }));
+
+for (const fn of HTTP_FUNCTIONS) {
+  if (!ROUTES.some((r) => r.function === fn)) throw new Error(`${fn} is an HTTP function with no route in ROUTES: nothing would reach it`);
+}
 
 /**
  * The function behind API Gateway's `$default` route. HTTP API route keys cannot end in "/" and
@@ -46,7 +52,7 @@ export const ROUTES: ReadonlyArray<Route> = [
  * unmatched request with the 404/405 envelope. The OneBot receiver is that function: it is the
  * only one with such paths, and unknown requests cost it no data access.
  */
-export const DEFAULT_ROUTE_FUNCTION: FunctionName = 'onebot';
+export const DEFAULT_ROUTE_FUNCTION: HttpFunctionName = 'onebot';
 export const DEFAULT_ROUTE_KEY = '$default';
 
 /** A path API Gateway accepts in a route key: "/" itself, or a path not ending in "/". */
@@ -61,16 +67,13 @@ export const KEYED_ROUTES: ReadonlyArray<Route> = ROUTES.filter((r) => isRouteKe
 export const DEFAULT_ROUTES: ReadonlyArray<Route> = ROUTES.filter((r) => !isRouteKeyPath(r.path));
 
 for (const route of DEFAULT_ROUTES) {
-  if (route.function !== DEFAULT_ROUTE_FUNCTION || (route.scope !== undefined && route.scope !== 'public')) {
+  if (route.function !== DEFAULT_ROUTE_FUNCTION || tokenScopeOf(route.scope) !== undefined) {
     throw new Error(`${routeKey(route)} ends in "/", so only $default reaches it: it must be a public route of ${DEFAULT_ROUTE_FUNCTION}`);
   }
 }
 
-/** Every function deployed: one per function of the route table. */
-export const FUNCTIONS: ReadonlyArray<FunctionName> = [...new Set(ROUTES.map((r) => r.function))];
-
 /** The route keys a function is deployed behind; a function answers no others (fail closed). */
-export function routeKeysOf(fn: FunctionName): string[] {
+export function routeKeysOf(fn: HttpFunctionName): string[] {
   const keys = KEYED_ROUTES.filter((r) => r.function === fn).map(routeKey);
   return fn === DEFAULT_ROUTE_FUNCTION ? [...keys, DEFAULT_ROUTE_KEY] : keys;
 }
@@ -130,7 +133,7 @@ const KEYED = KEYED_ROUTES.map((route) => ({ key: routeKey(route), target: route
 export const routeFor = (method: string, rawPath: string): KeyMatch<Route> | undefined => selectRoute(KEYED, method, rawPath);
 
 /** Where API Gateway sends a request: a route key and its function, or `$default` and its function. */
-export function dispatch(method: string, rawPath: string): { key: string; fn: FunctionName; params: Record<string, string> } {
+export function dispatch(method: string, rawPath: string): { key: string; fn: HttpFunctionName; params: Record<string, string> } {
   const found = routeFor(method, rawPath);
   return found
     ? { key: routeKey(found.target), fn: found.target.function, params: found.params }

@@ -3,6 +3,8 @@ import { version } from '../../package.json';
 import { recordSchema } from '../api/responses';
 import { errorEnvelopeSchema, failure, success, successEnvelope } from '../http/envelope';
 import { ERROR_STATUS, type ErrorCode } from '../http/errors';
+import { tokenScopeOf } from '../auth/scopes';
+import { FUNCTION_DESCRIPTORS, type ServiceTag } from '../http/functions';
 import { ROUTES, type Route } from '../http/routes';
 import { LIMITS } from '../limits';
 import type { Model } from '../models/define';
@@ -16,9 +18,7 @@ export type OpenApiDocument = JsonSchema & { openapi: '3.1.0'; paths: Record<str
 
 const COMPONENTS = '#/components/schemas/';
 const MODEL_PARAM = '{model_name}';
-const WRITES = new Set(['create', 'update', 'delete']);
-const TAG_OF: Record<string, string> = { models: 'service', health: 'service', onebot: 'onebot', openapi: 'documentation', docs: 'documentation' };
-const SERVICE_TAGS: Record<string, string> = {
+const SERVICE_TAGS: Readonly<Record<ServiceTag, string>> = {
   service: 'Models and health',
   onebot: 'OneBot 11 HTTP POST receivers',
   documentation: 'This document and the page that shows it',
@@ -38,7 +38,15 @@ function namedSchemas() {
 
 const visibleModels = (): Model[] => MODELS.filter((m) => m.access !== 'hidden');
 
-const scopeOf = (route: Route) => (route.scope === undefined || route.scope === 'public' ? undefined : route.scope);
+const scopeOf = (route: Route) => tokenScopeOf(route.scope);
+
+/** A route's tag: its function's, or the model its path names. */
+function tagOf(route: Route, model?: Model): string {
+  const { tag } = FUNCTION_DESCRIPTORS[route.function];
+  if (tag !== 'model') return tag;
+  if (!model) throw new Error(`${route.method} ${route.path} is tagged by its model but names none`);
+  return model.name;
+}
 
 /** "read (models, get_one, ...), write (...)", from the scopes in ROUTES. */
 function scopesText(): string {
@@ -147,17 +155,17 @@ export function buildOpenApiDocument(): OpenApiDocument {
       for (const model of visibleModels()) {
         outputs.ref(recordSchema(model), `${model.name}_record`);
         // A read-only model is written by the service: its write operations only ever answer 403.
-        if (model.access === 'read_only' && WRITES.has(route.function)) continue;
+        if (model.access === 'read_only' && FUNCTION_DESCRIPTORS[route.function].writes) continue;
         const doc = describe(model);
-        add(route.path.replace(MODEL_PARAM, model.name), route, operation(route, doc, `${model.name}_${route.function}`, model.name, inputs, outputs));
+        add(route.path.replace(MODEL_PARAM, model.name), route, operation(route, doc, `${model.name}_${route.function}`, tagOf(route, model), inputs, outputs));
       }
     } else {
       const describe = SERVICE_OPERATIONS[route.function];
       if (!describe) throw new Error(`no documentation for the route ${route.method} ${route.path}`);
-      add(route.path, route, operation(route, describe(route), slug(route), TAG_OF[route.function] ?? 'service', inputs, outputs));
+      add(route.path, route, operation(route, describe(route), slug(route), tagOf(route), inputs, outputs));
     }
   }
-  const used = new Set(ROUTES.map((r) => TAG_OF[r.function] ?? 'service'));
+  const used = new Set<string>(ROUTES.map((r) => FUNCTION_DESCRIPTORS[r.function].tag));
   return {
     openapi: '3.1.0',
     info: { title: 'recordgate', version, description: description(), license: { name: 'MIT', identifier: 'MIT' } },

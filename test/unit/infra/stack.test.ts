@@ -1,14 +1,16 @@
 import { Match } from 'aws-cdk-lib/assertions';
-import { DEFAULT_ROUTES, FUNCTIONS, KEYED_ROUTES, ROUTES, routeKey } from '../../../shared/http/routes';
+import { tokenScopeOf } from '../../../shared/auth/scopes';
+import { FUNCTION_DESCRIPTORS, FUNCTIONS } from '../../../shared/http/functions';
+import { DEFAULT_ROUTES, KEYED_ROUTES, ROUTES, routeKey } from '../../../shared/http/routes';
 import { HEALTH_METRICS } from '../../../shared/health/metrics';
+import { API_THROTTLES } from '../../../shared/limits';
 import { createTableInput, TTL_ATTRIBUTE } from '../../../shared/store/table';
 import { accessOf } from '../../../infra/access';
 import { synthTemplate, templateIndex } from './synth';
 
 const { template } = synthTemplate({ alarmEmail: 'ops@example.com,oncall@example.com' });
 const index = templateIndex(template);
-const tokenRoutes = ROUTES.filter((r) => r.scope !== undefined && r.scope !== 'public');
-const DEPLOYED = [...FUNCTIONS, 'health_check' as const, 'onebot_queue' as const];
+const tokenRoutes = ROUTES.filter((r) => tokenScopeOf(r.scope) !== undefined);
 
 describe('table', () => {
   test('is built from the same description as the local table', () => {
@@ -34,14 +36,15 @@ describe('table', () => {
 });
 
 describe('functions', () => {
-  test('one per function of the route table, plus the health check and the OneBot queue consumer', () => {
-    expect(index.ofType('AWS::Lambda::Function')).toHaveLength(DEPLOYED.length);
+  test('one per function of shared/http/functions.ts, the health check and the OneBot queue consumer among them', () => {
+    expect(index.ofType('AWS::Lambda::Function')).toHaveLength(FUNCTIONS.length);
   });
 
-  test.each(DEPLOYED)('%s runs Node.js 22 on arm64 with JSON logs kept a month', (name) => {
+  test.each(FUNCTIONS)('%s runs Node.js 22 on arm64 with its memory and timeout, and JSON logs kept a month', (name) => {
     const props = index.functionProps(name);
+    const { memoryMb, timeoutSeconds } = FUNCTION_DESCRIPTORS[name].lambda;
     expect(props).toMatchObject({
-      Runtime: 'nodejs22.x', Architectures: ['arm64'], MemorySize: 512, Timeout: 10, Handler: 'index.handler',
+      Runtime: 'nodejs22.x', Architectures: ['arm64'], MemorySize: memoryMb, Timeout: timeoutSeconds, Handler: 'index.handler',
       LoggingConfig: { LogFormat: 'JSON', LogGroup: { Ref: expect.any(String) } },
     });
     expect(index.resources[props.LoggingConfig.LogGroup.Ref].Properties.RetentionInDays).toBe(30);
@@ -58,22 +61,9 @@ describe('functions', () => {
 describe('least privilege', () => {
   const tableActions = (name: string) => [...index.actionsOf(name)].filter((a) => a.startsWith('dynamodb:')).sort();
 
-  // Exactly what each function sends; the artifact tests check each bundle sends no other action.
-  test.each([
-    ['models', []],
-    ['openapi', []],
-    ['docs', []],
-    ['health', ['dynamodb:GetItem', 'dynamodb:Query']],
-    ['health_check', ['dynamodb:GetItem', 'dynamodb:Query']],
-    ['get_one', ['dynamodb:Query']],
-    ['list', ['dynamodb:Query']],
-    ['count', ['dynamodb:Query']],
-    ['create', ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem']],
-    ['update', ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']],
-    ['delete', ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:Query']],
-    ['onebot', ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']],
-    ['onebot_queue', ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']],
-  ])('%s may send exactly %j to the table and its indexes', (name, expected) => {
+  // Exactly what its descriptor lists; the artifact tests check that each bundle sends no other action.
+  test.each(FUNCTIONS)('%s may send exactly its own actions to the table and its indexes, and only then knows the table', (name) => {
+    const expected = [...accessOf(name).tableActions].sort();
     expect(tableActions(name)).toEqual(expected);
     const env = index.functionProps(name).Environment?.Variables ?? {};
     if (expected.length === 0) expect(env.TABLE_NAME).toBeUndefined();
@@ -81,27 +71,23 @@ describe('least privilege', () => {
   });
 
   test('no function may Scan, batch, transact or read streams', () => {
-    for (const name of DEPLOYED) {
-      expect(tableActions(name).filter((a) => /Scan|Batch|Transact|ConditionCheck|Stream|Shard/.test(a))).toEqual([]);
-      expect(accessOf(name).tableActions.length).toBe(tableActions(name).length);
-    }
+    for (const name of FUNCTIONS) expect(tableActions(name).filter((a) => /Scan|Batch|Transact|ConditionCheck|Stream|Shard/.test(a))).toEqual([]);
   });
 
   const secretOf = (name: string) => index.functionProps(name).Environment?.Variables ?? {};
   test('only the functions behind bearer tokens read API_TOKENS', () => {
-    const readers = DEPLOYED.filter((name) => secretOf(name).API_TOKENS_SECRET_ARN);
+    const readers = FUNCTIONS.filter((name) => secretOf(name).API_TOKENS_SECRET_ARN);
     expect(readers.sort()).toEqual([...new Set(tokenRoutes.map((r) => r.function))].sort());
     expect(readers).not.toContain('health');
   });
 
-  test('only list, update and delete read CURSOR_SECRET, only onebot reads ONEBOT_SECRET, and the OneBot functions ONEBOT_ACCESS_TOKEN', () => {
-    expect(DEPLOYED.filter((name) => secretOf(name).CURSOR_SECRET_SECRET_ARN).sort()).toEqual(['delete', 'list', 'update']);
-    expect(DEPLOYED.filter((name) => secretOf(name).ONEBOT_SECRET_SECRET_ARN)).toEqual(DEPLOYED.filter((n) => n === 'onebot'));
-    expect(DEPLOYED.filter((name) => secretOf(name).ONEBOT_ACCESS_TOKEN_SECRET_ARN)).toEqual(['onebot', 'onebot_queue']);
+  test.each(FUNCTIONS)('%s is told of exactly the secrets it reads', (name) => {
+    const named = Object.keys(secretOf(name)).filter((key) => key.endsWith('_SECRET_ARN')).map((key) => key.replace(/_SECRET_ARN$/, ''));
+    expect(named).toEqual(accessOf(name).secrets);
   });
 
   test('a function may read exactly the secrets named in its environment', () => {
-    for (const name of DEPLOYED) {
+    for (const name of FUNCTIONS) {
       const named = Object.entries(secretOf(name)).filter(([key]) => key.endsWith('_SECRET_ARN')).map(([, value]) => value);
       const granted = index.statementsOf(name).filter((s) => s.actions.includes('secretsmanager:GetSecretValue')).flatMap((s) => s.resources);
       expect(granted).toEqual(named);
@@ -143,10 +129,10 @@ describe('HTTP API', () => {
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
       StageName: '$default',
       AutoDeploy: true,
-      DefaultRouteSettings: { ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 },
+      DefaultRouteSettings: { ThrottlingRateLimit: API_THROTTLES.stage.rateLimit, ThrottlingBurstLimit: API_THROTTLES.stage.burstLimit },
       RouteSettings: {
-        'POST /api/db/{model_name}/update': { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 },
-        'POST /api/db/{model_name}/delete': { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 },
+        'POST /api/db/{model_name}/update': { ThrottlingRateLimit: API_THROTTLES.bulk.rateLimit, ThrottlingBurstLimit: API_THROTTLES.bulk.burstLimit },
+        'POST /api/db/{model_name}/delete': { ThrottlingRateLimit: API_THROTTLES.bulk.rateLimit, ThrottlingBurstLimit: API_THROTTLES.bulk.burstLimit },
       },
       AccessLogSettings: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('requestId') },
     });
@@ -247,7 +233,7 @@ describe('alarms', () => {
     expect(systemErrors.Metrics.filter((m: { MetricStat?: { Metric: { MetricName: string } } }) => m.MetricStat?.Metric.MetricName === 'SystemErrors').length).toBeGreaterThanOrEqual(5);
   });
 
-  test.each(DEPLOYED)('%s has an errors and a throttles alarm', (name) => {
+  test.each(FUNCTIONS)('%s has an errors and a throttles alarm', (name) => {
     const dimension = [{ Name: 'FunctionName', Value: { Ref: index.functionId(name) } }];
     expect(named(`${name}-errors`)).toMatchObject({ MetricName: 'Errors', Dimensions: dimension, Threshold: 1 });
     expect(named(`${name}-throttles`)).toMatchObject({ MetricName: 'Throttles', Dimensions: dimension, Threshold: 1 });

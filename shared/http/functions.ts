@@ -1,0 +1,109 @@
+import type { RouteScope } from '../auth/scopes';
+import { API_THROTTLES, FUNCTION_SETTINGS } from '../limits';
+
+/** The DynamoDB actions a function may be granted; none of them scans, batches or transacts. */
+export type DynamoAction = 'dynamodb:GetItem' | 'dynamodb:Query' | 'dynamodb:PutItem' | 'dynamodb:UpdateItem' | 'dynamodb:DeleteItem';
+
+/** Settings read through secretSetting(NAME): a Secrets Manager secret per name (infra/secrets.ts). */
+export type SecretName = 'API_TOKENS' | 'ONEBOT_SECRET' | 'ONEBOT_ACCESS_TOKEN' | 'CURSOR_SECRET';
+
+export type LambdaSettings = { readonly [K in keyof typeof FUNCTION_SETTINGS]: number };
+export type Throttle = { readonly [K in keyof typeof API_THROTTLES.stage]: number };
+
+/** The OpenAPI tags of operations that name no model (shared/openapi/document.ts describes each). */
+export type ServiceTag = 'service' | 'onebot' | 'documentation';
+
+interface Deployed {
+  /** It changes stored records: a read-only model refuses it, and OpenAPI leaves it out there. */
+  writes: boolean;
+  /** Exactly the DynamoDB actions it sends; with none it gets no table at all (no grant, no TABLE_NAME). */
+  table: ReadonlyArray<DynamoAction>;
+  /** The secrets it reads. API_TOKENS is not listed: a scope that needs a token brings it. */
+  secrets: ReadonlyArray<Exclude<SecretName, 'API_TOKENS'>>;
+  /** Its memory and timeout, from shared/limits.ts. */
+  lambda: LambdaSettings;
+  /** Its bundle carries the swagger-ui files it serves (shared/docs/assets.ts). */
+  docsAssets?: true;
+}
+
+/** A function behind API Gateway routes (shared/http/routes.ts), its handler made by httpHandler. */
+export interface HttpFunction extends Deployed {
+  trigger: 'http';
+  /** What a caller's token needs for every route of it (shared/auth/scopes.ts). */
+  scope: RouteScope;
+  /**
+   * `json`: parsed with exact numbers into `request.body` before the operation runs; `raw`: the
+   * operation reads `request.rawBody` itself; `none`: it takes no body. Every body is size-checked.
+   */
+  body: 'json' | 'raw' | 'none';
+  /** `model`: tagged with the model its path names. */
+  tag: ServiceTag | 'model';
+  /** A tighter limit on each of its routes than the stage's. */
+  throttle?: Throttle;
+}
+
+/** A function invoked by AWS itself, with no route. */
+export interface EventFunction extends Deployed {
+  trigger: 'schedule' | 'queue';
+}
+
+const QUERY = ['dynamodb:Query'] as const;
+const HEALTH = ['dynamodb:GetItem', 'dynamodb:Query'] as const;
+// A write whose answer was lost is recognised by reading the item back (shared/store/records.ts),
+// and a batch that conflicts removes the records it wrote again.
+const CREATE = ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:DeleteItem'] as const;
+// Events are created, rules listed, and bot status created or updated.
+const ONEBOT = [...CREATE, 'dynamodb:Query', 'dynamodb:UpdateItem'] as const;
+
+/**
+ * Every deployed function and what it is, declared once: its handler, the CDK app (grants,
+ * secrets, throttling, memory), auth, OpenAPI and the local server all read it from here.
+ */
+const DESCRIPTORS = {
+  models: { trigger: 'http', scope: 'read', body: 'none', writes: false, tag: 'service', table: [], secrets: [], lambda: FUNCTION_SETTINGS },
+  health: { trigger: 'http', scope: 'public', body: 'none', writes: false, tag: 'service', table: HEALTH, secrets: [], lambda: FUNCTION_SETTINGS },
+  create: { trigger: 'http', scope: 'write', body: 'json', writes: true, tag: 'model', table: CREATE, secrets: [], lambda: FUNCTION_SETTINGS },
+  get_one: { trigger: 'http', scope: 'read', body: 'json', writes: false, tag: 'model', table: QUERY, secrets: [], lambda: FUNCTION_SETTINGS },
+  // list signs and checks cursors; update and delete hand one out when they stop early.
+  list: { trigger: 'http', scope: 'read', body: 'json', writes: false, tag: 'model', table: QUERY, secrets: ['CURSOR_SECRET'], lambda: FUNCTION_SETTINGS },
+  count: { trigger: 'http', scope: 'read', body: 'json', writes: false, tag: 'model', table: QUERY, secrets: [], lambda: FUNCTION_SETTINGS },
+  update: {
+    trigger: 'http', scope: 'write', body: 'json', writes: true, tag: 'model', throttle: API_THROTTLES.bulk,
+    table: ['dynamodb:Query', 'dynamodb:UpdateItem', 'dynamodb:GetItem'], secrets: ['CURSOR_SECRET'], lambda: FUNCTION_SETTINGS,
+  },
+  // admin, not write: a token able to wipe a model is handed out on purpose.
+  delete: {
+    trigger: 'http', scope: 'admin', body: 'json', writes: true, tag: 'model', throttle: API_THROTTLES.bulk,
+    table: ['dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:GetItem'], secrets: ['CURSOR_SECRET'], lambda: FUNCTION_SETTINGS,
+  },
+  openapi: { trigger: 'http', scope: 'public', body: 'none', writes: false, tag: 'documentation', table: [], secrets: [], lambda: FUNCTION_SETTINGS },
+  docs: { trigger: 'http', scope: 'public', body: 'none', writes: false, tag: 'documentation', table: [], secrets: [], lambda: FUNCTION_SETTINGS, docsAssets: true },
+  // Senders sign with ONEBOT_SECRET instead of a token, so the receiver checks the signature
+  // over the exact bytes before it parses them. Rules act through a bot's HTTP API (ONEBOT_ACCESS_TOKEN).
+  onebot: {
+    trigger: 'http', scope: 'public', body: 'raw', writes: true, tag: 'onebot',
+    table: ONEBOT, secrets: ['ONEBOT_SECRET', 'ONEBOT_ACCESS_TOKEN'], lambda: FUNCTION_SETTINGS,
+  },
+  // Runs every minute (infra/health-check.ts) and emits the metrics the health alarms watch.
+  health_check: { trigger: 'schedule', writes: false, table: HEALTH, secrets: [], lambda: FUNCTION_SETTINGS },
+  // Stores the OneBot deliveries kept in the queue while the table was unreachable, as onebot does.
+  onebot_queue: { trigger: 'queue', writes: true, table: ONEBOT, secrets: ['ONEBOT_ACCESS_TOKEN'], lambda: FUNCTION_SETTINGS },
+} as const satisfies Record<string, HttpFunction | EventFunction>;
+
+export type FunctionName = keyof typeof DESCRIPTORS;
+export type HttpFunctionName = { [F in FunctionName]: (typeof DESCRIPTORS)[F]['trigger'] extends 'http' ? F : never }[FunctionName];
+
+export const FUNCTION_DESCRIPTORS: { readonly [F in FunctionName]: F extends HttpFunctionName ? HttpFunction : EventFunction } = DESCRIPTORS;
+
+/** Every deployed function: `functions/<name>/handler.ts` each. */
+export const FUNCTIONS = Object.keys(FUNCTION_DESCRIPTORS) as ReadonlyArray<FunctionName>;
+
+const isHttpFunction = (fn: FunctionName): fn is HttpFunctionName => FUNCTION_DESCRIPTORS[fn].trigger === 'http';
+export const HTTP_FUNCTIONS: ReadonlyArray<HttpFunctionName> = FUNCTIONS.filter(isHttpFunction);
+
+/** A name from outside the type checker (a folder, a script's argument) checked against the table. */
+export function functionNamed(name: string): FunctionName {
+  const found = FUNCTIONS.find((fn) => fn === name);
+  if (!found) throw new Error(`no function ${name} in shared/http/functions.ts`);
+  return found;
+}
