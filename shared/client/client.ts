@@ -3,8 +3,8 @@ import type { ErrorEnvelope } from '../http/envelope';
 import { parseExactJson, stringifyExactJson } from '../json/exact-json';
 import type { Model } from '../models/define';
 import type {
-  CountAnswer, CountBody, CreateMany, CreateOne, DeleteAnswer, DeleteBody, GetOneBody, HealthAnswer, ListAnswer, ListBody,
-  ModelsAnswer, RecordOf, UpdateAnswer, UpdateBody,
+  CountAnswer, CountBody, CreateMany, CreateOne, DeleteAnswer, DeleteBody, FieldName, GetOneBody, HealthAnswer, ListAnswer, ListBody,
+  ModelsAnswer, ReadRecord, RecordOf, UpdateAnswer, UpdateBody,
 } from './types';
 
 export type ApiErrorCode = ErrorEnvelope['data']['error'];
@@ -38,8 +38,8 @@ export interface ClientOptions {
 export interface ModelClient<M extends Model> {
   create(body: CreateOne<M>): Promise<RecordOf<M>>;
   create(body: CreateMany<M>): Promise<{ records: RecordOf<M>[] }>;
-  getOne(body: GetOneBody): Promise<RecordOf<M>>;
-  list(body?: ListBody): Promise<ListAnswer<M>>;
+  getOne<const F extends ReadonlyArray<FieldName<M>> | undefined = undefined>(body: GetOneBody<M, F>): Promise<ReadRecord<M, F>>;
+  list<const F extends ReadonlyArray<FieldName<M>> | undefined = undefined>(body?: ListBody<M, F>): Promise<ListAnswer<M, F>>;
   count(body?: CountBody): Promise<CountAnswer>;
   update(body: UpdateBody<M>): Promise<UpdateAnswer>;
   delete(body: DeleteBody): Promise<DeleteAnswer>;

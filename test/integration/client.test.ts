@@ -39,6 +39,22 @@ test('create a batch; update and delete by filter', async () => {
   expect(admin.data).toMatchObject({ error: 'forbidden', required_scope: 'admin' });
 });
 
+test('a read with fields answers, and is typed as, id and those fields only', async () => {
+  await reactions().create({ id: 'f-1', data: { user_id: 5, user_name: 'eve', content: 'laugh' } });
+  const one = await reactions('reader').getOne({ filters: { id: 'f-1' }, fields: ['content', 'user_name'] });
+  expect(one).toEqual({ id: 'f-1', content: 'laugh', user_name: 'eve' });
+  const content: string = one.content;
+  // @ts-expect-error user_id was not asked for, so the type has no user_id either
+  expect(one.user_id).toBeUndefined();
+  const page = await reactions('reader').list({ filters: { id: 'f-1' }, fields: ['_version'] });
+  expect(page.items).toEqual([{ id: 'f-1', _version: 1 }]);
+  // @ts-expect-error content was not asked for
+  expect(page.items[0].content).toBeUndefined();
+  // @ts-expect-error a field the model does not have does not compile (and the service answers unknown_field)
+  expect((await failureOf(reactions('reader').getOne({ filters: { id: 'f-1' }, fields: ['nope'] }))).code).toBe('unknown_field');
+  expect(content).toBe('laugh');
+});
+
 test('numbers travel exactly both ways', async () => {
   const big = NumberValue.from('18446744073709551617');
   const created = await reactions().create({ data: { user_id: big, content: 'big' } });
