@@ -4,14 +4,14 @@ import type {
   updateAnswerSchema,
 } from '../api/responses';
 import type { countRequest, createRequest, deleteRequest, getOneRequest, listRequest, updateRequest } from '../api/requests';
-import type { ExactNumber } from '../json/exact-json';
 import type { Model } from '../models/define';
+import type { ClientNumber } from './json-number';
 
 /**
  * The client's types, all taken from the zod schemas the service validates with. Numbers are
- * ExactNumber both ways: one that a JS number cannot hold exactly travels as a NumberValue.
+ * ClientNumber both ways: one that a JS number cannot hold exactly travels as a JsonNumber.
  */
-export type Exact<T> = T extends number ? ExactNumber
+export type Exact<T> = T extends number ? ClientNumber
   : T extends ReadonlyArray<infer E> ? Exact<E>[]
     : T extends object ? { [K in keyof T]: Exact<T[K]> }
       : T;
