@@ -155,6 +155,7 @@ export const SERVICE_OPERATIONS: Record<string, (route: Route) => OperationDoc> 
     errors: ['malformed_json', 'invalid_request', 'unauthorized', 'forbidden', 'payload_too_large', 'internal', 'database_unavailable'],
     // A sender is checked by its signature and bot id, never by a bearer token (shared/onebot/receive.ts).
     meanings: {
+      invalid_request: 'The X-Self-ID header is missing, or the body is not a OneBot 11 event: empty, not an object, no post_type, nested too deep, or a key that cannot be stored',
       unauthorized: 'A secret is configured and the X-Signature header is missing',
       forbidden: 'The X-Signature does not match the body, the bot (X-Self-ID) is not in ONEBOT_SELF_IDS, or the event\'s self_id names another bot',
     },

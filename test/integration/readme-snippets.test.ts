@@ -55,7 +55,7 @@ curl() {
   out=$(command curl -w '\\n%{http_code}' "$@") || rc=$?
   local body="\${out%$'\\n'*}"
   printf '%s' "$body"
-  printf '%s %s %s\\n' "$rc" "\${out##*$'\\n'}" "$(printf '%s' "$body" | base64 -w0)" >> "$REPORT"
+  printf '%s %s %s\\n' "$rc" "\${out##*$'\\n'}" "$(printf '%s' "$body" | base64 | tr -d '\\n')" >> "$REPORT"
   return "$rc"
 }
 `;

@@ -112,6 +112,7 @@ test('the OneBot receiver\'s 401 and 403 speak of signatures and bots, as it ans
   expect(op.security).toEqual([]);
   expect(op.responses['401'].description).toContain('X-Signature');
   expect(op.responses['403'].description).toContain('ONEBOT_SELF_IDS');
+  expect(op.responses['400'].description).toContain('X-Self-ID');
   expect(JSON.stringify(op.responses)).not.toMatch(/bearer|scope/i);
 });
 
