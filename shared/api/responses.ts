@@ -32,7 +32,7 @@ export function recordSchema<S extends ModelSchema>(model: Model<S>): RecordSche
 const projectionOf = <S extends ModelSchema>(model: Model<S>) => recordSchema(model).partial().required({ id: true })
   .describe(`A ${model.name} record as read: every field, or with \`fields\` only id and the fields named that the record has`);
 
-export type ReadRecordSchema<S extends ModelSchema> = ReturnType<typeof projectionOf<S>>;
+type ReadRecordSchema<S extends ModelSchema> = ReturnType<typeof projectionOf<S>>;
 
 const reads = new WeakMap<Model, z.ZodObject>();
 

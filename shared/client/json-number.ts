@@ -24,7 +24,6 @@ export class JsonNumber {
   toString(): string {
     return this.value;
   }
-
 }
 
 /** A number of a request body or an answer, exact either way. */
