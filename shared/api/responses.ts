@@ -23,10 +23,26 @@ export function recordSchema<S extends ModelSchema>(model: Model<S>): RecordSche
     const { id, ...stamps } = systemShape;
     records.set(model, z
       .strictObject({ id, ...model.schema.shape, ...stamps })
-      .describe(`A ${model.name} record. With \`fields\`, only id and the fields named are present.`));
+      .describe(`A ${model.name} record: id, its fields, the system fields`));
   }
   // A spread of a generic shape loses its keys to TypeScript; the object has exactly these.
   return records.get(model) as RecordSchema<S>;
+}
+
+const projectionOf = <S extends ModelSchema>(model: Model<S>) => recordSchema(model).partial().required({ id: true })
+  .describe(`A ${model.name} record as read: every field, or with \`fields\` only id and the fields named that the record has`);
+
+type ReadRecordSchema<S extends ModelSchema> = ReturnType<typeof projectionOf<S>>;
+
+const reads = new WeakMap<Model, z.ZodObject>();
+
+/**
+ * A record as get_one and list answer it: with `fields`, only id and the fields named that the
+ * record has are present (toRecord in shared/store/records.ts), so id is the one property it always has.
+ */
+export function readRecordSchema<S extends ModelSchema>(model: Model<S>): ReadRecordSchema<S> {
+  if (!reads.has(model)) reads.set(model, projectionOf(model));
+  return reads.get(model) as ReadRecordSchema<S>;
 }
 
 export function createdSchema<S extends ModelSchema>(model: Model<S>) {
@@ -36,7 +52,7 @@ export function createdSchema<S extends ModelSchema>(model: Model<S>) {
 
 export function listAnswerSchema<S extends ModelSchema>(model: Model<S>) {
   return z.strictObject({
-    items: z.array(recordSchema(model)),
+    items: z.array(readRecordSchema(model)),
     next_cursor: z.string().nullable().describe('Send as cursor for the next page; null when there is nothing more'),
     scanned: z.int().min(0).describe('Records read to answer'),
   });

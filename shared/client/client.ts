@@ -1,11 +1,11 @@
 import type { ErrorDetail } from '../http/errors';
 import type { ErrorEnvelope } from '../http/envelope';
-import { parseExactJson, stringifyExactJson } from '../json/exact-json';
 import type { Model } from '../models/define';
 import type {
-  CountAnswer, CountBody, CreateMany, CreateOne, DeleteAnswer, DeleteBody, GetOneBody, HealthAnswer, ListAnswer, ListBody,
-  ModelsAnswer, RecordOf, UpdateAnswer, UpdateBody,
+  CountAnswer, CountBody, CreateMany, CreateOne, DeleteAnswer, DeleteBody, FieldName, GetOneBody, HealthAnswer, ListAnswer, ListBody,
+  ModelsAnswer, ReadRecord, RecordOf, UpdateAnswer, UpdateBody,
 } from './types';
+import { parseAnswer, stringifyBody } from './json-number';
 
 export type ApiErrorCode = ErrorEnvelope['data']['error'];
 
@@ -38,8 +38,8 @@ export interface ClientOptions {
 export interface ModelClient<M extends Model> {
   create(body: CreateOne<M>): Promise<RecordOf<M>>;
   create(body: CreateMany<M>): Promise<{ records: RecordOf<M>[] }>;
-  getOne(body: GetOneBody): Promise<RecordOf<M>>;
-  list(body?: ListBody): Promise<ListAnswer<M>>;
+  getOne<const F extends ReadonlyArray<FieldName<M>> | undefined = undefined>(body: GetOneBody<M, F>): Promise<ReadRecord<M, F>>;
+  list<const F extends ReadonlyArray<FieldName<M>> | undefined = undefined>(body?: ListBody<M, F>): Promise<ListAnswer<M, F>>;
   count(body?: CountBody): Promise<CountAnswer>;
   update(body: UpdateBody<M>): Promise<UpdateAnswer>;
   delete(body: DeleteBody): Promise<DeleteAnswer>;
@@ -58,7 +58,7 @@ export interface Client {
 /** Answers that are not the service's envelope (a proxy's HTML page, an empty body) still surface as a RecordgateError. */
 function envelopeOf(status: number, text: string): unknown {
   try {
-    return parseExactJson(text);
+    return parseAnswer(text);
   } catch {
     return { status: 'error', message: `HTTP ${status}: the answer is not JSON`, data: { error: status >= 500 ? 'internal' : 'invalid_request' } };
   }
@@ -74,7 +74,7 @@ export function createClient(options: ClientOptions): Client {
     const response = await send(`${base}${path}`, {
       method,
       headers: { ...auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : stringifyExactJson(body),
+      body: body === undefined ? undefined : stringifyBody(body),
     });
     const envelope = envelopeOf(response.status, await response.text()) as { status?: string; data?: unknown };
     if (response.ok && envelope.status === 'success') return envelope.data as T;

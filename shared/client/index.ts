@@ -1,2 +1,3 @@
 export { createClient, RecordgateError, type ApiErrorCode, type Client, type ClientOptions, type ModelClient } from './client';
+export { JsonNumber, type ClientNumber } from './json-number';
 export type * from './types';

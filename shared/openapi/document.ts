@@ -1,6 +1,5 @@
 import * as z from 'zod';
 import { version } from '../../package.json';
-import { recordSchema } from '../api/responses';
 import { errorEnvelopeSchema, failure, success, successEnvelope } from '../http/envelope';
 import { ERROR_STATUS, type ErrorCode } from '../http/errors';
 import { tokenScopeOf } from '../auth/scopes';
@@ -93,7 +92,8 @@ function errorResponses(codes: ReadonlyArray<ErrorCode>, meanings: Partial<Recor
 }
 
 function successResponse(doc: OperationDoc, name: string, outputs: ReturnType<typeof namedSchemas>): JsonSchema {
-  const { description, data, raw } = doc.success;
+  const { description, data, raw, components } = doc.success;
+  for (const [id, schema] of Object.entries(components ?? {})) outputs.ref(schema, id);
   if (data) {
     const example = success(exampleOf(jsonSchemaOf(data, 'output')));
     return { description, content: { 'application/json': { schema: outputs.ref(successEnvelope(data), `${name}_answer`), example } } };
@@ -153,7 +153,6 @@ export function buildOpenApiDocument(): OpenApiDocument {
       const describe = RECORD_OPERATIONS[route.function as keyof typeof RECORD_OPERATIONS];
       if (!describe) throw new Error(`no documentation for the per-model route ${route.path}`);
       for (const model of visibleModels()) {
-        outputs.ref(recordSchema(model), `${model.name}_record`);
         // A read-only model is written by the service: its write operations only ever answer 403.
         if (model.access === 'read_only' && FUNCTION_DESCRIPTORS[route.function].writes) continue;
         const doc = describe(model);

@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { $ZodOptional } from 'zod/v4/core';
 import {
   countAnswerSchema, createdSchema, deleteAnswerSchema, healthAnswerSchema, listAnswerSchema, modelsAnswerSchema,
-  recordSchema, updateAnswerSchema,
+  readRecordSchema, recordSchema, updateAnswerSchema,
 } from '../api/responses';
 import { countRequest, createRequest, deleteRequest, descriptionOf, getOneRequest, listRequest, updateRequest } from '../api/requests';
 import { DOCS_ASSET_NAMES } from '../docs/assets';
@@ -22,7 +22,14 @@ export interface OperationDoc {
   /** The JSON body, checked by this zod schema (shown with io: input); `name` for a schema all models share. */
   request?: { schema: RequestSchema; examples: Record<string, unknown>; name?: string };
   /** The success answer: `data` of the envelope for the JSON API, a raw document otherwise. */
-  success: { status: number; description: string; data?: z.ZodType; raw?: { mediaType: string; schema: Record<string, unknown> } };
+  success: {
+    status: number;
+    description: string;
+    data?: z.ZodType;
+    /** Schemas inside `data` that other answers hold too, by component name: shown once, referred to elsewhere. */
+    components?: Record<string, z.core.$ZodType>;
+    raw?: { mediaType: string; schema: Record<string, unknown> };
+  };
   /** Other answers that are not errors, as OpenAPI response objects by status. */
   more?: Record<number, Record<string, unknown>>;
   errors: ErrorCode[];
@@ -53,6 +60,9 @@ function exampleFilter(model: Model): Record<string, unknown> {
   return field ? { [field]: sample![field] } : { id: 'example-1' };
 }
 
+/** get_one and list answer the same projection of a record. */
+const readComponents = (model: Model) => ({ [`${model.name}_read_record`]: readRecordSchema(model) });
+
 /** The record operations, for one model: its own schemas in bodies and answers. */
 export const RECORD_OPERATIONS: Record<'create' | 'get_one' | 'list' | 'count' | 'update' | 'delete', (model: Model) => OperationDoc> = {
   create: (model) => {
@@ -65,21 +75,21 @@ export const RECORD_OPERATIONS: Record<'create' | 'get_one' | 'list' | 'count' |
         schema: z.strictObject({ ...createRequest.shape, data: data.describe(descriptionOf(createRequest.shape.data)) }),
         examples: sample ? { one: { data: sample }, with_id: { id: 'example-1', data: sample }, batch: { data: [sample, sample], ids: ['example-2', 'example-3'] } } : {},
       },
-      success: { status: 201, description: 'Created', data: createdSchema(model) },
+      success: { status: 201, description: 'Created', data: createdSchema(model), components: { [`${model.name}_record`]: recordSchema(model) } },
       errors: [...BODY_ERRORS, 'forbidden', 'conflict', 'validation_error'],
     };
   },
   get_one: (model) => ({
     description: `The first record in id order that matches. ${FILTERS_HELP}`,
     request: { name: 'get_one_request', schema: getOneRequest, examples: { by_id: { filters: { id: 'example-1' } } } },
-    success: { status: 200, description: 'The record', data: recordSchema(model) },
+    success: { status: 200, description: 'The record; with fields, only id and the fields named', data: readRecordSchema(model), components: readComponents(model) },
     errors: [...BODY_ERRORS, ...FILTER_ERRORS, 'not_found'],
   }),
   list: (model) => ({
     description: `A page of at most limit records and a next_cursor (null at the end); a page can be short while `
       + `next_cursor is not null. order_by: id or an indexed field (${model.indexed.join(', ') || 'none'}). ${FILTERS_HELP}`,
     request: { name: 'list_request', schema: listRequest, examples: { all: { limit: 10 }, filtered: { filters: exampleFilter(model), order_by: '-id', limit: 10 } } },
-    success: { status: 200, description: 'A page of records', data: listAnswerSchema(model) },
+    success: { status: 200, description: 'A page of records', data: listAnswerSchema(model), components: readComponents(model) },
     errors: [...BODY_ERRORS, ...FILTER_ERRORS, 'invalid_order_by', 'invalid_cursor'],
   }),
   count: (model) => ({
@@ -145,6 +155,7 @@ export const SERVICE_OPERATIONS: Record<string, (route: Route) => OperationDoc> 
     errors: ['malformed_json', 'invalid_request', 'unauthorized', 'forbidden', 'payload_too_large', 'internal', 'database_unavailable'],
     // A sender is checked by its signature and bot id, never by a bearer token (shared/onebot/receive.ts).
     meanings: {
+      invalid_request: 'The X-Self-ID header is missing, or the body is not a OneBot 11 event: empty, not an object, no post_type, nested too deep, or a key that cannot be stored',
       unauthorized: 'A secret is configured and the X-Signature header is missing',
       forbidden: 'The X-Signature does not match the body, the bot (X-Self-ID) is not in ONEBOT_SELF_IDS, or the event\'s self_id names another bot',
     },

@@ -1,5 +1,4 @@
-import { NumberValue } from '@aws-sdk/lib-dynamodb';
-import { createClient, RecordgateError } from '../../shared/client';
+import { createClient, JsonNumber, RecordgateError } from '../../shared/client';
 import { reaction } from '../../shared/models/reaction';
 import { useApi } from '../support/api';
 
@@ -39,13 +38,35 @@ test('create a batch; update and delete by filter', async () => {
   expect(admin.data).toMatchObject({ error: 'forbidden', required_scope: 'admin' });
 });
 
+test('a read with fields answers, and is typed as, id and those fields only', async () => {
+  await reactions().create({ id: 'f-1', data: { user_id: 5, user_name: 'eve', content: 'laugh' } });
+  const one = await reactions('reader').getOne({ filters: { id: 'f-1' }, fields: ['content', 'user_name'] });
+  expect(one).toEqual({ id: 'f-1', content: 'laugh', user_name: 'eve' });
+  const content: string = one.content;
+  // @ts-expect-error user_id was not asked for, so the type has no user_id either
+  expect(one.user_id).toBeUndefined();
+  const page = await reactions('reader').list({ filters: { id: 'f-1' }, fields: ['_version'] });
+  expect(page.items).toEqual([{ id: 'f-1', _version: 1 }]);
+  // @ts-expect-error content was not asked for
+  expect(page.items[0].content).toBeUndefined();
+  // @ts-expect-error a field the model does not have does not compile (and the service answers unknown_field)
+  expect((await failureOf(reactions('reader').getOne({ filters: { id: 'f-1' }, fields: ['nope'] }))).code).toBe('unknown_field');
+  expect(content).toBe('laugh');
+});
+
 test('numbers travel exactly both ways', async () => {
-  const big = NumberValue.from('18446744073709551617');
+  const big = JsonNumber.from('18446744073709551617');
   const created = await reactions().create({ data: { user_id: big, content: 'big' } });
-  expect(created.user_id).toBeInstanceOf(NumberValue);
+  expect(created.user_id).toBeInstanceOf(JsonNumber);
   expect(String(created.user_id)).toBe('18446744073709551617');
   const found = await reactions('reader').getOne({ filters: { user_id: big } });
   expect(String(found.user_id)).toBe('18446744073709551617');
+  // On the wire and in the table the digits are the same: the service reads them into the SDK's NumberValue.
+  const raw = await api.post('/api/db/reaction/get_one', { filters: { id: created.id } }, { authorization: 'Bearer reader' });
+  expect(raw.text).toContain('"user_id":18446744073709551617');
+  const fraction = await reactions().create({ data: { user_id: JsonNumber.from('0.1000000000000000055511151231257827'), content: 'fraction' } });
+  expect(String(fraction.user_id)).toBe('0.1000000000000000055511151231257827');
+  expect(() => JsonNumber.from('1e')).toThrow(TypeError);
 });
 
 test('models and health', async () => {

@@ -54,16 +54,22 @@ test('operation ids are unique', () => {
   expect(new Set(ids).size).toBe(ids.length);
 });
 
-test.each(visible.map((m) => m.name))('get_one, list and (unless read-only) create of %s answer its own record schema', (name) => {
+test.each(visible.map((m) => m.name))('get_one and list of %s answer its record as read (only id always there), create (unless read-only) the whole record', (name) => {
   const schemas = (doc.components as { schemas: Record<string, any> }).schemas; // eslint-disable-line @typescript-eslint/no-explicit-any
-  const record = schemas[`${name}_record`];
   const model = visible.find((m) => m.name === name)!;
-  expect(Object.keys(record.properties)).toEqual(['id', ...Object.keys(model.jsonSchema.properties), '_created_at', '_updated_at', '_version']);
-  const ref = { $ref: `#/components/schemas/${name}_record` };
+  const fields = ['id', ...Object.keys(model.jsonSchema.properties), '_created_at', '_updated_at', '_version'];
+  const read = schemas[`${name}_read_record`];
+  expect(Object.keys(read.properties)).toEqual(fields);
+  expect(read.required).toEqual(['id']);
   const answer = (fn: string) => schemas[`${name}_${fn}_answer`].properties.data;
-  expect(answer('get_one')).toEqual(ref);
-  expect(answer('list').properties.items.items).toEqual(ref);
-  if (model.access === 'read_only') return expect(doc.paths[`/api/db/${name}/create`]).toBeUndefined();
+  expect(answer('get_one')).toEqual({ $ref: `#/components/schemas/${name}_read_record` });
+  expect(answer('list').properties.items.items).toEqual({ $ref: `#/components/schemas/${name}_read_record` });
+  if (model.access === 'read_only') {
+    expect(schemas[`${name}_record`]).toBeUndefined();
+    return expect(doc.paths[`/api/db/${name}/create`]).toBeUndefined();
+  }
+  expect(Object.keys(schemas[`${name}_record`].properties)).toEqual(fields);
+  const ref = { $ref: `#/components/schemas/${name}_record` };
   expect(answer('create').anyOf[0]).toEqual(ref);
   expect(answer('create').anyOf[1].properties.records.items).toEqual(ref);
   const create = doc.paths[`/api/db/${name}/create`].post as Op;
@@ -107,6 +113,7 @@ test('the OneBot receiver\'s 401 and 403 speak of signatures and bots, as it ans
   expect(op.security).toEqual([]);
   expect(op.responses['401'].description).toContain('X-Signature');
   expect(op.responses['403'].description).toContain('ONEBOT_SELF_IDS');
+  expect(op.responses['400'].description).toContain('X-Self-ID');
   expect(JSON.stringify(op.responses)).not.toMatch(/bearer|scope/i);
 });
 
