@@ -48,7 +48,7 @@ function memo(key: string, make: () => Buffer): Buffer {
  * so each is read and compressed once, and browsers may keep it for a day.
  */
 export function fileResult(name: string, contentType: string, read: () => Buffer, acceptEncoding = ''): HttpResult {
-  const headers = { 'content-type': contentType, 'cache-control': 'public, max-age=86400', 'x-content-type-options': 'nosniff', vary: 'accept-encoding' };
+  const headers = { 'content-type': contentType, 'cache-control': 'public, max-age=86400', vary: 'accept-encoding' };
   const raw = () => memo(name, read);
   const gzip = TEXT.test(contentType) && /\bgzip\b/.test(acceptEncoding);
   const body = gzip ? memo(`${name}.gz`, () => gzipSync(raw())) : raw();
