@@ -1,5 +1,4 @@
 import { resolve } from 'node:path';
-import * as z from './zod';
 
 /**
  * Every environment variable the functions and the local server read, parsed here and nowhere
@@ -8,22 +7,33 @@ import * as z from './zod';
  *   container or the local server), since the document client made from them lives as long;
  * - the accessors below it, read on each use: they are cheap, and the tests and the local server
  *   change these between requests (a token table, an allow-list, a retention, the log level).
+ * Plain code, not zod: every bundle loads this file (the logger reads LOG_LEVEL), the docs
+ * function's too, which has no other use for a schema library.
  */
-const settingsSchema = z.object({
-  TABLE_NAME: z._default(z.string().check(z.minLength(3)), 'recordgate'),
-  DYNAMODB_ENDPOINT: z.optional(z.url()),
-  AWS_REGION: z._default(z.string(), 'us-east-1'),
+export interface Settings {
+  TABLE_NAME: string;
+  DYNAMODB_ENDPOINT?: string;
+  AWS_REGION: string;
   /** Lambda's own credentials; without them a DYNAMODB_ENDPOINT is a local engine (store/client.ts). */
-  AWS_ACCESS_KEY_ID: z.optional(z.string()),
-});
+  AWS_ACCESS_KEY_ID?: string;
+}
 
-export type Settings = z.infer<typeof settingsSchema>;
+class SettingError extends Error {
+  override readonly name = 'SettingError';
+}
+
+function readSettings(): Settings {
+  const { TABLE_NAME = 'recordgate', DYNAMODB_ENDPOINT, AWS_REGION = 'us-east-1', AWS_ACCESS_KEY_ID } = process.env;
+  if (TABLE_NAME.length < 3) throw new SettingError(`TABLE_NAME ${JSON.stringify(TABLE_NAME)} is too short: DynamoDB table names have 3 to 255 characters`);
+  if (DYNAMODB_ENDPOINT !== undefined && !URL.canParse(DYNAMODB_ENDPOINT)) throw new SettingError(`DYNAMODB_ENDPOINT ${JSON.stringify(DYNAMODB_ENDPOINT)} is not a URL`);
+  return { TABLE_NAME, DYNAMODB_ENDPOINT, AWS_REGION, AWS_ACCESS_KEY_ID };
+}
 
 let cached: Settings | undefined;
 
 /** Settings from the environment, read once per process (a Lambda container or the local server). */
 export function settings(): Settings {
-  cached ??= settingsSchema.parse(process.env);
+  cached ??= readSettings();
   return cached;
 }
 
@@ -62,7 +72,6 @@ export const docsAssetsDir = (): string | undefined => env('DOCS_ASSETS_DIR') ||
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
-const logLevelSchema = z.enum(LOG_LEVELS);
 
 /**
  * The lowest level logged (LOG_LEVEL, default `info`); `silent` logs nothing, which the test
@@ -70,7 +79,10 @@ const logLevelSchema = z.enum(LOG_LEVELS);
  * it asserts. An unknown value counts as `info`: a typo must not cost the error lines that
  * would show it, and the logger is the one place that cannot report a bad setting by throwing.
  */
-export const logLevel = (): LogLevel => logLevelSchema.safeParse(env('LOG_LEVEL')?.toLowerCase()).data ?? 'info';
+export function logLevel(): LogLevel {
+  const level = env('LOG_LEVEL')?.toLowerCase();
+  return LOG_LEVELS.find((known) => known === level) ?? 'info';
+}
 
 /**
  * The browser origins allowed to call the API (CORS_ORIGINS, comma-separated; `*` for any, or
