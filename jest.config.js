@@ -15,6 +15,7 @@ const common = {
   transformIgnorePatterns: ['/node_modules/(?!@middy/)'],
   moduleNameMapper: { '^@middy/([^/]+)$': '<rootDir>/node_modules/@middy/$1/index.js' },
   testEnvironment: 'node',
+  setupFiles: ['<rootDir>/test/support/quiet-logs.ts'],
 };
 const integration = (engine, displayName = engine, testMatch = ['<rootDir>/test/integration/**/*.test.ts']) => ({
   ...common,
@@ -22,7 +23,7 @@ const integration = (engine, displayName = engine, testMatch = ['<rootDir>/test/
   testMatch,
   globalSetup: `<rootDir>/test/support/engine-${engine}.ts`,
   globalTeardown: '<rootDir>/test/support/engine-teardown.ts',
-  setupFiles: [`<rootDir>/test/support/use-${engine}.ts`],
+  setupFiles: [...common.setupFiles, `<rootDir>/test/support/use-${engine}.ts`],
   setupFilesAfterEnv: ['<rootDir>/test/support/table.ts'],
 });
 

@@ -3,6 +3,7 @@ import { settings } from '../config';
 import { failure } from '../http/wrap';
 import type { Operation } from '../http/middleware';
 import { jsonResult } from '../http/respond';
+import { causeOf, log } from '../log';
 import { botHealth, type BotHealth } from '../onebot/bots';
 import { db } from '../store/client';
 import { TABLE_KEY } from '../store/table';
@@ -23,7 +24,7 @@ export const healthOperation: Operation = async () => {
   try {
     return { data: await databaseHealth() };
   } catch (error) {
-    console.error(JSON.stringify({ level: 'error', code: 'database_unavailable', name: (error as Error)?.name, message: (error as Error)?.message }));
+    log.error('database_unavailable', causeOf(error));
     return jsonResult(503, failure('database_unavailable', 'The database cannot be reached', { database: 'unavailable' }), { 'retry-after': '5' });
   }
 };

@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { inLambda, jwtScopePrefix } from '../config';
 import { ApiError } from '../http/errors';
 import { DEFAULT_ROUTE_KEY, routeOfKey } from '../http/routes';
 import { bearerToken } from './bearer';
@@ -25,7 +26,7 @@ interface JwtContext {
 function jwtCaller(event: APIGatewayProxyEventV2): Caller | undefined {
   const jwt = (event.requestContext as { authorizer?: { jwt?: JwtContext } }).authorizer?.jwt;
   if (!jwt) return undefined;
-  const prefix = process.env.JWT_SCOPE_PREFIX ?? '';
+  const prefix = jwtScopePrefix();
   const granted = jwt.scopes ?? String(jwt.claims?.scope ?? '').split(' ');
   const scopes = granted
     .filter((s) => s.startsWith(prefix))
@@ -60,7 +61,7 @@ export async function authenticate(event: APIGatewayProxyEventV2): Promise<Calle
   if (viaJwt) return viaJwt;
   const table = await loadTokenTable();
   if (!table) {
-    if (process.env.AWS_LAMBDA_FUNCTION_NAME) throw unauthorized('No API token is configured for this deployment; every request is refused');
+    if (inLambda()) throw unauthorized('No API token is configured for this deployment; every request is refused');
     if (isLoopback(event.requestContext?.http?.sourceIp)) return { scopes: EVERY_SCOPE, via: 'loopback' };
     throw unauthorized('No API token is configured: this server answers loopback clients only');
   }

@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { secretSource } from '../config';
 import * as z from '../zod';
 import { secretSetting } from '../secrets';
 import { scopeSchema, type Scope } from './scopes';
@@ -54,7 +55,8 @@ export function scopesOf(table: TokenTable, token: string): ReadonlySet<Scope> |
 
 /** Whether this process is told to check tokens at all (locally the env var, in AWS the secret). */
 export function tokensConfigured(): boolean {
-  return Boolean(process.env.API_TOKENS_SECRET_ARN) || Boolean(process.env.API_TOKENS);
+  const { arn, value } = secretSource('API_TOKENS');
+  return Boolean(arn) || Boolean(value);
 }
 
 // The parsed table for the secret text it came from: a rotated secret (secretSetting re-reads

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { docsAssetsDir } from '../config';
 import type { HttpResult } from '../http/respond';
 
 /**
@@ -26,7 +27,7 @@ export const isPackageAsset = (name: string): name is PackageAsset => Object.has
 
 /** Where the files are: the Lambda bundle's copy (DOCS_ASSETS_DIR), else the installed package. */
 export function assetsDir(): string {
-  return process.env.DOCS_ASSETS_DIR ?? dirname(require.resolve('swagger-ui-dist/package.json'));
+  return docsAssetsDir() ?? dirname(require.resolve('swagger-ui-dist/package.json'));
 }
 
 const TEXT = /^text\//;
@@ -47,7 +48,7 @@ function memo(key: string, make: () => Buffer): Buffer {
  * so each is read and compressed once, and browsers may keep it for a day.
  */
 export function fileResult(name: string, contentType: string, read: () => Buffer, acceptEncoding = ''): HttpResult {
-  const headers = { 'content-type': contentType, 'cache-control': 'public, max-age=86400', 'x-content-type-options': 'nosniff', vary: 'accept-encoding' };
+  const headers = { 'content-type': contentType, 'cache-control': 'public, max-age=86400', vary: 'accept-encoding' };
   const raw = () => memo(name, read);
   const gzip = TEXT.test(contentType) && /\bgzip\b/.test(acceptEncoding);
   const body = gzip ? memo(`${name}.gz`, () => gzipSync(raw())) : raw();

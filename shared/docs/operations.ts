@@ -9,7 +9,7 @@ export const docsOperation: Operation = async ({ params, headers }) => {
   if (asset === undefined) {
     return {
       statusCode: 200,
-      headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', 'content-security-policy': DOCS_CSP, 'x-content-type-options': 'nosniff' },
+      headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', 'content-security-policy': DOCS_CSP },
       body: DOCS_PAGE,
     };
   }

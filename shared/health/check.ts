@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { databaseHealth } from '../api/health';
+import { causeOf, log } from '../log';
 import { HEALTH_METRICS, type Measurement } from './metrics';
 
 // The health answer may list OneBot bots with an `overdue` heartbeat flag; anything else there
@@ -12,7 +13,7 @@ export async function measureHealth(): Promise<Measurement[]> {
   try {
     answer = await databaseHealth();
   } catch (error) {
-    console.error(JSON.stringify({ level: 'error', code: 'health_check_failed', name: (error as Error)?.name, message: (error as Error)?.message }));
+    log.error('health_check_failed', causeOf(error));
     return [{ name: HEALTH_METRICS.healthy, value: 0, unit: 'Count' }];
   }
   const bots = botsInAnswer.safeParse(answer);

@@ -1,13 +1,17 @@
 import middy from '@middy/core';
+import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
-import { authorizeBody, authorizeRoute } from '../auth/authorize';
-import { ApiError } from './errors';
-import { errorResult, successResult, type HttpResult } from './respond';
-import { parseExactJson } from '../json/exact-json';
-import { nestsDeeperThan } from '../json/depth';
-import { LIMITS } from '../limits';
+import { corsOrigins } from '../config';
+import { authorizeBodyScope, authorizeCaller } from './middleware/authorize';
+import { cors } from './middleware/cors';
+import { envelope } from './middleware/envelope';
+import { lowerCaseResponseHeaders } from './middleware/header-case';
+import { readBody } from './middleware/read-body';
+import type { HttpContext } from './middleware/request';
+import { ownRoutesOnly } from './middleware/route-guard';
+import { securityHeaders } from './middleware/security-headers';
+import type { HttpResult } from './respond';
 import { FUNCTION_DESCRIPTORS, type HttpFunctionName } from './functions';
-import { routeKeysOf } from './routes';
 
 export interface ApiRequest {
   event: APIGatewayProxyEventV2;
@@ -22,66 +26,32 @@ export interface ApiRequest {
   deadline: number;
 }
 
-export type Operation = (request: ApiRequest) => Promise<HttpResult | { data: unknown; status?: number }>;
+/** An answer of its own, or data for the success envelope. */
+export type OperationResult = HttpResult | { data: unknown; status?: number };
 
-function lowerCaseHeaders(headers: APIGatewayProxyEventV2['headers'] | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(headers ?? {})) if (v !== undefined) out[k.toLowerCase()] = v;
-  return out;
-}
-
-export function rawBodyOf(event: APIGatewayProxyEventV2): Buffer {
-  if (!event.body) return Buffer.alloc(0);
-  return Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
-}
+export type Operation = (request: ApiRequest) => Promise<OperationResult>;
 
 /**
- * Reads the request: size limit, then JSON with exact numbers. middy's http-json-body-parser
- * uses JSON.parse, which rounds integers past 2^53, so this middleware replaces it.
- */
-export function readRequest(event: APIGatewayProxyEventV2, parseBody = true, deadline = Infinity): ApiRequest {
-  const rawBody = rawBodyOf(event);
-  if (rawBody.length > LIMITS.maxBodyBytes) {
-    throw new ApiError('payload_too_large', `The body is ${rawBody.length} bytes; at most ${LIMITS.maxBodyBytes} are accepted`, { max_bytes: LIMITS.maxBodyBytes });
-  }
-  let body: unknown = {};
-  if (parseBody && rawBody.length > 0) {
-    const text = rawBody.toString('utf8');
-    if (text.trim() === '') body = {};
-    else if (nestsDeeperThan(text, LIMITS.maxJsonDepth)) {
-      throw new ApiError('invalid_request', `The body nests arrays and objects deeper than ${LIMITS.maxJsonDepth} levels`, { max_depth: LIMITS.maxJsonDepth });
-    } else {
-      try {
-        body = parseExactJson(text);
-      } catch (error) {
-        throw new ApiError('malformed_json', `The body is not valid JSON: ${(error as Error).message}`);
-      }
-    }
-  }
-  return { event, rawBody, body, params: event.pathParameters as Record<string, string> ?? {}, headers: lowerCaseHeaders(event.headers), deadline };
-}
-
-/**
- * The Lambda handler of one function: middy chain, one error mapper, envelopes out. It answers
- * only the route keys the function is deployed behind: an event for any other key is a 404,
- * so a wrong integration or a direct invocation can never reach an operation unauthorized.
+ * The Lambda handler of one function: the operation behind a chain of small middlewares
+ * (docs/architecture.md). Before the operation, in order: request header names lower-cased;
+ * the route key checked (fail closed); a CORS preflight answered, when CORS_ORIGINS is set;
+ * the caller authorized; the body read; what the body asks for authorized. After it, or after
+ * any throw, in order: the envelope, CORS headers, security headers, one case for header names.
  */
 export function httpHandler(fn: HttpFunctionName, operation: Operation) {
-  const served = new Set(routeKeysOf(fn));
-  const parseBody = FUNCTION_DESCRIPTORS[fn].body === 'json';
-  return middy<APIGatewayProxyEventV2, HttpResult, Error, Context>()
-    .use({
-      onError: async (request) => {
-        request.response = errorResult(request.error);
-      },
-    })
-    .handler(async (event, context) => {
-      if (!served.has(event.routeKey)) throw new ApiError('route_not_found', `No route ${event.requestContext?.http?.method} ${event.rawPath}`);
-      // Who calls is settled before the body is read: a stranger learns nothing from 413 or 400.
-      const caller = await authorizeRoute(event);
-      const request = readRequest(event, parseBody, Date.now() + context.getRemainingTimeInMillis());
-      authorizeBody(caller, request.body);
-      const result = await operation(request);
-      return 'statusCode' in result ? result : successResult(result.data, result.status);
-    });
+  const origins = corsOrigins();
+  const handler = middy<APIGatewayProxyEventV2, HttpResult | OperationResult, Error, HttpContext>()
+    .use(lowerCaseResponseHeaders())
+    .use(httpHeaderNormalizer())
+    .use(securityHeaders())
+    .use(ownRoutesOnly(fn))
+    .use(origins.length > 0 ? [cors(origins)] : [])
+    .use(envelope())
+    .use(authorizeCaller())
+    .use(readBody({ parseBody: FUNCTION_DESCRIPTORS[fn].body === 'json' }))
+    .use(authorizeBodyScope())
+    .handler(async (_event, context) => operation(context.apiRequest!));
+  // Inside the chain a result may still be data; envelope.ts has made it an answer by the time it returns.
+  return handler as unknown as (event: APIGatewayProxyEventV2, context: Context) => Promise<HttpResult>;
 }
+

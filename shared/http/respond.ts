@@ -2,6 +2,7 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { stringifyExactJson } from '../json/exact-json';
 import { failure, success } from './wrap';
 import { ApiError } from './errors';
+import { log } from '../log';
 
 export type HttpResult = APIGatewayProxyStructuredResultV2 & { statusCode: number; headers: Record<string, string> };
 
@@ -42,7 +43,7 @@ export function errorResult(error: unknown): HttpResult {
   const apiError = classify(error);
   if (apiError.status >= 500) {
     const e = error as { name?: string; message?: string; stack?: string };
-    console.error(JSON.stringify({ level: 'error', code: apiError.code, name: e?.name, message: e?.message, stack: e?.stack }));
+    log.error(apiError.code, { name: e?.name, message: e?.message, stack: e?.stack });
   }
   return jsonResult(apiError.status, failure(apiError.code, apiError.message, apiError.extra), apiError.headers);
 }

@@ -1,6 +1,7 @@
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
+import { dataDir, onebotBucket, settings } from '../config';
 
 /**
  * Where bodies too big for a record or a queue message are kept whole: the S3 bucket
@@ -9,13 +10,13 @@ import { dirname, join, resolve } from 'node:path';
  */
 let s3: S3Client | undefined;
 
-export const dataDir = (): string => resolve(process.env.DATA_DIR ?? '.data');
+export { dataDir };
 
 /** Writes `bytes` under `key` and returns its location; the local file appears whole or not at all. */
 export async function putBlob(key: string, bytes: Buffer): Promise<string> {
-  const bucket = process.env.ONEBOT_BUCKET;
+  const bucket = onebotBucket();
   if (bucket) {
-    s3 ??= new S3Client({ region: process.env.AWS_REGION });
+    s3 ??= new S3Client({ region: settings().AWS_REGION });
     await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: bytes, ContentType: 'application/json' }));
     return `s3://${bucket}/${key}`;
   }
@@ -29,7 +30,7 @@ export async function putBlob(key: string, bytes: Buffer): Promise<string> {
 export async function getBlob(location: string): Promise<Buffer> {
   const s3Location = /^s3:\/\/([^/]+)\/(.+)$/.exec(location);
   if (s3Location) {
-    s3 ??= new S3Client({ region: process.env.AWS_REGION });
+    s3 ??= new S3Client({ region: settings().AWS_REGION });
     const object = await s3.send(new GetObjectCommand({ Bucket: s3Location[1], Key: s3Location[2] }));
     return Buffer.from(await object.Body!.transformToByteArray());
   }

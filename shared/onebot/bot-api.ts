@@ -1,6 +1,8 @@
 import * as z from 'zod';
+import { onebotApiRootsText } from '../config';
 import { parseExactJson, stringifyExactJson } from '../json/exact-json';
 import { ONEBOT_LIMITS } from '../limits';
+import { log } from '../log';
 import type { ModelRecord } from '../models/define';
 import type { onebotEvent } from '../models/onebot';
 import { secretSetting } from '../secrets';
@@ -33,7 +35,7 @@ let parsedRoots: { text: string; roots: Record<string, string> } | undefined;
 
 /** The API root configured for this bot, if any. A malformed ONEBOT_API_ROOTS throws: a setup error to see, not to guess around. */
 export function apiRootOf(selfId: unknown): string | undefined {
-  const text = process.env.ONEBOT_API_ROOTS?.trim() ?? '';
+  const text = onebotApiRootsText();
   if (text === '') return undefined;
   if (parsedRoots?.text !== text) parsedRoots = { text, roots: parseApiRoots(text) };
   const id = idText(selfId);
@@ -85,15 +87,15 @@ export async function callBotApi(root: string, call: ApiCall): Promise<Done> {
     }
     const ok = response.ok && answer.retcode === 0;
     const result: Done = { ...done, ok, http_status: response.status, ...(answer.retcode !== undefined ? { retcode: answer.retcode } : {}) };
-    if (!ok) log(root, call, `HTTP ${response.status}, retcode ${answer.retcode ?? 'none'}`);
+    if (!ok) logFailure(root, call, `HTTP ${response.status}, retcode ${answer.retcode ?? 'none'}`);
     return ok ? result : { ...result, error: `the bot answered HTTP ${response.status}${answer.status ? ` (${answer.status})` : ''}` };
   } catch (error) {
     const message = (error as Error)?.name === 'TimeoutError' ? `no answer within ${ONEBOT_LIMITS.botApiTimeoutMs} ms` : `unreachable: ${(error as Error)?.message}`;
-    log(root, call, message);
+    logFailure(root, call, message);
     return { ...done, ok: false, error: message };
   }
 }
 
-function log(root: string, call: ApiCall, message: string): void {
-  console.warn(JSON.stringify({ level: 'warn', code: 'bot_api_failed', root, action: call.action, message }));
+function logFailure(root: string, call: ApiCall, message: string): void {
+  log.warn('bot_api_failed', { root, action: call.action, message });
 }

@@ -1,3 +1,4 @@
+import { causeOf, log } from '../log';
 import { onebotEvent } from '../models/onebot';
 import { updateRecords } from '../store/records';
 import { botValues, recordBotStatus } from './bots';
@@ -60,14 +61,14 @@ export async function handleEvent(delivery: Delivery, event: OneBotEvent, live: 
   if (todo.call) {
     const done = await callBotApi(todo.call.root, todo.call.call);
     await updateRecords(onebotEvent, { filters: { id: stored.id }, values: { done } }).catch((error: Error) =>
-      console.error(JSON.stringify({ level: 'error', code: 'bot_api_result_not_stored', id: stored.id, name: error?.name, message: error?.message })));
+      log.error('bot_api_result_not_stored', { id: stored.id, ...causeOf(error) }));
   }
   const status = botValues(event, delivery.receivedAt);
   // The event is stored and its answer decided: a failed status write must not turn this into a
   // 5xx or a kept delivery, since a re-send would be a duplicate and never update the bot either.
   if (status) {
     await recordBotStatus(fields, status).catch((error: Error) =>
-      console.error(JSON.stringify({ level: 'error', code: 'bot_status_failed', self_id: String(fields.self_id), name: error?.name, message: error?.message })));
+      log.error('bot_status_failed', { self_id: String(fields.self_id), ...causeOf(error) }));
   }
   return todo.answer ?? {};
 }

@@ -1,3 +1,5 @@
+import { onebotQueueUrl } from '../config';
+import { log } from '../log';
 import type { Delivery } from './handle';
 import { toKept } from './kept';
 import { sendToQueue } from './queue';
@@ -9,8 +11,8 @@ import { spoolDelivery } from './spool';
  * (`ONEBOT_QUEUE_URL`), the spool in the data directory locally.
  */
 export async function keepDelivery(delivery: Delivery): Promise<void> {
-  const queueUrl = process.env.ONEBOT_QUEUE_URL;
+  const queueUrl = onebotQueueUrl();
   if (queueUrl) await sendToQueue(queueUrl, delivery);
   else await spoolDelivery(toKept(delivery));
-  console.warn(JSON.stringify({ level: 'warn', code: 'onebot_event_kept', where: queueUrl ? 'queue' : 'spool', received_at: delivery.receivedAt }));
+  log.warn('onebot_event_kept', { where: queueUrl ? 'queue' : 'spool', received_at: delivery.receivedAt });
 }

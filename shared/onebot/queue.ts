@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { SendMessageCommand, SQSClient, type SendMessageCommandInput } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { settings } from '../config';
+import { causeOf, log } from '../log';
 import { putBlob } from './blobs';
 import type { Delivery } from './handle';
 import { keptDelivery, storeKept, toKept } from './kept';
@@ -21,7 +23,7 @@ export async function queueMessage(queueUrl: string, delivery: Delivery): Promis
 }
 
 export async function sendToQueue(queueUrl: string, delivery: Delivery): Promise<void> {
-  sqs ??= new SQSClient({ region: process.env.AWS_REGION });
+  sqs ??= new SQSClient({ region: settings().AWS_REGION });
   await sqs.send(new SendMessageCommand(await queueMessage(queueUrl, delivery)));
 }
 
@@ -35,7 +37,7 @@ export async function storeQueued(event: SQSEvent): Promise<SQSBatchResponse> {
     try {
       await storeKept(keptDelivery.parse(JSON.parse(record.body)));
     } catch (error) {
-      console.error(JSON.stringify({ level: 'error', code: 'queued_event_failed', messageId: record.messageId, name: (error as Error)?.name, message: (error as Error)?.message }));
+      log.error('queued_event_failed', { messageId: record.messageId, ...causeOf(error) });
       failures.push({ itemIdentifier: record.messageId });
     }
   }

@@ -1,3 +1,4 @@
+import { onebotMetaRetentionDays, onebotSelfIds } from '../config';
 import { secretSetting } from '../secrets';
 
 export interface OneBotSettings {
@@ -13,7 +14,7 @@ export interface OneBotSettings {
  */
 export async function onebotSettings(): Promise<OneBotSettings> {
   const secret = (await secretSetting('ONEBOT_SECRET')) || undefined;
-  const ids = (process.env.ONEBOT_SELF_IDS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const ids = onebotSelfIds();
   return { secret, selfIds: ids.length > 0 ? new Set(ids) : undefined };
 }
 
@@ -24,6 +25,6 @@ const DAY = 86_400;
  * 0 keeps them). Other events are kept until deleted.
  */
 export function metaEventRetentionSeconds(): number | undefined {
-  const days = Number(process.env.ONEBOT_META_RETENTION_DAYS ?? 7);
+  const days = onebotMetaRetentionDays();
   return Number.isFinite(days) && days > 0 ? Math.round(days * DAY) : undefined;
 }

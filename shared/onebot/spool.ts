@@ -3,6 +3,7 @@ import { mkdir, readdir, readFile, rename, unlink, writeFile } from 'node:fs/pro
 import { join } from 'node:path';
 import { classify } from '../http/respond';
 import { ONEBOT_LIMITS } from '../limits';
+import { causeOf, log } from '../log';
 import { dataDir } from './blobs';
 import { keptDelivery, storeKept, type KeptDelivery } from './kept';
 
@@ -45,7 +46,7 @@ async function drainOnce(): Promise<number> {
     } catch (error) {
       if (classify(error).code === 'database_unavailable') return stored;
       // Not a database outage: retrying cannot help. Set aside for a person, never dropped.
-      console.error(JSON.stringify({ level: 'error', code: 'spooled_event_failed', file: name, name: (error as Error)?.name, message: (error as Error)?.message }));
+      log.error('spooled_event_failed', { file: name, ...causeOf(error) });
       await mkdir(join(spoolDir(), 'failed'), { recursive: true });
       await rename(path, join(spoolDir(), 'failed', name));
       continue;
@@ -71,7 +72,7 @@ export function scheduleDrain(): void {
     try {
       await drainSpool();
     } catch (error) {
-      console.error(JSON.stringify({ level: 'error', code: 'spool_drain_failed', message: (error as Error)?.message }));
+      log.error('spool_drain_failed', { message: causeOf(error).message });
     }
     timer = undefined;
     if ((await spooled().catch(() => [])).length > 0) scheduleDrain();

@@ -11,8 +11,8 @@ let documentClient: DynamoDBDocumentClient | undefined;
  */
 export function db(): DynamoDBDocumentClient {
   if (!documentClient) {
-    const { DYNAMODB_ENDPOINT, AWS_REGION } = settings();
-    const local = DYNAMODB_ENDPOINT !== undefined && !process.env.AWS_ACCESS_KEY_ID;
+    const { DYNAMODB_ENDPOINT, AWS_REGION, AWS_ACCESS_KEY_ID } = settings();
+    const local = DYNAMODB_ENDPOINT !== undefined && !AWS_ACCESS_KEY_ID;
     const client = new DynamoDBClient({
       region: AWS_REGION,
       endpoint: DYNAMODB_ENDPOINT,

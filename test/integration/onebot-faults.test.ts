@@ -1,6 +1,7 @@
 import type { FinalizeHandlerArguments } from '@smithy/types';
 import { db } from '../../shared/store/client';
 import { useApi } from '../support/api';
+import { spyOnLog } from '../support/log';
 import { storedItems } from '../support/stored';
 
 // The bot-status write comes after the event is stored; if DynamoDB refuses it for good, the
@@ -13,7 +14,7 @@ beforeAll(() => {
 });
 
 test('a heartbeat whose bot-status write fails is still stored and acknowledged', async () => {
-  const log = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+  const log = spyOnLog('error');
   const name = 'failBotWrites';
   db().middlewareStack.add(
     (next) => async (args: FinalizeHandlerArguments<any>) => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { spooled } from '../../shared/onebot/spool';
 import { useApi } from '../support/api';
 import { startCuttableProxy } from '../support/cuttable-proxy';
+import { spyOnLog } from '../support/log';
 import { goCqhttp, napCat, type Json } from '../support/onebot-senders';
 import { storedEvents } from './onebot-fixtures';
 
@@ -37,7 +38,7 @@ async function drained(timeoutMs = 20_000): Promise<void> {
 }
 
 test('database cut mid-run: every acknowledged event is stored exactly once after it is back', async () => {
-  const log = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+  const log = spyOnLog('warn');
   const napcat = napCat({ selfId: 20501, token: SECRET, time: () => 1_810_000_000 });
   const gocq = goCqhttp({ selfId: 20502, secret: SECRET });
   const poke = (i: number): Json => ({ post_type: 'notice', notice_type: 'notify', sub_type: 'poke', group_id: GROUP, user_id: 40000 + i, target_id: 20501 });

@@ -1,4 +1,5 @@
 import { useApi } from '../support/api';
+import { spyOnLog } from '../support/log';
 import { startBotApi } from '../support/onebot-api-standin';
 import { goCqhttp, lagrange, llOneBot, napCat, type Json, type SenderEmulation } from '../support/onebot-senders';
 import { storedEvents } from './onebot-fixtures';
@@ -188,7 +189,7 @@ describe('what is done about a rule, and how', () => {
     });
 
     test('a wrong token and an unreachable bot are logged and recorded; the delivery still stands', async () => {
-      const warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+      const warn = spyOnLog('warn');
       await rule({ match: 'exact', pattern: 'api unreachable', reply: 'x' });
       const far = lagrange({ selfId: 20301, secret: SECRET });
       const message = groupMessage('api unreachable');

@@ -1,5 +1,6 @@
 import { ApiError } from '../../../shared/http/errors';
 import { errorResult } from '../../../shared/http/respond';
+import { spyOnLog } from '../../support/log';
 
 const body = (result: { body?: string }) => JSON.parse(result.body ?? '{}');
 const quiet = () => jest.spyOn(console, 'error').mockImplementation(() => undefined);
@@ -11,7 +12,7 @@ test('an ApiError is answered as it is, in the envelope', () => {
 });
 
 test('an unexpected error is 500 internal and its message and stack stay in the log', () => {
-  const log = quiet();
+  const log = spyOnLog('error');
   const result = errorResult(new TypeError('Cannot read properties of undefined (reading \'secret-detail\')'));
   expect(result.statusCode).toBe(500);
   expect(body(result)).toEqual({ status: 'error', message: 'Internal error; it has been logged', data: { error: 'internal' } });

@@ -1,0 +1,19 @@
+import { authorizeBody, authorizeRoute } from '../../auth/authorize';
+import type { HttpRequest } from './request';
+
+/**
+ * Who calls, and whether the route lets them: settled before the body is read, so a stranger
+ * learns nothing from a 413 or a 400 about what the body would have done.
+ */
+export const authorizeCaller = () => ({
+  before: async ({ event, context }: HttpRequest) => {
+    context.caller = await authorizeRoute(event);
+  },
+});
+
+/** What the body asks for may need more than the route does (`allow_all` takes admin): checked once it is read. */
+export const authorizeBodyScope = () => ({
+  before: async ({ context }: HttpRequest) => {
+    authorizeBody(context.caller, context.apiRequest?.body);
+  },
+});

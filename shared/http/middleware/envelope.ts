@@ -1,0 +1,18 @@
+import { errorResult, successResult } from '../respond';
+import type { HttpRequest } from './request';
+
+/**
+ * Answers in the envelope: an operation's `{data, status?}` becomes the success envelope, any
+ * throw anywhere in the chain one error envelope (shared/http/respond.ts classifies and logs
+ * it). It sets the answer and lets the outer middlewares add their headers to it.
+ */
+export const envelope = () => ({
+  after: async (request: HttpRequest) => {
+    const result = request.response!;
+    // A copy: the outer middlewares change headers in place, and an operation may answer a shared constant.
+    request.response = 'statusCode' in result ? { ...result, headers: { ...result.headers } } : successResult(result.data, result.status);
+  },
+  onError: async (request: HttpRequest) => {
+    request.response = errorResult(request.error);
+  },
+});

@@ -1,0 +1,16 @@
+import type { Request } from '@middy/core';
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import type { Caller } from '../../auth/authorize';
+import type { ApiRequest, OperationResult } from '../middleware';
+import type { HttpResult } from '../respond';
+
+/** What the chain's middlewares learn about a request and pass on, kept on the Lambda context as middy's own middlewares do. */
+export interface HttpContext extends Context {
+  /** Who calls (authorize.ts); undefined on public routes. */
+  caller?: Caller;
+  /** The request as operations see it (read-body.ts). */
+  apiRequest?: ApiRequest;
+}
+
+/** One invocation as the chain sees it: the operation's result until envelope.ts turns it into an answer. */
+export type HttpRequest = Request<APIGatewayProxyEventV2, HttpResult | OperationResult, Error, HttpContext>;

@@ -1,0 +1,29 @@
+import { logLevel, type LogLevel } from './config';
+
+/**
+ * The service's one logger: a JSON line per event, `{"level", "code", ...fields}`, where `code`
+ * is stable for alarms and searches. Lines go through the console method of their level, so
+ * Lambda's log format sees the right level. shared/health/emf.ts writes its metric documents to
+ * stdout itself: those are data for CloudWatch, not log lines, and no level may silence them.
+ */
+type Level = Exclude<LogLevel, 'silent'>;
+type Fields = Record<string, unknown>;
+
+const RANK: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3, silent: 4 };
+
+function write(level: Level, code: string, fields: Fields): void {
+  if (RANK[level] < RANK[logLevel()]) return;
+  // Looked up per line, not kept: a test spying on console sees every line.
+  console[level](JSON.stringify({ level, code, ...fields }));
+}
+
+export const log = {
+  error: (code: string, fields: Fields = {}) => write('error', code, fields),
+  warn: (code: string, fields: Fields = {}) => write('warn', code, fields),
+};
+
+/** What a log line keeps of a thrown value: its name and message (a stack only where asked for). */
+export function causeOf(error: unknown): { name?: string; message?: string } {
+  const e = error as { name?: string; message?: string } | undefined;
+  return { name: e?.name, message: e?.message };
+}
