@@ -10,7 +10,7 @@ import { spyOnLog } from '../../support/log';
 const LIST_KEY = 'POST /api/db/{model_name}/list';
 const request = (method: string, rawPath: string, headers: Record<string, string> = {}, body = '', routeKey = `${method} ${rawPath}`) =>
   toEvent({ method, rawPath, rawQueryString: '', headers, httpVersion: '1.1', sourceIp: '127.0.0.1' }, Buffer.from(body), routeKey);
-const call = (handler: ReturnType<typeof httpHandler>, event: ReturnType<typeof request>) => handler(event, lambdaContext('test', 'r1'));
+const call = (handler: ReturnType<typeof httpHandler>, event: ReturnType<typeof request>) => handler(event, lambdaContext('list', 'r1'));
 const echo: Operation = async ({ headers, body }) => ({ data: { headers, body } });
 
 afterEach(() => {
