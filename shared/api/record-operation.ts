@@ -1,8 +1,9 @@
 import * as z from '../zod';
-import { ApiError, pathText } from '../http/errors';
+import { ApiError } from '../http/errors';
 import type { ApiRequest, Operation } from '../http/middleware';
 import { illFormedPath } from '../json/well-formed';
 import type { Model } from '../models/define';
+import { issueDetails, pathText } from '../models/details';
 import { findModel, MODEL_NAMES } from '../models/catalog';
 import { requestErrorMap } from './requests';
 
@@ -24,11 +25,7 @@ function modelFor(request: ApiRequest, writes: boolean): Model {
 function parseBody<S extends z.core.$ZodType>(schema: S, body: unknown): z.infer<S> {
   const result = z.safeParse(schema, body, { error: requestErrorMap });
   if (result.success) return result.data;
-  const details = result.error.issues.flatMap((issue) =>
-    issue.code === 'unrecognized_keys'
-      ? issue.keys.map((key) => ({ path: pathText([...issue.path, key]), message: `unknown property ${JSON.stringify(key)}` }))
-      : [{ path: pathText(issue.path), message: issue.message }],
-  );
+  const details = issueDetails(result.error.issues);
   const first = details[0];
   throw new ApiError('invalid_request', `Invalid request body: ${first.path || 'body'}: ${first.message}`, { details });
 }

@@ -29,11 +29,7 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
-/** One problem with one part of a request: `path` is a dotted path into the body. */
-export interface ErrorDetail {
-  path: string;
-  message: string;
-}
+export type { ErrorDetail } from '../models/details';
 
 export class ApiError extends Error {
   readonly status: number;
@@ -47,8 +43,4 @@ export class ApiError extends Error {
     super(message);
     this.status = ERROR_STATUS[code];
   }
-}
-
-export function pathText(path: ReadonlyArray<PropertyKey>): string {
-  return path.map(String).join('.');
 }

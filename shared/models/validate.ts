@@ -1,9 +1,10 @@
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
 import * as z from '../zod';
-import { ApiError, pathText, type ErrorDetail } from '../http/errors';
+import { ApiError } from '../http/errors';
 import { dynamoNumberProblem } from '../json/decimal';
 import { isJsonObject, numberText } from '../json/exact-json';
 import { MAX_STORED_DEPTH, UNSTORABLE_KEYS } from '../json/storable';
+import { issueDetails, pathText, type ErrorDetail } from './details';
 
 /**
  * zod checks numbers as JS numbers, so it validates a copy in which exact numbers are
@@ -52,15 +53,7 @@ export function checkAgainst<S extends z.core.$ZodType>(schema: S, value: unknow
   const details: ErrorDetail[] = [];
   const shadow = approximate(value, prefix, details);
   const result = z.safeParse(schema, shadow);
-  if (!result.success) {
-    for (const issue of result.error.issues) {
-      const keys = issue.code === 'unrecognized_keys' ? issue.keys : [undefined];
-      for (const key of keys) {
-        const path = key === undefined ? [...prefix, ...issue.path] : [...prefix, ...issue.path, key];
-        details.push({ path: pathText(path), message: key === undefined ? issue.message : `unknown property ${JSON.stringify(key)}` });
-      }
-    }
-  }
+  if (!result.success) details.push(...issueDetails(result.error.issues, prefix));
   if (details.length > 0) return { details };
   return { value: restore(value, result.data) as z.infer<S>, details };
 }

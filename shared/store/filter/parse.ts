@@ -1,7 +1,8 @@
-import { ApiError, pathText } from '../../http/errors';
+import { ApiError } from '../../http/errors';
 import { compareDecimal, dynamoNumberProblem } from '../../json/decimal';
 import { isExactNumber, isJsonObject, numberText } from '../../json/exact-json';
 import { LIMITS } from '../../limits';
+import { pathText } from '../../models/details';
 import { isSystemField, SYSTEM_FIELDS, typesOf, type FieldSchema, type Model } from '../../models/define';
 import type { CompareOp, FilterNode } from './ast';
 import { compileFilter } from './compile';
