@@ -3,7 +3,8 @@ import * as z from '../zod';
 import { ApiError } from '../http/errors';
 import { dynamoNumberProblem } from '../json/decimal';
 import { isJsonObject, numberText } from '../json/exact-json';
-import { MAX_STORED_DEPTH, UNSTORABLE_KEYS } from '../json/storable';
+import { UNSTORABLE_KEYS } from '../json/storable';
+import { LIMITS } from '../limits';
 import { issueDetails, pathText, type ErrorDetail } from './details';
 
 /**
@@ -16,8 +17,8 @@ function approximate(value: unknown, path: PropertyKey[], problems: ErrorDetail[
     if (problem) problems.push({ path: pathText(path), message: `number ${problem}` });
     return typeof value === 'number' ? value : Number(value.toString());
   }
-  if ((Array.isArray(value) || isJsonObject(value)) && depth >= MAX_STORED_DEPTH) {
-    problems.push({ path: pathText(path), message: `nested deeper than ${MAX_STORED_DEPTH} levels, which DynamoDB cannot store` });
+  if ((Array.isArray(value) || isJsonObject(value)) && depth >= LIMITS.maxStoredDepth) {
+    problems.push({ path: pathText(path), message: `nested deeper than ${LIMITS.maxStoredDepth} levels, which DynamoDB cannot store` });
     return undefined;
   }
   if (Array.isArray(value)) return value.map((v, i) => approximate(v, [...path, i], problems, depth + 1));

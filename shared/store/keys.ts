@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { monotonicFactory } from 'ulid';
+import { LIMITS } from '../limits';
 import type { Model } from '../models/define';
 import { isExactNumber, numberText } from '../json/exact-json';
 import { sortableDecimal } from '../json/decimal';
@@ -56,13 +57,6 @@ export const VALUE_AFTER = '\u0001';
 // Escaping keeps \0 and \1 out of encoded strings while keeping their order.
 const escapeString = (s: string): string => s.replace(/[\u0000\u0001]/g, (c) => (c === '\u0000' ? '\u0001\u0001' : '\u0001\u0002'));
 
-/**
- * DynamoDB caps a GSI sort key at 1024 bytes and the id may take 800 (200 characters), so an
- * indexed string keeps its first 200 bytes in the key. Longer values still match exactly
- * (the filter re-checks them); only their order among values sharing that prefix is by id.
- */
-export const MAX_INDEXED_STRING_BYTES = 200;
-
 function truncateUtf8(s: string, maxBytes: number): string {
   if (Buffer.byteLength(s, 'utf8') <= maxBytes) return s;
   let out = '';
@@ -76,11 +70,11 @@ function truncateUtf8(s: string, maxBytes: number): string {
   return out;
 }
 
-/** A string whose UTF-8 byte order is the order of the field's values (strings: of their first 200 bytes). */
+/** A string whose UTF-8 byte order is the order of the field's values (strings: of their first LIMITS.maxIndexedStringBytes bytes). */
 export function sortableValue(value: unknown): string {
   if (value === undefined || value === null) return MISSING;
   if (isExactNumber(value)) return sortableDecimal(numberText(value));
-  if (typeof value === 'string') return `"${truncateUtf8(escapeString(value), MAX_INDEXED_STRING_BYTES)}`;
+  if (typeof value === 'string') return `"${truncateUtf8(escapeString(value), LIMITS.maxIndexedStringBytes)}`;
   throw new TypeError('only strings and numbers are indexed');
 }
 
@@ -89,7 +83,7 @@ export function sortableValue(value: unknown): string {
  * cut may fall between the two bytes of an escaped \0 or \1), so an operand this short or
  * shorter is decided by the key alone: no stored prefix can be mistaken for it.
  */
-const EXACT_KEY_BYTES = MAX_INDEXED_STRING_BYTES - 8;
+const EXACT_KEY_BYTES = LIMITS.maxIndexedStringBytes - 8;
 
 /** True when key conditions on this operand decide exactly, so the filter need not re-check. */
 export const keyIsExact = (value: unknown): boolean =>

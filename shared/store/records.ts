@@ -336,11 +336,10 @@ async function writeUpdate(model: Model, item: Item, data: Record<string, unknow
 }
 
 /**
- * A failed conditional write means another writer's write landed, so N writers racing on one
- * record all land within N attempts; the jittered pause spreads them out. Past this many the
- * record is too busy to answer now: 503 with Retry-After, and the counts of what was written.
+ * A failed conditional write means another writer's write landed; the jittered pause spreads
+ * racing writers out. Past LIMITS.maxContentionAttempts the record is too busy to answer now:
+ * 503 with Retry-After, and the counts of what was written.
  */
-const MAX_WRITE_ATTEMPTS = 50;
 const contentionPause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(100, 2 ** attempt)));
 
 /** Writes one record, re-reading it when someone changed it in between; false when it no longer matches. */
@@ -355,7 +354,7 @@ async function updateOne(model: Model, filter: FilterNode, first: Item, firstDat
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
       if (wasRetried(error) && (await currentItem(model, first.id as string))?.[WRITE_TOKEN] === writeToken) return true;
-      if (attempt >= MAX_WRITE_ATTEMPTS) {
+      if (attempt >= LIMITS.maxContentionAttempts) {
         throw new ApiError('database_unavailable', `Record ${first.id as string} kept changing under this update; retry later`, {}, { 'retry-after': '1' });
       }
     }

@@ -1,5 +1,6 @@
 import { compareDecimal } from '../../json/decimal';
 import { isExactNumber, isJsonObject, numberText } from '../../json/exact-json';
+import { LIMITS } from '../../limits';
 import type { FilterNode } from './ast';
 import { utf8Order } from '../utf8-order';
 
@@ -91,10 +92,10 @@ export function matches(node: FilterNode, item: Item): boolean {
 
 /**
  * Bytes of an indexed string that take part in ordering: the longest run of whole characters
- * within 200 UTF-8 bytes (\0 and \1 count two, being escaped in the key). Values that share
- * it are ordered by id.
+ * within LIMITS.maxIndexedStringBytes UTF-8 bytes (\0 and \1 count two, being escaped in the
+ * key). Values that share it are ordered by id.
  */
-export function orderedPrefix(value: string, maxBytes = 200): string {
+export function orderedPrefix(value: string, maxBytes = LIMITS.maxIndexedStringBytes): string {
   let bytes = 0;
   let out = '';
   for (const char of value) {
