@@ -5,6 +5,7 @@ import { illFormedPath } from '../json/well-formed';
 import type { Model } from '../models/define';
 import { issueDetails, pathText } from '../models/details';
 import { findModel, MODEL_NAMES } from '../models/catalog';
+import { InvalidFilter } from '../store/errors';
 import { requestErrorMap } from './requests';
 
 // Only the unknown_model answer lists the models, so only it loads them all.
@@ -36,9 +37,8 @@ function checkWellFormed(body: unknown): void {
   if (!path) return;
   const at = pathText(path);
   const message = 'contains an unpaired UTF-16 surrogate, which cannot be stored as sent';
-  const extra = { path: at, details: [{ path: at, message }] };
-  if (path[0] === 'filters') throw new ApiError('invalid_filter', `Invalid filter at ${at}: ${message}`, extra);
-  throw new ApiError('validation_error', `The request is invalid: ${at}: ${message}`, extra);
+  if (path[0] === 'filters') throw new InvalidFilter(at, message);
+  throw new ApiError('validation_error', `The request is invalid: ${at}: ${message}`, { path: at, details: [{ path: at, message }] });
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
- * Every error the API answers, with its HTTP status. Operations throw ApiError; one place
- * (shared/http/respond.ts) turns it into the error envelope. The OpenAPI document reads this table.
+ * Every error the API answers, with its HTTP status. Operations throw ApiError, the store its
+ * own errors (shared/store/errors.ts); one registry (shared/http/respond.ts) turns either into
+ * the error envelope. The OpenAPI document reads this table.
  */
 export const ERROR_STATUS = {
   malformed_json: 400,

@@ -1,6 +1,5 @@
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
 import * as z from '../zod';
-import { ApiError } from '../http/errors';
 import { dynamoNumberProblem } from '../json/decimal';
 import { isJsonObject, numberText } from '../json/exact-json';
 import { UNSTORABLE_KEYS } from '../json/storable';
@@ -45,10 +44,6 @@ function restore(original: unknown, parsed: unknown): unknown {
   return parsed;
 }
 
-export function validationError(details: ErrorDetail[]): ApiError {
-  return new ApiError('validation_error', `The record is invalid: ${details[0]?.path || 'record'}: ${details[0]?.message}`, { details });
-}
-
 /** Issues of `value` against `schema`, each with its path behind `prefix`; empty when valid. */
 export function checkAgainst<S extends z.core.$ZodType>(schema: S, value: unknown, prefix: PropertyKey[]): { value?: z.infer<S>; details: ErrorDetail[] } {
   const details: ErrorDetail[] = [];
@@ -57,11 +52,4 @@ export function checkAgainst<S extends z.core.$ZodType>(schema: S, value: unknow
   if (!result.success) details.push(...issueDetails(result.error.issues, prefix));
   if (details.length > 0) return { details };
   return { value: restore(value, result.data) as z.infer<S>, details };
-}
-
-/** The validated value, or a 422 validation_error listing every problem with its path. */
-export function validateAgainst<S extends z.core.$ZodType>(schema: S, value: unknown, prefix: PropertyKey[]): z.infer<S> {
-  const { value: valid, details } = checkAgainst(schema, value, prefix);
-  if (details.length > 0) throw validationError(details);
-  return valid as z.infer<S>;
 }

@@ -1,8 +1,8 @@
-import { ApiError } from '../http/errors';
 import type { Model } from '../models/define';
 import { isMatchAll, type FilterNode } from './filter/ast';
 import { compileFilter } from './filter/compile';
 import { ExpressionBuilder } from './filter/expression';
+import { InvalidOrder } from './errors';
 import {
   afterPrefix, indexPartitionKey, indexSlotOf, keyIsExact, keyPrefix, kindRange, partitionKey, shardOf, sortableValue, VALUE_AFTER, VALUE_END,
 } from './keys';
@@ -39,8 +39,7 @@ function topLevel(filter: FilterNode): Compare[] {
 export function parseOrder(model: Model, orderBy: string | string[] | undefined): Order {
   const keys = orderBy === undefined ? [] : Array.isArray(orderBy) ? orderBy : [orderBy];
   const sortable = ['id', ...model.indexed];
-  const refuse = (message: string) =>
-    new ApiError('invalid_order_by', message, { sortable, details: [{ path: 'order_by', message }] });
+  const refuse = (message: string) => new InvalidOrder(sortable, message);
   if (keys.length > 1) throw refuse('order_by takes one field; ties are broken by id');
   const key = keys[0] ?? 'id';
   const descending = key.startsWith('-');

@@ -2,11 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../config';
-import { ApiError, type ErrorDetail } from '../http/errors';
 import { LIMITS } from '../limits';
 import { SYSTEM_FIELDS, type Model } from '../models/define';
-import { checkAgainst, validationError } from '../models/validate';
+import type { ErrorDetail } from '../models/details';
+import { checkAgainst } from '../models/validate';
 import { db } from './client';
+import {
+  BatchOutOfTime, EmptyFilter, InvalidCursor, InvalidRecord, InvalidValues, PartialWrite, RecordBusy, RecordExists, RecordNotFound,
+  RepeatedIds, TooManyMatches, UnknownField, type BulkCounts,
+} from './errors';
 import { decodeCursor, decodeResumeCursor, encodeCursor, encodeResumeCursor, queryFingerprint } from './cursor';
 import { isMatchAll, type FilterNode } from './filter/ast';
 import { compileFilter } from './filter/compile';
@@ -41,9 +45,7 @@ function checkFields(model: Model, fields: ReadonlyArray<string> | undefined): v
   const known = new Set([...Object.keys(SYSTEM_FIELDS), ...Object.keys(model.storedSchema.properties)]);
   const unknown = (fields ?? []).find((f) => !known.has(f));
   if (unknown !== undefined) {
-    throw new ApiError('unknown_field', `Model ${model.name} has no field ${unknown}`, {
-      field: unknown, model: model.name, available: [...known], details: [{ path: 'fields', message: `unknown field ${unknown}` }],
-    });
+    throw new UnknownField(model.name, unknown, { path: 'fields', message: `unknown field ${unknown}` }, [...known]);
   }
 }
 
@@ -107,9 +109,9 @@ export async function createRecords(model: Model, entries: ReadonlyArray<{ id: s
     details.push(...result.details);
     if (result.value) valid.push({ id: entry.id, data: result.value as Record<string, unknown> });
   });
-  if (details.length > 0) throw validationError(details);
+  if (details.length > 0) throw new InvalidRecord(details);
   const duplicates = entries.map((e) => e.id).filter((id, i, all) => all.indexOf(id) !== i);
-  if (duplicates.length > 0) throw new ApiError('conflict', `The request repeats id ${duplicates[0]}`, { ids: [...new Set(duplicates)] });
+  if (duplicates.length > 0) throw new RepeatedIds([...new Set(duplicates)]);
 
   const now = new Date().toISOString();
   const items = valid.map((r) => storedItem(model, r, now));
@@ -133,15 +135,8 @@ export async function createRecords(model: Model, entries: ReadonlyArray<{ id: s
     const written = items.filter((_, i) => results[i]?.status === 'fulfilled');
     const notRemoved = await undoCreates(written);
     if (failed && conflicts.length === 0) throw failed.reason;
-    if (conflicts.length === 0) {
-      throw new ApiError('database_unavailable', `The batch could not be written whole before the function's deadline; ${notRemoved.length > 0 ? 'some records could not be removed again' : 'nothing was stored'}. Retry, or send fewer records`, {
-        ...(notRemoved.length > 0 ? { created: notRemoved } : {}),
-      }, { 'retry-after': '1' });
-    }
-    throw new ApiError('conflict', `A record with id ${conflicts[0]?.id} already exists in ${model.name}`, {
-      ids: conflicts.map((c) => c.id),
-      ...(notRemoved.length > 0 ? { created: notRemoved } : {}),
-    });
+    if (conflicts.length === 0) throw new BatchOutOfTime(notRemoved);
+    throw new RecordExists(model.name, conflicts.map((c) => c.id as string), notRemoved);
   }
   return items.map((item) => toRecord(item));
 }
@@ -189,7 +184,7 @@ export async function listRecords(model: Model, request: ListRequest): Promise<L
     // The last word on a start key is DynamoDB's: one outside the query is a bad cursor, not a 500.
     const e = error as { name?: string; message?: string };
     if (request.cursor && e.name === 'ValidationException' && /starting key/i.test(e.message ?? '')) {
-      throw new ApiError('invalid_cursor', 'The cursor does not fit this query', { details: [{ path: 'cursor', message: 'not a position of this query' }] });
+      throw new InvalidCursor('The cursor does not fit this query', 'not a position of this query');
     }
     throw error;
   });
@@ -206,7 +201,7 @@ export async function getOneRecord(model: Model, request: Pick<ListRequest, 'fil
   const plan = planAccess(model, filter, { field: 'id', descending: false });
   const positions = plan.shards.map(() => undefined);
   const page = await readPage({ plan, filter, consistent: request.consistent }, 1, positions, Infinity);
-  if (page.items.length === 0) throw new ApiError('not_found', `No ${model.name} record matches the filters`, { model: model.name });
+  if (page.items.length === 0) throw new RecordNotFound(model.name);
   return toRecord(page.items[0], request.fields);
 }
 
@@ -239,11 +234,7 @@ interface Matched {
  */
 async function matchForWrite(model: Model, guard: BulkGuard, fingerprint: string): Promise<Matched> {
   let filter = parseFilter(model, guard.filters);
-  if (isMatchAll(filter) && guard.allow_all !== true) {
-    throw new ApiError('empty_filter', 'An empty filter would change every record; send "allow_all": true if that is meant', {
-      details: [{ path: 'filters', message: 'empty filter without allow_all' }],
-    });
-  }
+  if (isMatchAll(filter) && guard.allow_all !== true) throw new EmptyFilter();
   if (guard.cursor !== undefined) {
     const after = await decodeResumeCursor(guard.cursor, model, fingerprint);
     filter = { kind: 'and', items: [filter, { kind: 'compare', field: 'id', path: ['id'], op: 'gt', operands: [after] }] };
@@ -251,11 +242,7 @@ async function matchForWrite(model: Model, guard: BulkGuard, fingerprint: string
   const maxAffected = guard.max_affected ?? LIMITS.maxAffected;
   const plan = planAccess(model, filter, { field: 'id', descending: false });
   const { items, truncated } = await readAll({ plan, filter, consistent: true }, maxAffected);
-  if (truncated) {
-    throw new ApiError('too_many_matches', `More than ${maxAffected} records match; nothing was changed`, {
-      max_affected: maxAffected, matched_at_least: maxAffected + 1,
-    });
-  }
+  if (truncated) throw new TooManyMatches(maxAffected);
   items.sort((a, b) => utf8Order(a.id as string, b.id as string));
   return { filter, plan, items };
 }
@@ -288,10 +275,8 @@ function checkValues(values: Record<string, unknown>): void {
   const details: ErrorDetail[] = Object.keys(values)
     .filter((field) => Object.hasOwn(SYSTEM_FIELDS, field))
     .map((field) => ({ path: `values.${field}`, message: `${field} is managed by the service and cannot be set` }));
-  if (details.length > 0) throw new ApiError('invalid_request', `values cannot set ${details.map((d) => d.path.slice(7)).join(', ')}`, { details });
-  if (Object.keys(values).length === 0) {
-    throw new ApiError('invalid_request', 'values is empty: name at least one field to set', { details: [{ path: 'values', message: 'empty' }] });
-  }
+  if (details.length > 0) throw new InvalidValues(`values cannot set ${details.map((d) => d.path.slice(7)).join(', ')}`, details);
+  if (Object.keys(values).length === 0) throw new InvalidValues('values is empty: name at least one field to set', [{ path: 'values', message: 'empty' }]);
 }
 
 /** The data every matched record would have after the update; all valid, or one 422 and nothing written. */
@@ -306,7 +291,7 @@ function validatedUpdates(model: Model, items: Item[], values: Record<string, un
     }
     for (const d of result.details) details.push({ ...d, message: `record ${item.id as string}: ${d.message}` });
   }
-  if (details.length > 0) throw validationError(details);
+  if (details.length > 0) throw new InvalidRecord(details);
   return updates;
 }
 
@@ -355,7 +340,7 @@ async function updateOne(model: Model, filter: FilterNode, first: Item, firstDat
       if (!isConditionFailure(error)) throw error;
       if (wasRetried(error) && (await currentItem(model, first.id as string))?.[WRITE_TOKEN] === writeToken) return true;
       if (attempt >= LIMITS.maxContentionAttempts) {
-        throw new ApiError('database_unavailable', `Record ${first.id as string} kept changing under this update; retry later`, {}, { 'retry-after': '1' });
+        throw new RecordBusy(first.id as string);
       }
     }
     await contentionPause(attempt);
@@ -435,11 +420,8 @@ function settle<K extends 'updated' | 'deleted'>(results: PromiseSettledResult<b
   const changed = results.filter((r) => r.status === 'fulfilled' && r.value).length;
   const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failure) {
-    const partial = { [key]: changed, matched, failed: results.filter((r) => r.status === 'rejected').length };
-    // classify answers an ApiError as it is, so the counts go into its envelope data here.
-    if (failure.reason instanceof ApiError) throw new ApiError(failure.reason.code, failure.reason.message, { ...failure.reason.extra, ...partial }, failure.reason.headers);
-    (failure.reason as { [k: string]: unknown }).partial = partial;
-    throw failure.reason;
+    const counts = { [key]: changed, matched, failed: results.filter((r) => r.status === 'rejected').length } as BulkCounts;
+    throw new PartialWrite(failure.reason, counts);
   }
   const answer = { [key]: changed, matched, skipped: results.length - changed, complete: nextCursor === null, next_cursor: nextCursor };
   return answer as unknown as BulkAnswer & Record<K, number>;
