@@ -4,7 +4,7 @@ import { LIMITS } from '../limits';
 import type { Model } from '../models/define';
 import { isExactNumber, numberText } from '../json/exact-json';
 import { sortableDecimal } from '../json/decimal';
-import { INDEX_SLOTS, type IndexSlot } from './table';
+import { INDEX_SLOTS, TABLE_KEY, type IndexSlot } from './table';
 
 /**
  * Random bytes drawn 4 KiB at a time: ulid's default source asks the crypto module for one byte
@@ -39,6 +39,10 @@ export function shardOf(model: Model, id: string): number {
 }
 
 export const partitionKey = (model: Model, shard: number): string => `${model.name}#${shard}`;
+
+/** The primary key of a record's item: its shard's partition, its id as sort key. */
+export const itemKey = (model: Model, id: string): Record<string, string> =>
+  ({ [TABLE_KEY.partitionKey]: partitionKey(model, shardOf(model, id)), [TABLE_KEY.sortKey]: id });
 
 export function indexSlotOf(model: Model, field: string): IndexSlot | undefined {
   const position = model.indexed.indexOf(field);

@@ -13,6 +13,9 @@ export interface Order {
   descending: boolean;
 }
 
+/** The order of reads that answer no order_by: get_one, count and the bulk writes' matching. */
+export const ID_ORDER: Order = { field: 'id', descending: false };
+
 /** How one request reads a model: which index, which shards, and the key condition of each. */
 export interface AccessPlan {
   indexName?: string;

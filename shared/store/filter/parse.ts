@@ -4,6 +4,7 @@ import { LIMITS } from '../../limits';
 import { pathText } from '../../models/details';
 import { isSystemField, SYSTEM_FIELDS, typesOf, type FieldSchema, type Model } from '../../models/define';
 import { InvalidFilter, UnknownField } from '../errors';
+import { DATA_ATTRIBUTE } from '../table';
 import type { CompareOp, FilterNode } from './ast';
 import { compileFilter } from './compile';
 import { ExpressionBuilder } from './expression';
@@ -85,7 +86,7 @@ class FilterParser {
         schema = {};
       } else schema = next;
     }
-    return { field, path: isSystemField(field) ? [field] : ['d', field, ...rest], schema };
+    return { field, path: isSystemField(field) ? [field] : [DATA_ATTRIBUTE, field, ...rest], schema };
   }
 
   private field(target: Target, operand: unknown, at: PropertyKey[], depth: number): FilterNode {
