@@ -1,9 +1,9 @@
 import * as z from '../zod';
-import { ApiError } from '../http/errors';
+import { ApiError, pathText } from '../http/errors';
 import type { ApiRequest, Operation } from '../http/middleware';
 import { illFormedPath } from '../json/well-formed';
 import type { Model } from '../models/define';
-import { issueDetails, pathText } from '../models/details';
+import { issueDetails } from '../models/details';
 import { findModel, MODEL_NAMES } from '../models/catalog';
 import { InvalidFilter } from '../store/errors';
 import { requestErrorMap } from './requests';

@@ -30,7 +30,7 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
-export type { ErrorDetail } from '../models/details';
+export { pathText, type ErrorDetail } from '../models/details';
 
 export class ApiError extends Error {
   readonly status: number;

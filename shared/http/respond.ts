@@ -1,12 +1,12 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { stringifyExactJson } from '../json/exact-json';
-import { failure, success } from './wrap';
-import { ApiError } from './errors';
 import {
   BatchOutOfTime, EmptyFilter, InvalidCursor, InvalidFilter, InvalidOrder, InvalidRecord, InvalidValues, ItemTooLarge,
   PartialWrite, RecordBusy, RecordExists, RecordNotFound, RepeatedIds, StoreError, TableUnreachable, TooManyMatches, UnknownField,
 } from '../store/errors';
 import { isUnavailable, refusedForSize } from '../store/sdk-errors';
+import { stringifyExactJson } from '../json/exact-json';
+import { failure, success } from './wrap';
+import { ApiError } from './errors';
 
 export type HttpResult = APIGatewayProxyStructuredResultV2 & { statusCode: number; headers: Record<string, string> };
 
@@ -74,11 +74,12 @@ export function classify(error: unknown): ApiError {
   return new ApiError('internal', 'Internal error; it has been logged');
 }
 
-export function errorResult(error: unknown): HttpResult {
-  const apiError = classify(error);
+export function errorResult(thrown: unknown): HttpResult {
+  const apiError = classify(thrown);
+  // A store error that wraps another logs that one: the SDK's name and stack are what a person needs.
+  const error = thrown instanceof StoreError && thrown.cause !== undefined ? thrown.cause : thrown;
   if (apiError.status >= 500) {
-    // A store error that wraps another logs that one: the SDK's name and stack are what a person needs.
-    const e = (error instanceof StoreError && error.cause !== undefined ? error.cause : error) as { name?: string; message?: string; stack?: string };
+    const e = error as { name?: string; message?: string; stack?: string };
     console.error(JSON.stringify({ level: 'error', code: apiError.code, name: e?.name, message: e?.message, stack: e?.stack }));
   }
   return jsonResult(apiError.status, failure(apiError.code, apiError.message, apiError.extra), apiError.headers);

@@ -15,9 +15,9 @@ import { MAX_INDEXED_FIELDS } from '../models/define';
 export const TABLE_KEY = { partitionKey: 'pk', sortKey: 'sk' } as const;
 
 /**
- * A record's item beside its keys: `id` and the system fields under the names the API gives
- * them (SYSTEM_FIELDS, so filters reach them as they are), the model's data in one map, the
- * write token of the write that made it, and the expiry of models with a retention.
+ * The model's data, one map in the record's item. Beside it the item holds its keys, `id` and
+ * the system fields under the names the API gives them (SYSTEM_FIELDS, so filters reach them as
+ * they are), the write token and, for models with a retention, the expiry.
  */
 export const DATA_ATTRIBUTE = 'd';
 
