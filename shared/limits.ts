@@ -40,6 +40,33 @@ export const LIMITS = {
   maxIdLength: 200,
   /** Entries of `details` in one error answer; `details_total` gives the full count beyond it. */
   maxErrorDetails: 100,
+  /** Names in one `fields` list of get_one or list. */
+  maxFields: 100,
+  /** Characters of a `cursor` sent back (the ones the service issues stay far below it). */
+  maxCursorLength: 8192,
+  /** Partition keys one model may spread over (`shards` in its definition). */
+  maxShards: 64,
+  /** Nesting of record data: DynamoDB stores documents 32 levels deep, and the data sits one level down in the item. */
+  maxStoredDepth: 31,
+  /**
+   * Bytes of an indexed string kept in its index key: DynamoDB caps a GSI sort key at 1024 bytes
+   * and the id may take 800 (200 characters). Longer values still match exactly (the filter
+   * re-checks them); only their order among values sharing that prefix is by id.
+   */
+  maxIndexedStringBytes: 200,
+  /**
+   * Attempts of each DynamoDB request (the SDK's standard retry mode: jittered exponential
+   * backoff, 1 s base for throttling). Four sleep at most 1 + 2 + 4 = 7 s, inside the 10 s
+   * function timeout; a fifth could sleep 8 s more, and the answer would then be the timeout's
+   * instead of a clean 503.
+   */
+  dynamoAttempts: 4,
+  /**
+   * Writes of one record in one update when other writers keep changing it: a failed
+   * conditional write means another writer's landed, so N writers racing on one record all
+   * land within N attempts. Past this many the record is too busy to answer now (503).
+   */
+  maxContentionAttempts: 50,
 } as const;
 
 /**
@@ -47,6 +74,8 @@ export const LIMITS = {
  * The local server applies them too, so that it answers as the deployed API does.
  */
 export const AWS_LIMITS = {
+  /** DynamoDB: one item, attribute names and values together. */
+  dynamoItemBytes: 400 * 1024,
   /** HTTP API: bodies over this are refused with 413 before any function runs. */
   gatewayPayloadBytes: 10 * 1024 * 1024,
   /** Lambda: a synchronous invocation's event (the body base64-encoded inside it) and its answer. */

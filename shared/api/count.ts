@@ -1,4 +1,4 @@
-import { countRecords } from '../store/records';
+import { countRecords } from '../store/actions/count/count';
 import { recordOperation } from './record-operation';
 import { countRequest } from './requests';
 

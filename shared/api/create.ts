@@ -1,6 +1,6 @@
 import { ApiError } from '../http/errors';
 import { newId } from '../store/keys';
-import { createRecords } from '../store/records';
+import { createRecords } from '../store/actions/create/create';
 import { recordOperation } from './record-operation';
 import { createRequest } from './requests';
 

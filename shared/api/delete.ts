@@ -1,4 +1,4 @@
-import { deleteRecords } from '../store/records';
+import { deleteRecords } from '../store/actions/delete/delete';
 import { recordOperation } from './record-operation';
 import { deleteRequest } from './requests';
 

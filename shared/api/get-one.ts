@@ -1,4 +1,4 @@
-import { getOneRecord } from '../store/records';
+import { getOneRecord } from '../store/actions/get-one/get-one';
 import { recordOperation } from './record-operation';
 import { getOneRequest } from './requests';
 

@@ -1,11 +1,9 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../config';
-import { failure } from '../http/wrap';
 import type { Operation } from '../http/middleware';
-import { jsonResult } from '../http/respond';
-import { causeOf, log } from '../log';
 import { botHealth, type BotHealth } from '../onebot/bots';
 import { db } from '../store/client';
+import { TableUnreachable } from '../store/errors';
 import { TABLE_KEY } from '../store/table';
 
 /**
@@ -20,11 +18,11 @@ export async function databaseHealth(): Promise<{ database: 'ok'; latency_ms: nu
   return { database: 'ok', latency_ms: latency, table, bots: await botHealth() };
 }
 
+/** Healthy, or 503 whatever failed: a monitor needs to know the database cannot serve, not why (the log says why). */
 export const healthOperation: Operation = async () => {
   try {
     return { data: await databaseHealth() };
   } catch (error) {
-    log.error('database_unavailable', causeOf(error));
-    return jsonResult(503, failure('database_unavailable', 'The database cannot be reached', { database: 'unavailable' }), { 'retry-after': '5' });
+    throw new TableUnreachable(error);
   }
 };

@@ -1,4 +1,4 @@
-import { listRecords } from '../store/records';
+import { listRecords } from '../store/actions/list/list';
 import { recordOperation } from './record-operation';
 import { listRequest } from './requests';
 

@@ -4,7 +4,9 @@ import { FUNCTION_DESCRIPTORS, type HttpFunctionName } from '../http/functions';
 import type { ApiRequest, Operation } from '../http/middleware';
 import { illFormedPath } from '../json/well-formed';
 import type { Model } from '../models/define';
+import { issueDetails } from '../models/details';
 import { findModel, MODEL_NAMES } from '../models/catalog';
+import { InvalidFilter } from '../store/errors';
 import { requestErrorMap } from './requests';
 
 // Only the unknown_model answer lists the models, so only it loads them all.
@@ -25,11 +27,7 @@ function modelFor(request: ApiRequest, writes: boolean): Model {
 function parseBody<S extends z.core.$ZodType>(schema: S, body: unknown): z.infer<S> {
   const result = z.safeParse(schema, body, { error: requestErrorMap });
   if (result.success) return result.data;
-  const details = result.error.issues.flatMap((issue) =>
-    issue.code === 'unrecognized_keys'
-      ? issue.keys.map((key) => ({ path: pathText([...issue.path, key]), message: `unknown property ${JSON.stringify(key)}` }))
-      : [{ path: pathText(issue.path), message: issue.message }],
-  );
+  const details = issueDetails(result.error.issues);
   const first = details[0];
   throw new ApiError('invalid_request', `Invalid request body: ${first.path || 'body'}: ${first.message}`, { details });
 }
@@ -40,9 +38,8 @@ function checkWellFormed(body: unknown): void {
   if (!path) return;
   const at = pathText(path);
   const message = 'contains an unpaired UTF-16 surrogate, which cannot be stored as sent';
-  const extra = { path: at, details: [{ path: at, message }] };
-  if (path[0] === 'filters') throw new ApiError('invalid_filter', `Invalid filter at ${at}: ${message}`, extra);
-  throw new ApiError('validation_error', `The request is invalid: ${at}: ${message}`, extra);
+  if (path[0] === 'filters') throw new InvalidFilter(at, message);
+  throw new ApiError('validation_error', `The request is invalid: ${at}: ${message}`, { path: at, details: [{ path: at, message }] });
 }
 
 /**

@@ -32,9 +32,9 @@ export const idSchema = z.string().check(
   z.describe('Record id; any text without control characters'),
 );
 
-export const fieldsSchema = z.array(z.string()).check(z.minLength(1), z.maxLength(100), z.describe('Return only these fields (id is always returned)'));
+export const fieldsSchema = z.array(z.string()).check(z.minLength(1), z.maxLength(LIMITS.maxFields), z.describe('Return only these fields (id is always returned)'));
 const consistent = z.optional(z.boolean()).check(z.describe('Strongly consistent read (base table only; costs twice as much)'));
-const cursor = (description: string) => z.optional(z.string().check(z.maxLength(8192))).check(z.describe(description));
+const cursor = (description: string) => z.optional(z.string().check(z.maxLength(LIMITS.maxCursorLength))).check(z.describe(description));
 
 export const createRequest = z.strictObject({
   data: z.union([jsonObject, z.array(jsonObject).check(z.minLength(1), z.maxLength(LIMITS.maxCreateBatch))], {

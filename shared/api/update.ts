@@ -1,4 +1,4 @@
-import { updateRecords } from '../store/records';
+import { updateRecords } from '../store/actions/update/update';
 import { recordOperation } from './record-operation';
 import { updateRequest } from './requests';
 

@@ -1,6 +1,7 @@
 /**
- * Every error the API answers, with its HTTP status. Operations throw ApiError; one place
- * (shared/http/respond.ts) turns it into the error envelope. The OpenAPI document reads this table.
+ * Every error the API answers, with its HTTP status. Operations throw ApiError, the store its
+ * own errors (shared/store/errors.ts); one registry (shared/http/respond.ts) turns either into
+ * the error envelope. The OpenAPI document reads this table.
  */
 export const ERROR_STATUS = {
   malformed_json: 400,
@@ -29,11 +30,7 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
-/** One problem with one part of a request: `path` is a dotted path into the body. */
-export interface ErrorDetail {
-  path: string;
-  message: string;
-}
+export { pathText, type ErrorDetail } from '../models/details';
 
 export class ApiError extends Error {
   readonly status: number;
@@ -47,8 +44,4 @@ export class ApiError extends Error {
     super(message);
     this.status = ERROR_STATUS[code];
   }
-}
-
-export function pathText(path: ReadonlyArray<PropertyKey>): string {
-  return path.map(String).join('.');
 }

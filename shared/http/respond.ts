@@ -1,4 +1,9 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import {
+  BatchOutOfTime, EmptyFilter, InvalidCursor, InvalidFilter, InvalidOrder, InvalidRecord, InvalidValues, ItemTooLarge,
+  PartialWrite, RecordBusy, RecordExists, RecordNotFound, RepeatedIds, StoreError, TableUnreachable, TooManyMatches, UnknownField,
+} from '../store/errors';
+import { isUnavailable, refusedForSize } from '../store/sdk-errors';
 import { stringifyExactJson } from '../json/exact-json';
 import { failure, success } from './wrap';
 import { ApiError } from './errors';
@@ -14,33 +19,66 @@ export function jsonResult(statusCode: number, body: unknown, headers: Record<st
 
 export const successResult = (data: unknown, statusCode = 200): HttpResult => jsonResult(statusCode, success(data));
 
-/** SDK error names that mean "the database is busy or unreachable, try again". */
-const UNAVAILABLE = new Set([
-  'ProvisionedThroughputExceededException', 'ThrottlingException', 'RequestLimitExceeded', 'InternalServerError',
-  'ServiceUnavailable', 'ServiceUnavailableException', 'TimeoutError', 'RequestTimeout', 'RequestTimeoutException',
-  'ResourceNotFoundException', 'ResourceInUseException', 'LimitExceededException', 'TransactionInProgressException',
-  'UnrecognizedClientException', 'AccessDeniedException',
-]);
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ECONNABORTED']);
+/**
+ * Every 503 says when to come back, and all say the same: one second. The SDK has already
+ * retried with backoff (LIMITS.dynamoAttempts) before a 503 is answered, throttling and write
+ * contention clear within about a second, and a caller told to wait longer would only wait
+ * longer once they have. Health answered 5 s before; a monitor that probes again sooner costs
+ * one point read, and learns a second sooner that the database is back.
+ */
+const RETRY_LATER = { 'retry-after': '1' };
 
-/** What a thrown error means to the caller. Nothing of an SDK message or stack reaches the body. */
+const detailsAt = (path: string, message: string) => ({ details: [{ path, message }] });
+const created = (ids: ReadonlyArray<string>) => (ids.length > 0 ? { created: ids } : {});
+
+type Answer = (error: unknown) => ApiError | undefined;
+const on = <E>(type: abstract new (...args: never[]) => E, answer: (error: E) => ApiError): Answer =>
+  (error) => (error instanceof type ? answer(error) : undefined);
+
+/** Each store error and its answer: the one place that knows their status, code and envelope data. */
+const STORE_ANSWERS: ReadonlyArray<Answer> = [
+  on(InvalidRecord, (e) => new ApiError('validation_error', e.message, { details: e.details })),
+  on(InvalidValues, (e) => new ApiError('invalid_request', e.message, { details: e.details })),
+  on(InvalidFilter, (e) => new ApiError('invalid_filter', e.message, { path: e.path, ...detailsAt(e.path, e.problem), ...(e.operators ? { operators: e.operators } : {}) })),
+  on(UnknownField, (e) => new ApiError('unknown_field', e.message, {
+    ...(e.path === undefined ? {} : { path: e.path }), field: e.field, model: e.model, ...(e.available ? { available: e.available } : {}), details: [e.detail],
+  })),
+  on(InvalidOrder, (e) => new ApiError('invalid_order_by', e.message, { sortable: e.sortable, ...detailsAt('order_by', e.message) })),
+  on(InvalidCursor, (e) => new ApiError('invalid_cursor', e.message, detailsAt('cursor', e.problem))),
+  on(EmptyFilter, (e) => new ApiError('empty_filter', e.message, detailsAt('filters', 'empty filter without allow_all'))),
+  on(RecordNotFound, (e) => new ApiError('not_found', e.message, { model: e.model })),
+  on(RecordExists, (e) => new ApiError('conflict', e.message, { ids: e.ids, ...created(e.notRemoved) })),
+  on(RepeatedIds, (e) => new ApiError('conflict', e.message, { ids: e.ids })),
+  on(TooManyMatches, (e) => new ApiError('too_many_matches', e.message, { max_affected: e.maxAffected, matched_at_least: e.maxAffected + 1 })),
+  on(ItemTooLarge, (e) => new ApiError('payload_too_large', e.message, { id: e.id, item_bytes: e.bytes, max_item_bytes: e.maxBytes })),
+  on(RecordBusy, (e) => new ApiError('database_unavailable', e.message, {}, RETRY_LATER)),
+  on(BatchOutOfTime, (e) => new ApiError('database_unavailable', e.message, created(e.notRemoved), RETRY_LATER)),
+  on(TableUnreachable, (e) => new ApiError('database_unavailable', e.message, { database: 'unavailable' }, RETRY_LATER)),
+  on(PartialWrite, (e) => {
+    const cause = classify(e.cause);
+    return new ApiError(cause.code, cause.message, { ...cause.extra, ...e.counts }, cause.headers);
+  }),
+];
+
+/**
+ * What a thrown error means to the caller: an ApiError as it is, a store error by the registry,
+ * anything else by what the SDK or the socket says. Nothing of an SDK message or stack reaches the body.
+ */
 export function classify(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
-  const e = (error ?? {}) as { name?: string; code?: string; message?: string; partial?: Record<string, unknown>; $metadata?: unknown };
-  const partial = e.partial ?? {};
-  if (e.name === 'ValidationException' && /item size|size has exceeded|exceeds the maximum|too large/i.test(e.message ?? '')) {
-    return new ApiError('payload_too_large', 'A record would exceed DynamoDB\'s 400 KB item size', partial);
+  for (const answer of STORE_ANSWERS) {
+    const apiError = answer(error);
+    if (apiError) return apiError;
   }
-  // The SDK may wrap a socket error so that only its message still names the code.
-  const networkFault = [e.code, e.name, ...(e.message ?? '').split(/[^A-Z_]+/)].some((word) => NETWORK_CODES.has(word ?? ''));
-  if (UNAVAILABLE.has(e.name ?? '') || networkFault) {
-    return new ApiError('database_unavailable', 'The database is unavailable or overloaded; retry later', partial, { 'retry-after': '1' });
-  }
-  return new ApiError('internal', 'Internal error; it has been logged', partial);
+  if (refusedForSize(error)) return new ApiError('payload_too_large', 'A record would exceed DynamoDB\'s 400 KB item size');
+  if (isUnavailable(error)) return new ApiError('database_unavailable', 'The database is unavailable or overloaded; retry later', {}, RETRY_LATER);
+  return new ApiError('internal', 'Internal error; it has been logged');
 }
 
-export function errorResult(error: unknown): HttpResult {
-  const apiError = classify(error);
+export function errorResult(thrown: unknown): HttpResult {
+  const apiError = classify(thrown);
+  // A store error that wraps another logs that one: the SDK's name and stack are what a person needs.
+  const error = thrown instanceof StoreError && thrown.cause !== undefined ? thrown.cause : thrown;
   if (apiError.status >= 500) {
     const e = error as { name?: string; message?: string; stack?: string };
     log.error(apiError.code, { name: e?.name, message: e?.message, stack: e?.stack });

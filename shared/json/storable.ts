@@ -8,9 +8,6 @@ import { NumberValue } from '@aws-sdk/lib-dynamodb';
  */
 export const UNSTORABLE_KEYS: ReadonlySet<string> = new Set(['', '__proto__', 'constructor']);
 
-/** DynamoDB nests documents at most 32 levels; a record's data sits one level down in the item. */
-export const MAX_STORED_DEPTH = 31;
-
 /** The dotted path of the first unstorable key in `value`, or undefined. */
 export function unstorableKeyPath(value: unknown): string | undefined {
   const pending: Array<[unknown, string]> = [[value, '']];

@@ -1,3 +1,4 @@
+import { LIMITS } from '../limits';
 import * as z from '../zod';
 
 /** JSON Schema of one field, as zod's toJSONSchema writes it. */
@@ -98,7 +99,7 @@ export function defineModel<S extends ModelSchema>(options: ModelOptions<S>): Mo
     }
   }
   const shards = options.shards ?? 1;
-  if (!Number.isInteger(shards) || shards < 1 || shards > 64) throw new Error(`model ${name}: shards must be 1..64`);
+  if (!Number.isInteger(shards) || shards < 1 || shards > LIMITS.maxShards) throw new Error(`model ${name}: shards must be 1..${LIMITS.maxShards}`);
   const built: Partial<Record<'input' | 'output', ObjectSchema>> = {};
   const toJsonSchema = (io: 'input' | 'output'): ObjectSchema => {
     if (!built[io]) {

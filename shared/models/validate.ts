@@ -1,9 +1,10 @@
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
 import * as z from '../zod';
-import { ApiError, pathText, type ErrorDetail } from '../http/errors';
 import { dynamoNumberProblem } from '../json/decimal';
 import { isJsonObject, numberText } from '../json/exact-json';
-import { MAX_STORED_DEPTH, UNSTORABLE_KEYS } from '../json/storable';
+import { UNSTORABLE_KEYS } from '../json/storable';
+import { LIMITS } from '../limits';
+import { issueDetails, pathText, type ErrorDetail } from './details';
 
 /**
  * zod checks numbers as JS numbers, so it validates a copy in which exact numbers are
@@ -15,8 +16,8 @@ function approximate(value: unknown, path: PropertyKey[], problems: ErrorDetail[
     if (problem) problems.push({ path: pathText(path), message: `number ${problem}` });
     return typeof value === 'number' ? value : Number(value.toString());
   }
-  if ((Array.isArray(value) || isJsonObject(value)) && depth >= MAX_STORED_DEPTH) {
-    problems.push({ path: pathText(path), message: `nested deeper than ${MAX_STORED_DEPTH} levels, which DynamoDB cannot store` });
+  if ((Array.isArray(value) || isJsonObject(value)) && depth >= LIMITS.maxStoredDepth) {
+    problems.push({ path: pathText(path), message: `nested deeper than ${LIMITS.maxStoredDepth} levels, which DynamoDB cannot store` });
     return undefined;
   }
   if (Array.isArray(value)) return value.map((v, i) => approximate(v, [...path, i], problems, depth + 1));
@@ -43,31 +44,12 @@ function restore(original: unknown, parsed: unknown): unknown {
   return parsed;
 }
 
-export function validationError(details: ErrorDetail[]): ApiError {
-  return new ApiError('validation_error', `The record is invalid: ${details[0]?.path || 'record'}: ${details[0]?.message}`, { details });
-}
-
 /** Issues of `value` against `schema`, each with its path behind `prefix`; empty when valid. */
 export function checkAgainst<S extends z.core.$ZodType>(schema: S, value: unknown, prefix: PropertyKey[]): { value?: z.infer<S>; details: ErrorDetail[] } {
   const details: ErrorDetail[] = [];
   const shadow = approximate(value, prefix, details);
   const result = z.safeParse(schema, shadow);
-  if (!result.success) {
-    for (const issue of result.error.issues) {
-      const keys = issue.code === 'unrecognized_keys' ? issue.keys : [undefined];
-      for (const key of keys) {
-        const path = key === undefined ? [...prefix, ...issue.path] : [...prefix, ...issue.path, key];
-        details.push({ path: pathText(path), message: key === undefined ? issue.message : `unknown property ${JSON.stringify(key)}` });
-      }
-    }
-  }
+  if (!result.success) details.push(...issueDetails(result.error.issues, prefix));
   if (details.length > 0) return { details };
   return { value: restore(value, result.data) as z.infer<S>, details };
-}
-
-/** The validated value, or a 422 validation_error listing every problem with its path. */
-export function validateAgainst<S extends z.core.$ZodType>(schema: S, value: unknown, prefix: PropertyKey[]): z.infer<S> {
-  const { value: valid, details } = checkAgainst(schema, value, prefix);
-  if (details.length > 0) throw validationError(details);
-  return valid as z.infer<S>;
 }

@@ -1,7 +1,7 @@
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
-import { ApiError } from '../http/errors';
 import type { ModelRecord } from '../models/define';
 import { onebotBot } from '../models/onebot';
+import { RecordExists } from '../store/errors';
 import { createRecords, listRecords, updateRecords } from '../store/records';
 import type { EventFields, OneBotEvent } from './events';
 import { ONEBOT_LIMITS } from '../limits';
@@ -49,7 +49,7 @@ export async function recordBotStatus(fields: EventFields, values: BotValues): P
   try {
     await createRecords(onebotBot, [{ id, data: { self_id: fields.self_id, ...values } }], () => []);
   } catch (error) {
-    if (!(error instanceof ApiError) || error.code !== 'conflict') throw error;
+    if (!(error instanceof RecordExists)) throw error;
     await update();
   }
 }

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { ulid } from 'ulid';
-import { ApiError } from '../http/errors';
-import { classify } from '../http/respond';
 import { onebotEvent } from '../models/onebot';
 import { ONEBOT_LIMITS } from '../limits';
+import { ItemTooLarge, RecordExists } from '../store/errors';
 import { createRecords, getOneRecord, type ApiRecord } from '../store/records';
+import { refusedForSize } from '../store/sdk-errors';
 import { putBlob } from './blobs';
 import { idText, type OneBotEvent } from './events';
 import { RETRY_WINDOW_MS, type Sender } from './senders';
@@ -55,8 +55,8 @@ async function create(id: string, data: EventData, rawBody: Buffer): Promise<Eve
     await createRecords(onebotEvent, [{ id, data }], () => []);
     return data;
   } catch (error) {
-    // DynamoDB's ValidationException, or the store's own size check: both classify as 413.
-    if (classify(error).code !== 'payload_too_large') throw error;
+    // The store's own size check, or DynamoDB's where an engine counts otherwise.
+    if (!(error instanceof ItemTooLarge || refusedForSize(error))) throw error;
   }
   const location = await putBlob(`onebot-events/${id}.json`, rawBody);
   const { event: _kept, ...rest } = data;
@@ -80,7 +80,7 @@ export async function storeOnce(identity: Identity, data: EventData, rawBody: Bu
     try {
       return { id, first: true, record: await create(id, data, rawBody) };
     } catch (error) {
-      if (!(error instanceof ApiError) || error.code !== 'conflict') throw error;
+      if (!(error instanceof RecordExists)) throw error;
     }
     const stored: ApiRecord = await getOneRecord(onebotEvent, { filters: { id }, consistent: true });
     if (identity.kind !== 'retry' || within(stored.received_at, data.received_at)) return { id, first: false, record: stored };

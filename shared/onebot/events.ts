@@ -4,6 +4,7 @@ import { ApiError } from '../http/errors';
 import { isExactNumber, numberText, parseExactJson, toExactNumber, type ExactNumber } from '../json/exact-json';
 import { unstorableKeyPath } from '../json/storable';
 import { nestsDeeperThan } from '../json/depth';
+import { issueDetails } from '../models/details';
 import { ONEBOT_LIMITS } from '../limits';
 
 /** An id as senders write it: int64 (exact, maybe past 2^53), negative int32, or a string. */
@@ -42,9 +43,8 @@ export function parseEvent(body: unknown): OneBotEvent {
   }
   const result = eventSchema.safeParse(body);
   if (!result.success) {
-    const issue = result.error.issues[0];
-    const path = issue.path.join('.');
-    throw new ApiError('invalid_request', `Not a OneBot event: ${path}: ${issue.message}`, { details: [{ path, message: issue.message }] });
+    const [detail] = issueDetails(result.error.issues);
+    throw new ApiError('invalid_request', `Not a OneBot event: ${detail.path}: ${detail.message}`, { details: [detail] });
   }
   const unstorable = unstorableKeyPath(body);
   if (unstorable !== undefined) {

@@ -2,6 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../config';
 import { toExactNumber } from '../json/exact-json';
+import { LIMITS } from '../limits';
 
 let documentClient: DynamoDBDocumentClient | undefined;
 
@@ -18,10 +19,8 @@ export function db(): DynamoDBDocumentClient {
       endpoint: DYNAMODB_ENDPOINT,
       // Local engines accept any key; a real account never reaches this branch.
       credentials: local ? { accessKeyId: 'local', secretAccessKey: 'local' } : undefined,
-      // Standard retry mode: jittered exponential backoff, 1 s base for throttling. Four attempts
-      // sleep at most 1 + 2 + 4 = 7 s, inside the 10 s function timeout; a fifth could sleep 8 s
-      // more, and the answer would then be the timeout's instead of a clean 503.
-      maxAttempts: 4,
+      // Standard retry mode; LIMITS.dynamoAttempts says why this many.
+      maxAttempts: LIMITS.dynamoAttempts,
     });
     documentClient = DynamoDBDocumentClient.from(client, {
       marshallOptions: { removeUndefinedValues: true },

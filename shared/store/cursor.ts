@@ -1,16 +1,16 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import * as z from '../zod';
 import { secretSetting } from '../secrets';
-import { ApiError } from '../http/errors';
 import { stringifyExactJson } from '../json/exact-json';
 import type { Model } from '../models/define';
 import type { AccessPlan } from './plan';
 import type { Position } from './query';
+import { InvalidCursor } from './errors';
 import { partitionKey, shardOf, VALUE_END } from './keys';
 import { TABLE_KEY } from './table';
 
 /**
- * Cursors are `<payload>.<hmac>` in base64url. The HMAC makes a hand-edited cursor a 400;
+ * Cursors are `<payload>.<hmac>` in base64url. The HMAC makes a hand-edited cursor an InvalidCursor;
  * the payload binds the cursor to its model and to a hash of the filter and order, and holds
  * one position per shard (null once a shard is exhausted).
  */
@@ -42,9 +42,9 @@ export async function encodeCursor(model: Model, fingerprint: string, positions:
   return sealed({ m: model.name, q: fingerprint, p: positions.map((p) => (p === undefined ? {} : p)) });
 }
 
-const refuse = (message: string) => new ApiError('invalid_cursor', message, { details: [{ path: 'cursor', message }] });
+const refuse = (message: string) => new InvalidCursor(message);
 
-/** The payload of a cursor this service signed for this model and query, or a 400. */
+/** The payload of a cursor this service signed for this model and query, or InvalidCursor. */
 async function openCursor(cursor: string, model: Model, fingerprint: string): Promise<Record<string, unknown>> {
   const [payload, mac, ...rest] = cursor.split('.');
   const expected = Buffer.from(await sign(payload ?? ''));
@@ -93,7 +93,7 @@ export async function decodeResumeCursor(cursor: string, model: Model, fingerpri
 /**
  * Whether a position is one this query could have stopped at: the plan's key attributes and
  * nothing else, in the shard's own partition, the index key (if any) ending with the item's id.
- * DynamoDB answers a 500-worthy ValidationException for a start key outside the query.
+ * DynamoDB answers a bare ValidationException for a start key outside the query.
  */
 function fitsPlan(model: Model, plan: AccessPlan, shard: number, position: Record<string, string>): boolean {
   const names = Object.keys(position);

@@ -1,9 +1,7 @@
-import { ApiError } from '../http/errors';
 import { parseDecimal } from '../json/decimal';
 import { isExactNumber, numberText } from '../json/exact-json';
-
-/** DynamoDB's item size limit: 400 KB, attribute names and values together. */
-export const MAX_ITEM_BYTES = 400 * 1024;
+import { AWS_LIMITS } from '../limits';
+import { ItemTooLarge } from './errors';
 
 const utf8Bytes = (s: string) => Buffer.byteLength(s, 'utf8');
 
@@ -31,7 +29,5 @@ export const itemBytes = (item: Record<string, unknown>): number =>
  */
 export function checkItemSize(item: Record<string, unknown>, id: string): void {
   const bytes = itemBytes(item);
-  if (bytes > MAX_ITEM_BYTES) {
-    throw new ApiError('payload_too_large', `Record ${id} would be ${bytes} bytes, over DynamoDB's 400 KB item size`, { id, item_bytes: bytes, max_item_bytes: MAX_ITEM_BYTES });
-  }
+  if (bytes > AWS_LIMITS.dynamoItemBytes) throw new ItemTooLarge(id, bytes, AWS_LIMITS.dynamoItemBytes);
 }

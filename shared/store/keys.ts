@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { monotonicFactory } from 'ulid';
+import { LIMITS } from '../limits';
 import type { Model } from '../models/define';
 import { isExactNumber, numberText } from '../json/exact-json';
 import { sortableDecimal } from '../json/decimal';
-import { INDEX_SLOTS, type IndexSlot } from './table';
+import { INDEX_SLOTS, TABLE_KEY, type IndexSlot } from './table';
 
 /**
  * Random bytes drawn 4 KiB at a time: ulid's default source asks the crypto module for one byte
@@ -39,6 +40,10 @@ export function shardOf(model: Model, id: string): number {
 
 export const partitionKey = (model: Model, shard: number): string => `${model.name}#${shard}`;
 
+/** The primary key of a record's item: its shard's partition, its id as sort key. */
+export const itemKey = (model: Model, id: string): Record<string, string> =>
+  ({ [TABLE_KEY.partitionKey]: partitionKey(model, shardOf(model, id)), [TABLE_KEY.sortKey]: id });
+
 export function indexSlotOf(model: Model, field: string): IndexSlot | undefined {
   const position = model.indexed.indexOf(field);
   return position < 0 ? undefined : INDEX_SLOTS[position];
@@ -56,13 +61,6 @@ export const VALUE_AFTER = '\u0001';
 // Escaping keeps \0 and \1 out of encoded strings while keeping their order.
 const escapeString = (s: string): string => s.replace(/[\u0000\u0001]/g, (c) => (c === '\u0000' ? '\u0001\u0001' : '\u0001\u0002'));
 
-/**
- * DynamoDB caps a GSI sort key at 1024 bytes and the id may take 800 (200 characters), so an
- * indexed string keeps its first 200 bytes in the key. Longer values still match exactly
- * (the filter re-checks them); only their order among values sharing that prefix is by id.
- */
-export const MAX_INDEXED_STRING_BYTES = 200;
-
 function truncateUtf8(s: string, maxBytes: number): string {
   if (Buffer.byteLength(s, 'utf8') <= maxBytes) return s;
   let out = '';
@@ -76,11 +74,11 @@ function truncateUtf8(s: string, maxBytes: number): string {
   return out;
 }
 
-/** A string whose UTF-8 byte order is the order of the field's values (strings: of their first 200 bytes). */
+/** A string whose UTF-8 byte order is the order of the field's values (strings: of their first LIMITS.maxIndexedStringBytes bytes). */
 export function sortableValue(value: unknown): string {
   if (value === undefined || value === null) return MISSING;
   if (isExactNumber(value)) return sortableDecimal(numberText(value));
-  if (typeof value === 'string') return `"${truncateUtf8(escapeString(value), MAX_INDEXED_STRING_BYTES)}`;
+  if (typeof value === 'string') return `"${truncateUtf8(escapeString(value), LIMITS.maxIndexedStringBytes)}`;
   throw new TypeError('only strings and numbers are indexed');
 }
 
@@ -89,7 +87,7 @@ export function sortableValue(value: unknown): string {
  * cut may fall between the two bytes of an escaped \0 or \1), so an operand this short or
  * shorter is decided by the key alone: no stored prefix can be mistaken for it.
  */
-const EXACT_KEY_BYTES = MAX_INDEXED_STRING_BYTES - 8;
+const EXACT_KEY_BYTES = LIMITS.maxIndexedStringBytes - 8;
 
 /** True when key conditions on this operand decide exactly, so the filter need not re-check. */
 export const keyIsExact = (value: unknown): boolean =>

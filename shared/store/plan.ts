@@ -1,8 +1,8 @@
-import { ApiError } from '../http/errors';
 import type { Model } from '../models/define';
 import { isMatchAll, type FilterNode } from './filter/ast';
 import { compileFilter } from './filter/compile';
 import { ExpressionBuilder } from './filter/expression';
+import { InvalidOrder } from './errors';
 import {
   afterPrefix, indexPartitionKey, indexSlotOf, keyIsExact, keyPrefix, kindRange, partitionKey, shardOf, sortableValue, VALUE_AFTER, VALUE_END,
 } from './keys';
@@ -12,6 +12,9 @@ export interface Order {
   field: string;
   descending: boolean;
 }
+
+/** The order of reads that answer no order_by: get_one, count and the bulk writes' matching. */
+export const ID_ORDER: Order = { field: 'id', descending: false };
 
 /** How one request reads a model: which index, which shards, and the key condition of each. */
 export interface AccessPlan {
@@ -39,8 +42,7 @@ function topLevel(filter: FilterNode): Compare[] {
 export function parseOrder(model: Model, orderBy: string | string[] | undefined): Order {
   const keys = orderBy === undefined ? [] : Array.isArray(orderBy) ? orderBy : [orderBy];
   const sortable = ['id', ...model.indexed];
-  const refuse = (message: string) =>
-    new ApiError('invalid_order_by', message, { sortable, details: [{ path: 'order_by', message }] });
+  const refuse = (message: string) => new InvalidOrder(sortable, message);
   if (keys.length > 1) throw refuse('order_by takes one field; ties are broken by id');
   const key = keys[0] ?? 'id';
   const descending = key.startsWith('-');

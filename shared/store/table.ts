@@ -14,6 +14,16 @@ import { MAX_INDEXED_FIELDS } from '../models/define';
  */
 export const TABLE_KEY = { partitionKey: 'pk', sortKey: 'sk' } as const;
 
+/**
+ * The model's data, one map in the record's item. Beside it the item holds its keys, `id` and
+ * the system fields under the names the API gives them (SYSTEM_FIELDS, so filters reach them as
+ * they are), the write token and, for models with a retention, the expiry.
+ */
+export const DATA_ATTRIBUTE = 'd';
+
+/** Every write stamps its own token here (never shown): see shared/store/write-token.ts. */
+export const WRITE_TOKEN_ATTRIBUTE = '_w';
+
 /** Epoch seconds after which DynamoDB's TTL deletes an item (models with a retention only). */
 export const TTL_ATTRIBUTE = '_ttl';
 

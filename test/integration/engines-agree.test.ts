@@ -1,7 +1,7 @@
 import { DynamoDBDocumentClient, PutCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { toExactNumber } from '../../shared/json/exact-json';
-import { ApiError } from '../../shared/http/errors';
+import { StoreError } from '../../shared/store/errors';
 import { db } from '../../shared/store/client';
 import { parseFilter } from '../../shared/store/filter/parse';
 import { parseOrder, planAccess } from '../../shared/store/plan';
@@ -53,7 +53,7 @@ describeBoth('dynalite and DynamoDB Local', () => {
         try {
           node = parseFilter(model, filters);
         } catch (error) {
-          if (error instanceof ApiError) return;
+          if (error instanceof StoreError) return;
           throw error;
         }
         const plan = planAccess(model, node, parseOrder(model, order));

@@ -1,11 +1,12 @@
 import type { FinalizeHandlerArguments } from '@smithy/types';
+import { LIMITS } from '../../shared/limits';
 import { db } from '../../shared/store/client';
 import { useApi } from '../support/api';
 import { tableSnapshot } from '../support/table-snapshot';
 
 /**
  * DynamoDB faults injected through the SDK's own middleware stack, inside its retry loop, so
- * the service's real client (retry strategy, maxAttempts 5) meets them exactly as it would meet
+ * the service's real client (retry strategy, LIMITS.dynamoAttempts) meets them exactly as it would meet
  * a busy or flaky DynamoDB. Nothing of the product is replaced.
  */
 const api = useApi();
@@ -79,8 +80,6 @@ async function withFaults<T>(plan: Plan, run: () => Promise<T>): Promise<{ resul
   }
 }
 
-/** shared/store/client.ts: the SDK's maxAttempts. */
-const MAX_ATTEMPTS = 4;
 const KINDS: FaultKind[] = ['throughput', 'throttling', 'internal', 'timeout', 'reset'];
 const attemptsOf = (calls: Call[], command: string) => calls.filter((c) => c.command === command).length;
 
@@ -108,7 +107,7 @@ describe.each(KINDS)('%s', (kind) => {
     expect(result.headers.get('retry-after')).toBe('1');
     expect(result.body).toMatchObject({ status: 'error', data: { error: 'database_unavailable' } });
     expect(result.text).not.toMatch(/Exception|InternalServerError|socket|ECONNRESET|injected|at \S+ \(/);
-    expect(attemptsOf(calls, 'PutItem')).toBe(MAX_ATTEMPTS);
+    expect(attemptsOf(calls, 'PutItem')).toBe(LIMITS.dynamoAttempts);
     expect(await tableSnapshot()).toEqual(before);
   }, 30_000);
 });

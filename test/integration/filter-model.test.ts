@@ -1,6 +1,7 @@
 import fc from 'fast-check';
-import { ApiError } from '../../shared/http/errors';
+import { classify } from '../../shared/http/respond';
 import type { Model } from '../../shared/models/define';
+import { StoreError } from '../../shared/store/errors';
 import { parseFilter } from '../../shared/store/filter/parse';
 import { compareForOrder, matches, type Item } from '../../shared/store/filter/reference';
 import { parseOrder, planAccess } from '../../shared/store/plan';
@@ -30,7 +31,7 @@ function parse(model: Model, filters: unknown): Parsed {
   try {
     return { ok: true, node: parseFilter(model, filters) };
   } catch (error) {
-    if (error instanceof ApiError) return { ok: false, code: error.code };
+    if (error instanceof StoreError) return { ok: false, code: classify(error).code };
     throw error;
   }
 }
@@ -40,7 +41,7 @@ async function refusal(promise: Promise<unknown>): Promise<string | undefined> {
     await promise;
     return undefined;
   } catch (error) {
-    if (error instanceof ApiError) return error.code;
+    if (error instanceof StoreError) return classify(error).code;
     throw error;
   }
 }

@@ -56,6 +56,7 @@ describe('the limits table says what shared/limits.ts enforces', () => {
     ['`list` page', `default ${LIMITS.defaultPageSize}, at most ${n(LIMITS.maxPageSize)}`],
     ['records read per `list` page', n(LIMITS.maxScannedPerRequest)],
     ['`max_affected` of update/delete', `default ${n(LIMITS.maxAffected)}, at most ${n(LIMITS.maxAffected)}`],
+    ['DynamoDB retries', `${LIMITS.dynamoAttempts} attempts`],
     ['function time', `${FUNCTION_SETTINGS.timeoutSeconds} s`],
     ['HTTP API payload', `${AWS_LIMITS.gatewayPayloadBytes / 1024 / 1024} MB, and the event within Lambda's ${AWS_LIMITS.lambdaPayloadBytes / 1024 / 1024} MB`],
   ])('%s: %s', (label, value) => {

@@ -1,8 +1,10 @@
-import { ApiError, pathText } from '../../http/errors';
 import { compareDecimal, dynamoNumberProblem } from '../../json/decimal';
 import { isExactNumber, isJsonObject, numberText } from '../../json/exact-json';
 import { LIMITS } from '../../limits';
+import { pathText } from '../../models/details';
 import { isSystemField, SYSTEM_FIELDS, typesOf, type FieldSchema, type Model } from '../../models/define';
+import { InvalidFilter, UnknownField } from '../errors';
+import { DATA_ATTRIBUTE } from '../table';
 import type { CompareOp, FilterNode } from './ast';
 import { compileFilter } from './compile';
 import { ExpressionBuilder } from './expression';
@@ -18,10 +20,7 @@ const LOGICAL = ['$and', '$or', '$not'];
 const ownProperty = <T>(object: Record<string, T> | undefined, key: string): T | undefined =>
   object && Object.hasOwn(object, key) ? object[key] : undefined;
 
-function invalid(path: PropertyKey[], message: string, extra: Record<string, unknown> = {}): ApiError {
-  const where = pathText(path);
-  return new ApiError('invalid_filter', `Invalid filter at ${where}: ${message}`, { path: where, details: [{ path: where, message }], ...extra });
-}
+const invalid = (path: PropertyKey[], message: string, operators?: string[]) => new InvalidFilter(pathText(path), message, operators);
 
 function kindOf(value: unknown): string {
   if (isExactNumber(value)) return 'number';
@@ -73,9 +72,7 @@ class FilterParser {
     if (!schema || (isSystemField(field) && rest.length > 0)) {
       const available = ['id', ...Object.keys(this.model.storedSchema.properties), ...Object.keys(SYSTEM_FIELDS).filter((f) => f !== 'id')];
       const where = pathText(at);
-      throw new ApiError('unknown_field', `Model ${this.model.name} has no field ${key}`, {
-        path: where, field: key, model: this.model.name, available, details: [{ path: where, message: `unknown field ${key}` }],
-      });
+      throw new UnknownField(this.model.name, key, { path: where, message: `unknown field ${key}` }, available, where);
     }
     for (const segment of rest) {
       const next: FieldSchema | undefined = ownProperty(schema.properties, segment) ?? (typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined);
@@ -83,14 +80,13 @@ class FilterParser {
         // A schema that names no kinds (inside a free-form object) may hold objects at any depth.
         const kinds = acceptedKinds(schema);
         if (schema.additionalProperties === false || (kinds.size > 0 && !kinds.has('object'))) {
-          throw new ApiError('unknown_field', `Model ${this.model.name} has no field ${key}`, {
-            path: pathText(at), field: key, model: this.model.name, details: [{ path: pathText(at), message: `no property ${segment} inside ${field}` }],
-          });
+          const where = pathText(at);
+          throw new UnknownField(this.model.name, key, { path: where, message: `no property ${segment} inside ${field}` }, undefined, where);
         }
         schema = {};
       } else schema = next;
     }
-    return { field, path: isSystemField(field) ? [field] : ['d', field, ...rest], schema };
+    return { field, path: isSystemField(field) ? [field] : [DATA_ATTRIBUTE, field, ...rest], schema };
   }
 
   private field(target: Target, operand: unknown, at: PropertyKey[], depth: number): FilterNode {
@@ -115,7 +111,7 @@ class FilterParser {
       return { kind: 'not', item: this.field(target, operand, at, depth + 1) };
     }
     const op = Object.hasOwn(OPERATORS, name) ? OPERATORS[name] : undefined;
-    if (!op) throw invalid(at, `unknown operator ${name}`, { operators: [...Object.keys(OPERATORS), '$not'] });
+    if (!op) throw invalid(at, `unknown operator ${name}`, [...Object.keys(OPERATORS), '$not']);
     switch (op) {
       case 'eq':
         return this.compare(target, operand === null ? 'null' : 'eq', operand === null ? [] : [this.typed(target, operand, at)], at);
@@ -131,7 +127,7 @@ class FilterParser {
       case 'between': {
         if (!Array.isArray(operand) || operand.length !== 2) throw invalid(at, '$between takes [low, high]');
         const [low, high] = operand.map((v, i) => this.ordered(target, v, [...at, i]));
-        // DynamoDB refuses bounds of two kinds rather than answering; so do we, with a 400.
+        // DynamoDB refuses bounds of two kinds rather than answering; so do we, as InvalidFilter.
         if (kindOf(low) !== kindOf(high)) throw invalid(at, '$between takes two numbers or two strings');
         if (compareOperands(low, high) > 0) throw invalid(at, '$between needs low <= high');
         return this.compare(target, op, [low, high], at);

@@ -1,5 +1,7 @@
 import { compareDecimal } from '../../json/decimal';
 import { isExactNumber, isJsonObject, numberText } from '../../json/exact-json';
+import { LIMITS } from '../../limits';
+import { DATA_ATTRIBUTE } from '../table';
 import type { FilterNode } from './ast';
 import { utf8Order } from '../utf8-order';
 
@@ -91,10 +93,10 @@ export function matches(node: FilterNode, item: Item): boolean {
 
 /**
  * Bytes of an indexed string that take part in ordering: the longest run of whole characters
- * within 200 UTF-8 bytes (\0 and \1 count two, being escaped in the key). Values that share
- * it are ordered by id.
+ * within LIMITS.maxIndexedStringBytes UTF-8 bytes (\0 and \1 count two, being escaped in the
+ * key). Values that share it are ordered by id.
  */
-export function orderedPrefix(value: string, maxBytes = 200): string {
+export function orderedPrefix(value: string, maxBytes = LIMITS.maxIndexedStringBytes): string {
   let bytes = 0;
   let out = '';
   for (const char of value) {
@@ -115,7 +117,7 @@ const kindRank = (value: unknown) => (isNothing(value) ? 0 : typeof value === 's
 export function compareForOrder(field: string, a: Item, b: Item): number {
   const byId = utf8Order(a.id as string, b.id as string);
   if (field === 'id') return byId;
-  const [x, y] = [valueAt(a, ['d', field]), valueAt(b, ['d', field])];
+  const [x, y] = [valueAt(a, [DATA_ATTRIBUTE, field]), valueAt(b, [DATA_ATTRIBUTE, field])];
   const rank = kindRank(x) - kindRank(y);
   if (rank !== 0) return rank;
   const sign = typeof x === 'string' ? utf8Order(orderedPrefix(x), orderedPrefix(y as string)) : (order(x, y) ?? 0);

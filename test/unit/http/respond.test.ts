@@ -1,3 +1,7 @@
+import {
+  BatchOutOfTime, EmptyFilter, InvalidCursor, InvalidFilter, InvalidOrder, InvalidRecord, InvalidValues, ItemTooLarge,
+  PartialWrite, RecordBusy, RecordExists, RecordNotFound, RepeatedIds, TableUnreachable, TooManyMatches, UnknownField,
+} from '../../../shared/store/errors';
 import { ApiError } from '../../../shared/http/errors';
 import { errorResult } from '../../../shared/http/respond';
 import { spyOnLog } from '../../support/log';
@@ -44,8 +48,42 @@ test('a socket error, even wrapped by the SDK, is 503', () => {
 });
 
 test('DynamoDB refusing an oversized item is 413, and bulk counts reach the envelope', () => {
-  const error = Object.assign(new Error('Item size has exceeded the maximum allowed size'), { name: 'ValidationException', partial: { updated: 3, matched: 5, failed: 2 } });
-  const result = errorResult(error);
+  const error = Object.assign(new Error('Item size has exceeded the maximum allowed size'), { name: 'ValidationException' });
+  const result = errorResult(new PartialWrite(error, { updated: 3, matched: 5, failed: 2 }));
   expect(result.statusCode).toBe(413);
   expect(body(result).data).toEqual({ error: 'payload_too_large', updated: 3, matched: 5, failed: 2 });
+});
+
+test('a bulk write stopped by a busy record answers the store error\'s 503, its counts and the one Retry-After', () => {
+  const result = errorResult(new PartialWrite(new RecordBusy('r1'), { deleted: 1, matched: 2, failed: 1 }));
+  expect(result.statusCode).toBe(503);
+  expect(result.headers['retry-after']).toBe('1');
+  expect(body(result)).toEqual({
+    status: 'error', message: 'Record r1 kept changing under this update; retry later', data: { error: 'database_unavailable', deleted: 1, matched: 2, failed: 1 },
+  });
+});
+
+const detail = { path: 'x', message: 'bad' };
+
+test.each([
+  [new InvalidRecord([detail]), 422, { error: 'validation_error', details: [detail] }],
+  [new InvalidValues('values is empty', [detail]), 400, { error: 'invalid_request', details: [detail] }],
+  [new InvalidFilter('filters.a', 'bad', ['$eq']), 400, { error: 'invalid_filter', path: 'filters.a', details: [{ path: 'filters.a', message: 'bad' }], operators: ['$eq'] }],
+  [new UnknownField('note', 'f', { path: 'fields', message: 'unknown field f' }, ['id']), 400, { error: 'unknown_field', field: 'f', model: 'note', available: ['id'], details: [{ path: 'fields', message: 'unknown field f' }] }],
+  [new InvalidOrder(['id'], 'cannot order'), 400, { error: 'invalid_order_by', sortable: ['id'], details: [{ path: 'order_by', message: 'cannot order' }] }],
+  [new InvalidCursor('The cursor does not fit this query', 'not a position'), 400, { error: 'invalid_cursor', details: [{ path: 'cursor', message: 'not a position' }] }],
+  [new EmptyFilter(), 400, { error: 'empty_filter', details: [{ path: 'filters', message: 'empty filter without allow_all' }] }],
+  [new RecordNotFound('note'), 404, { error: 'not_found', model: 'note' }],
+  [new RecordExists('note', ['a'], ['b']), 409, { error: 'conflict', ids: ['a'], created: ['b'] }],
+  [new RepeatedIds(['a']), 409, { error: 'conflict', ids: ['a'] }],
+  [new TooManyMatches(2), 409, { error: 'too_many_matches', max_affected: 2, matched_at_least: 3 }],
+  [new ItemTooLarge('a', 500_000, 409_600), 413, { error: 'payload_too_large', id: 'a', item_bytes: 500_000, max_item_bytes: 409_600 }],
+  [new RecordBusy('a'), 503, { error: 'database_unavailable' }],
+  [new BatchOutOfTime([]), 503, { error: 'database_unavailable' }],
+  [new TableUnreachable(new Error('connect ECONNREFUSED')), 503, { error: 'database_unavailable', database: 'unavailable' }],
+])('the registry answers %p with %i', (error, status, data) => {
+  const result = errorResult(error);
+  expect(result.statusCode).toBe(status);
+  expect(body(result)).toEqual({ status: 'error', message: error.message, data });
+  expect(result.headers['retry-after']).toBe(status === 503 ? '1' : undefined);
 });

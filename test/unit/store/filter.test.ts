@@ -1,6 +1,7 @@
 import { onebotEvent } from '../../../shared/models/onebot';
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
-import { ApiError } from '../../../shared/http/errors';
+import type { ApiError } from '../../../shared/http/errors';
+import { classify } from '../../../shared/http/respond';
 import { compileFilter } from '../../../shared/store/filter/compile';
 import { ExpressionBuilder } from '../../../shared/store/filter/expression';
 import { parseFilter } from '../../../shared/store/filter/parse';
@@ -19,11 +20,12 @@ function compiled(filters: unknown) {
   return { text, readable, x };
 }
 
+/** The answer a refused filter gets (the parser throws store errors; respond.ts answers them). */
 function refusal(filters: unknown): ApiError {
   try {
     parseFilter(note, filters);
   } catch (error) {
-    return error as ApiError;
+    return classify(error);
   }
   throw new Error('expected the filter to be refused');
 }
@@ -148,7 +150,7 @@ test('$between with a number and a string is refused, not sent to DynamoDB (whic
     try {
       parseFilter(onebotEvent, { group_id: { $between: [0, 'b'] } });
     } catch (e) {
-      return e as ApiError;
+      return classify(e);
     }
   })();
   expect(error?.code).toBe('invalid_filter');

@@ -1,0 +1,26 @@
+import type { Model } from '../../../models/define';
+import { indexAttributes, itemKey } from '../../keys';
+import type { Item } from '../../query';
+import { DATA_ATTRIBUTE, TTL_ATTRIBUTE, WRITE_TOKEN_ATTRIBUTE } from '../../table';
+import { newWriteToken } from '../../write-token';
+
+export interface NewRecord {
+  id: string;
+  data: Record<string, unknown>;
+}
+
+/** A new record as the table holds it: keys, index attributes, data and system fields. */
+export function storedItem(model: Model, record: NewRecord, now: string, writeToken = newWriteToken()): Item {
+  const keepFor = model.retention?.(record.data);
+  return {
+    ...itemKey(model, record.id),
+    ...indexAttributes(model, record.id, record.data),
+    id: record.id,
+    [DATA_ATTRIBUTE]: record.data,
+    _created_at: now,
+    _updated_at: now,
+    _version: 1,
+    [WRITE_TOKEN_ATTRIBUTE]: writeToken,
+    ...(keepFor === undefined ? {} : { [TTL_ATTRIBUTE]: Math.floor(Date.parse(now) / 1000) + keepFor }),
+  };
+}

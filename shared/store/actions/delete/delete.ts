@@ -1,0 +1,29 @@
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { LIMITS } from '../../../limits';
+import type { Model } from '../../../models/define';
+import { db } from '../../client';
+import { queryFingerprint } from '../../cursor';
+import { beforeCutoff } from '../../deadline';
+import { matchForWrite } from '../../match';
+import { mapPool } from '../../pool';
+import { resumeCursor, settle } from '../../settle';
+import type { BulkGuard, DeleteAnswer } from '../../types';
+import { currentItem, isConditionFailure, wasRetried } from '../../write-token';
+import { deleteParams } from './params';
+
+/** Delete by filter; each delete re-checks the filter atomically, so a record that stopped matching stays. */
+export async function deleteRecords(model: Model, request: BulkGuard, deadline = Infinity): Promise<DeleteAnswer> {
+  const fingerprint = queryFingerprint(request.filters, ['delete']);
+  const { filter, items } = await matchForWrite(model, request, fingerprint);
+  const results = await mapPool(items, LIMITS.writeConcurrency, async (item) => {
+    try {
+      await db().send(new DeleteCommand(deleteParams(model, filter, item.id as string)));
+      return true;
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      // Gone after a retried attempt: the first attempt deleted it and only its answer was lost.
+      return wasRetried(error) && (await currentItem(model, item.id as string)) === undefined;
+    }
+  }, beforeCutoff(deadline));
+  return settle(results, 'deleted', items.length, await resumeCursor(model, fingerprint, request, items, results.length));
+}

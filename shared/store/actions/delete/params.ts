@@ -1,0 +1,15 @@
+import type { DeleteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { settings } from '../../../config';
+import type { Model } from '../../../models/define';
+import type { FilterNode } from '../../filter/ast';
+import { compileFilter } from '../../filter/compile';
+import { ExpressionBuilder } from '../../filter/expression';
+import { itemKey } from '../../keys';
+import { TABLE_KEY } from '../../table';
+
+/** Deletes one record only if it exists and still matches the filter, decided atomically by DynamoDB. */
+export function deleteParams(model: Model, filter: FilterNode, id: string): DeleteCommandInput {
+  const x = new ExpressionBuilder();
+  const condition = [`attribute_exists(${x.name(TABLE_KEY.partitionKey)})`, compileFilter(filter, x)].filter(Boolean).join(' AND ');
+  return { TableName: settings().TABLE_NAME, Key: itemKey(model, id), ConditionExpression: condition, ...x.attributes() };
+}

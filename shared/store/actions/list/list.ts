@@ -1,0 +1,28 @@
+import { LIMITS } from '../../../limits';
+import type { Model } from '../../../models/define';
+import { decodeCursor, encodeCursor } from '../../cursor';
+import { InvalidCursor } from '../../errors';
+import { readPage, type Position } from '../../query';
+import { toRecord } from '../../record';
+import type { ListAnswer, ListRequest } from '../../types';
+import { listRead } from './params';
+
+/** One page in the requested order, with the cursor of the next. */
+export async function listRecords(model: Model, request: ListRequest): Promise<ListAnswer> {
+  const { options, fingerprint } = listRead(model, request);
+  const positions: Position[] = request.cursor ? await decodeCursor(request.cursor, model, fingerprint, options.plan) : options.plan.shards.map(() => undefined);
+  const limit = request.limit ?? LIMITS.defaultPageSize;
+  const page = await readPage(options, limit, positions, LIMITS.maxScannedPerRequest).catch((error: unknown) => {
+    // The last word on a start key is DynamoDB's: one outside the query is a bad cursor, not an internal error.
+    const e = error as { name?: string; message?: string };
+    if (request.cursor && e.name === 'ValidationException' && /starting key/i.test(e.message ?? '')) {
+      throw new InvalidCursor('The cursor does not fit this query', 'not a position of this query');
+    }
+    throw error;
+  });
+  return {
+    items: page.items.map((item) => toRecord(item, request.fields)),
+    next_cursor: await encodeCursor(model, fingerprint, page.positions),
+    scanned: page.scanned,
+  };
+}

@@ -1,0 +1,21 @@
+import type { Model } from '../../../models/define';
+import { queryFingerprint } from '../../cursor';
+import { parseFilter } from '../../filter/parse';
+import { parseOrder, planAccess } from '../../plan';
+import type { ReadOptions } from '../../query';
+import { checkFields } from '../../record';
+import type { ListRequest } from '../../types';
+
+/**
+ * How a list page reads, once filter, order and `fields` are checked (in that order, so the
+ * first problem a caller hears of is the same every time), and the fingerprint its cursors carry.
+ */
+export function listRead(model: Model, request: ListRequest): { options: ReadOptions; fingerprint: string } {
+  const filter = parseFilter(model, request.filters);
+  const order = parseOrder(model, request.order_by);
+  checkFields(model, request.fields);
+  return {
+    options: { plan: planAccess(model, filter, order), filter, consistent: request.consistent },
+    fingerprint: queryFingerprint(request.filters, request.order_by),
+  };
+}

@@ -1,0 +1,57 @@
+import type { QueryCommandInput, UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import { settings } from '../../../config';
+import type { Model } from '../../../models/define';
+import type { FilterNode } from '../../filter/ast';
+import { compileFilter } from '../../filter/compile';
+import { ExpressionBuilder } from '../../filter/expression';
+import { indexSlotOf, indexSortKey, itemKey, partitionKey, shardOf } from '../../keys';
+import type { Item } from '../../query';
+import { DATA_ATTRIBUTE, TABLE_KEY, WRITE_TOKEN_ATTRIBUTE } from '../../table';
+
+export interface UpdateWrite {
+  /** The item as read: its version is the write's condition. */
+  item: Item;
+  /** The record's new data, valid for its model. */
+  data: Record<string, unknown>;
+  writeToken: string;
+  /** ISO time of the write, the record's new _updated_at. */
+  now: string;
+}
+
+/**
+ * Writes a record's new data, its index keys, a version one higher and the write's token, only
+ * if the version is still the one read: a concurrent change is never overwritten.
+ */
+export function updateParams(model: Model, { item, data, writeToken, now }: UpdateWrite): UpdateCommandInput {
+  const x = new ExpressionBuilder();
+  const id = item.id as string;
+  const set = [
+    `${x.name(DATA_ATTRIBUTE)} = ${x.value(data)}`,
+    `${x.name('_updated_at')} = ${x.value(now)}`,
+    `${x.name('_version')} = ${x.name('_version')} + ${x.value(1)}`,
+    `${x.name(WRITE_TOKEN_ATTRIBUTE)} = ${x.value(writeToken)}`,
+  ];
+  for (const field of model.indexed) {
+    set.push(`${x.name(indexSlotOf(model, field)!.sortKey)} = ${x.value(indexSortKey(data[field], id))}`);
+  }
+  return {
+    TableName: settings().TABLE_NAME,
+    Key: itemKey(model, id),
+    UpdateExpression: `SET ${set.join(', ')}`,
+    ConditionExpression: `${x.name('_version')} = ${x.value(item._version)}`,
+    ...x.attributes(),
+  };
+}
+
+/** Reads one record again, consistently, and only if it still matches the filter: for a retried write. */
+export function rereadParams(model: Model, filter: FilterNode, id: string): QueryCommandInput {
+  const x = new ExpressionBuilder();
+  const keyCondition = `${x.name(TABLE_KEY.partitionKey)} = ${x.value(partitionKey(model, shardOf(model, id)))} AND ${x.name(TABLE_KEY.sortKey)} = ${x.value(id)}`;
+  return {
+    TableName: settings().TABLE_NAME,
+    KeyConditionExpression: keyCondition,
+    FilterExpression: compileFilter(filter, x),
+    ConsistentRead: true,
+    ...x.attributes(),
+  };
+}

@@ -1,0 +1,89 @@
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { LIMITS } from '../../../limits';
+import { SYSTEM_FIELDS, type Model } from '../../../models/define';
+import type { ErrorDetail } from '../../../models/details';
+import { checkAgainst } from '../../../models/validate';
+import { db } from '../../client';
+import { awaitTurn } from '../../contention';
+import { queryFingerprint } from '../../cursor';
+import { beforeCutoff } from '../../deadline';
+import { InvalidRecord, InvalidValues } from '../../errors';
+import type { FilterNode } from '../../filter/ast';
+import { checkItemSize } from '../../item-size';
+import { matchForWrite } from '../../match';
+import { mapPool } from '../../pool';
+import type { Item } from '../../query';
+import { resumeCursor, settle } from '../../settle';
+import type { UpdateAnswer, UpdateRequest } from '../../types';
+import { isConditionFailure, landed, newWriteToken } from '../../write-token';
+import { mergedData, updatedItem } from './merge';
+import { rereadParams, updateParams } from './params';
+
+/** Refuses values that no record could take: system fields, or nothing at all. */
+function checkValues(values: Record<string, unknown>): void {
+  const details: ErrorDetail[] = Object.keys(values)
+    .filter((field) => Object.hasOwn(SYSTEM_FIELDS, field))
+    .map((field) => ({ path: `values.${field}`, message: `${field} is managed by the service and cannot be set` }));
+  if (details.length > 0) throw new InvalidValues(`values cannot set ${details.map((d) => d.path.slice(7)).join(', ')}`, details);
+  if (Object.keys(values).length === 0) throw new InvalidValues('values is empty: name at least one field to set', [{ path: 'values', message: 'empty' }]);
+}
+
+/** The record's data after the update, checked against its model and DynamoDB's item size; undefined with the problems when invalid. */
+function updatedData(model: Model, item: Item, values: Record<string, unknown>): { data?: Record<string, unknown>; details: ErrorDetail[] } {
+  const result = checkAgainst(model.schema, mergedData(item, values), ['values']);
+  if (!result.value) return { details: result.details };
+  const data = result.value as Record<string, unknown>;
+  checkItemSize(updatedItem(model, item, data), item.id as string);
+  return { data, details: [] };
+}
+
+/** The data every matched record would have after the update; all valid, or one InvalidRecord and nothing written. */
+function validatedUpdates(model: Model, items: Item[], values: Record<string, unknown>): Map<string, Record<string, unknown>> {
+  const updates = new Map<string, Record<string, unknown>>();
+  const details: ErrorDetail[] = [];
+  for (const item of items) {
+    const result = updatedData(model, item, values);
+    if (result.data) updates.set(item.id as string, result.data);
+    for (const d of result.details) details.push({ ...d, message: `record ${item.id as string}: ${d.message}` });
+  }
+  if (details.length > 0) throw new InvalidRecord(details);
+  return updates;
+}
+
+/** Writes one record, re-reading it when someone changed it in between; false when it no longer matches. */
+async function updateOne(model: Model, filter: FilterNode, first: Item, firstData: Record<string, unknown>, values: Record<string, unknown>): Promise<boolean> {
+  const id = first.id as string;
+  let item: Item | undefined = first;
+  let data = firstData;
+  for (let attempt = 1; item; attempt++) {
+    const writeToken = newWriteToken();
+    try {
+      await db().send(new UpdateCommand(updateParams(model, { item, data, writeToken, now: new Date().toISOString() })));
+      return true;
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      if (await landed(error, model, id, writeToken)) return true;
+    }
+    await awaitTurn(attempt, id);
+    item = (await db().send(new QueryCommand(rereadParams(model, filter, id)))).Items?.[0] as Item | undefined;
+    if (item) {
+      const result = updatedData(model, item, values);
+      if (!result.data) return false;
+      data = result.data;
+    }
+  }
+  return false;
+}
+
+/**
+ * Update by filter. Each write is conditional on the version read, so a concurrent change is
+ * never overwritten: the record is re-read, re-checked against the filter and retried.
+ */
+export async function updateRecords(model: Model, request: UpdateRequest, deadline = Infinity): Promise<UpdateAnswer> {
+  checkValues(request.values);
+  const fingerprint = queryFingerprint(request.filters, ['update', request.values]);
+  const { filter, items } = await matchForWrite(model, request, fingerprint);
+  const updates = validatedUpdates(model, items, request.values);
+  const results = await mapPool(items, LIMITS.writeConcurrency, (item) => updateOne(model, filter, item, updates.get(item.id as string)!, request.values), beforeCutoff(deadline));
+  return settle(results, 'updated', items.length, await resumeCursor(model, fingerprint, request, items, results.length));
+}

@@ -1,0 +1,139 @@
+import type { ErrorDetail } from '../models/details';
+
+/**
+ * What the store refuses or cannot do, in its own words: each class carries the facts of its
+ * case as typed fields and no HTTP status or code. One registry (shared/http/respond.ts) turns
+ * them into the answers callers see. This module imports nothing that runs, so every function
+ * can map these errors without loading the store.
+ */
+export abstract class StoreError extends Error {}
+
+/** Record data (or an update's result) that its model refuses: every problem, with its path. */
+export class InvalidRecord extends StoreError {
+  constructor(readonly details: ErrorDetail[]) {
+    super(`The record is invalid: ${details[0]?.path || 'record'}: ${details[0]?.message}`);
+  }
+}
+
+/** An update's `values` that no record could take, whatever it holds. */
+export class InvalidValues extends StoreError {
+  constructor(message: string, readonly details: ErrorDetail[]) {
+    super(message);
+  }
+}
+
+/** A filter the store cannot read; `path` is where in the request, `operators` the ones it knows when an unknown one was sent. */
+export class InvalidFilter extends StoreError {
+  constructor(readonly path: string, readonly problem: string, readonly operators?: ReadonlyArray<string>) {
+    super(`Invalid filter at ${path}: ${problem}`);
+  }
+}
+
+/**
+ * A field the model does not have, named in a filter (`path` is where) or in `fields`.
+ * `available` lists the model's fields where the caller could have meant one of them.
+ */
+export class UnknownField extends StoreError {
+  constructor(
+    readonly model: string,
+    readonly field: string,
+    readonly detail: ErrorDetail,
+    readonly available?: ReadonlyArray<string>,
+    readonly path?: string,
+  ) {
+    super(`Model ${model} has no field ${field}`);
+  }
+}
+
+/** An order_by the model cannot be read in; `sortable` lists the ones it can. */
+export class InvalidOrder extends StoreError {
+  constructor(readonly sortable: ReadonlyArray<string>, problem: string) {
+    super(problem);
+  }
+}
+
+/** A cursor that is not this service's, or not of this request. */
+export class InvalidCursor extends StoreError {
+  constructor(message: string, readonly problem = message) {
+    super(message);
+  }
+}
+
+/** A bulk write with an empty filter and no `allow_all`. */
+export class EmptyFilter extends StoreError {
+  constructor() {
+    super('An empty filter would change every record; send "allow_all": true if that is meant');
+  }
+}
+
+/** get_one found nothing. */
+export class RecordNotFound extends StoreError {
+  constructor(readonly model: string) {
+    super(`No ${model} record matches the filters`);
+  }
+}
+
+/**
+ * Records that already exist: the create changed nothing, except `notRemoved`, records it
+ * wrote and could not take back because someone wrote them since.
+ */
+export class RecordExists extends StoreError {
+  constructor(readonly model: string, readonly ids: ReadonlyArray<string>, readonly notRemoved: ReadonlyArray<string> = []) {
+    super(`A record with id ${ids[0]} already exists in ${model}`);
+  }
+}
+
+/** A create that names one id twice. */
+export class RepeatedIds extends StoreError {
+  constructor(readonly ids: ReadonlyArray<string>) {
+    super(`The request repeats id ${ids[0]}`);
+  }
+}
+
+/** More records match a bulk write than it may change; nothing was changed. */
+export class TooManyMatches extends StoreError {
+  constructor(readonly maxAffected: number) {
+    super(`More than ${maxAffected} records match; nothing was changed`);
+  }
+}
+
+/** A record over DynamoDB's item size, refused before it was written. */
+export class ItemTooLarge extends StoreError {
+  constructor(readonly id: string, readonly bytes: number, readonly maxBytes: number) {
+    super(`Record ${id} would be ${bytes} bytes, over DynamoDB's 400 KB item size`);
+  }
+}
+
+/** A record other writers kept changing through every attempt of an update: retry later. */
+export class RecordBusy extends StoreError {
+  constructor(readonly id: string) {
+    super(`Record ${id} kept changing under this update; retry later`);
+  }
+}
+
+/** A batch create that could not be written whole before the deadline; `notRemoved` stayed stored. */
+export class BatchOutOfTime extends StoreError {
+  constructor(readonly notRemoved: ReadonlyArray<string>) {
+    super(`The batch could not be written whole before the function's deadline; ${notRemoved.length > 0 ? 'some records could not be removed again' : 'nothing was stored'}. Retry, or send fewer records`);
+  }
+}
+
+/** The table did not answer a probe (health); `cause` is what the SDK threw. */
+export class TableUnreachable extends StoreError {
+  constructor(cause: unknown) {
+    super('The database cannot be reached', { cause });
+  }
+}
+
+/** What a bulk update or delete did before a write failed for good. */
+export type BulkCounts = { matched: number; failed: number } & ({ updated: number } | { deleted: number });
+
+/**
+ * A bulk write stopped by `cause` (a store error or the SDK's): the answer is the cause's, with
+ * the counts of what was changed before it, so a caller knows exactly where things stand.
+ */
+export class PartialWrite extends StoreError {
+  constructor(override readonly cause: unknown, readonly counts: BulkCounts) {
+    super(`A bulk write failed after ${'updated' in counts ? counts.updated : counts.deleted} of ${counts.matched} records`, { cause });
+  }
+}

@@ -1,0 +1,29 @@
+import { SYSTEM_FIELDS, type Model } from '../models/define';
+import { UnknownField } from './errors';
+import type { Item } from './query';
+import { DATA_ATTRIBUTE } from './table';
+
+/** A record as the API shows it: id, the model's fields, then the system fields. */
+export type ApiRecord = Record<string, unknown> & { id: string };
+
+/** The record an item holds, with only id and `fields` when they are given. */
+export function toRecord(item: Item, fields?: ReadonlyArray<string>): ApiRecord {
+  const full: ApiRecord = {
+    id: item.id as string,
+    ...(item[DATA_ATTRIBUTE] as Record<string, unknown>),
+    _created_at: item._created_at,
+    _updated_at: item._updated_at,
+    _version: item._version,
+  };
+  if (!fields) return full;
+  const picked: ApiRecord = { id: full.id };
+  for (const f of fields) if (Object.hasOwn(full, f)) picked[f] = full[f];
+  return picked;
+}
+
+/** Refuses a `fields` list naming a field the model does not have, before anything is read. */
+export function checkFields(model: Model, fields: ReadonlyArray<string> | undefined): void {
+  const known = new Set([...Object.keys(SYSTEM_FIELDS), ...Object.keys(model.storedSchema.properties)]);
+  const unknown = (fields ?? []).find((f) => !known.has(f));
+  if (unknown !== undefined) throw new UnknownField(model.name, unknown, { path: 'fields', message: `unknown field ${unknown}` }, [...known]);
+}

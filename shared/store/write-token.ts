@@ -1,0 +1,38 @@
+import { randomUUID } from 'node:crypto';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, type GetCommandInput } from '@aws-sdk/lib-dynamodb';
+import { settings } from '../config';
+import type { Model } from '../models/define';
+import { db } from './client';
+import { itemKey } from './keys';
+import type { Item } from './query';
+import { WRITE_TOKEN_ATTRIBUTE } from './table';
+
+/**
+ * Every write stamps the item with a token of its own (WRITE_TOKEN_ATTRIBUTE, never shown).
+ * When the SDK retries a write whose answer was lost (a reset or timeout after DynamoDB applied
+ * it), the retry's condition fails against the write itself; finding the token tells "my write
+ * landed" apart from "someone else's did".
+ */
+// randomUUID draws from a cached entropy pool: a fraction of randomBytes' cost per call.
+export const newWriteToken = (): string => randomUUID();
+
+export const isConditionFailure = (error: unknown): boolean => error instanceof ConditionalCheckFailedException;
+
+/** A condition failure on a retried attempt may be the request's own earlier attempt. */
+export const wasRetried = (error: unknown): boolean => ((error as { $metadata?: { attempts?: number } }).$metadata?.attempts ?? 1) > 1;
+
+/** The strongly consistent read of a record's item as stored now. */
+export const currentItemParams = (model: Model, id: string): GetCommandInput =>
+  ({ TableName: settings().TABLE_NAME, Key: itemKey(model, id), ConsistentRead: true });
+
+/** The item as stored now, or undefined. */
+export async function currentItem(model: Model, id: string): Promise<Item | undefined> {
+  const { Item } = await db().send(new GetCommand(currentItemParams(model, id)));
+  return Item as Item | undefined;
+}
+
+/** Whether a write refused by its condition was this very write, landed by an earlier attempt. */
+export async function landed(error: unknown, model: Model, id: string, writeToken: unknown): Promise<boolean> {
+  return isConditionFailure(error) && wasRetried(error) && (await currentItem(model, id))?.[WRITE_TOKEN_ATTRIBUTE] === writeToken;
+}
