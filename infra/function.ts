@@ -12,6 +12,7 @@ import { PACKAGE_ASSETS } from '../shared/docs/assets';
 import { ESBUILD_OPTIONS, handlerEntry } from './bundling';
 import { accessOf, type DeployedFunction, type SecretName } from './access';
 import { FUNCTION_SETTINGS } from '../shared/limits';
+import { secretsExtension } from './secrets';
 
 const PROJECT_ROOT = path.resolve(__dirname, '..');
 
@@ -94,6 +95,8 @@ export function serviceFunction(scope: Construct, name: DeployedFunction, resour
     role,
     environment,
     bundling: bundlingFor(name),
+    // shared/secrets.ts reads secrets through this extension, not the SDK (infra/secrets.ts).
+    paramsAndSecrets: access.secrets.length > 0 ? secretsExtension() : undefined,
     description: `recordgate ${name}`,
   });
 

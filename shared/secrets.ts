@@ -1,24 +1,30 @@
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { request } from 'node:http';
 import { ApiError } from './http/errors';
 
 /**
  * A setting that is a plain environment variable locally (`NAME`) and a Secrets Manager secret
  * in AWS (`NAME_SECRET_ARN`, whose SecretString is the value). Values are cached per container
  * for five minutes, so a rotated secret is picked up without a redeploy.
+ *
+ * In AWS the secret is read through the AWS Parameters and Secrets Lambda Extension (a layer,
+ * infra/secrets.ts) over HTTP on localhost, not with the SDK's Secrets Manager client: the
+ * client was ~24 KiB of every bundle that reads a secret, loaded at every cold start
+ * (docs/benchmarks.md, issue 14). The extension's own cache is off, so this cache alone decides
+ * when a rotated value is seen, as before.
  */
 const TTL_MS = 5 * 60_000;
+/** The extension's port when PARAMETERS_SECRETS_EXTENSION_HTTP_PORT does not say another. */
+const EXTENSION_DEFAULT_PORT = '2773';
 const cache = new Map<string, { value: string | undefined; expires: number }>();
-let client: SecretsManagerClient | undefined;
 
 export async function secretSetting(name: string): Promise<string | undefined> {
   const arn = process.env[`${name}_SECRET_ARN`];
   if (!arn) return process.env[name];
   const hit = cache.get(name);
   if (hit && hit.expires > Date.now()) return hit.value;
-  client ??= new SecretsManagerClient({ region: process.env.AWS_REGION });
   let SecretString: string | undefined;
   try {
-    ({ SecretString } = await client.send(new GetSecretValueCommand({ SecretId: arn })));
+    ({ SecretString } = await getSecretValue(arn));
   } catch (error) {
     // A missing grant, a deleted secret or no route to Secrets Manager: the operator's to fix,
     // and never to be mistaken for a database outage.
@@ -28,4 +34,43 @@ export async function secretSetting(name: string): Promise<string | undefined> {
   }
   cache.set(name, { value: SecretString, expires: Date.now() + TTL_MS });
   return SecretString;
+}
+
+class SecretsExtensionError extends Error {
+  override readonly name = 'SecretsExtensionError';
+}
+
+/**
+ * GetSecretValue through the extension: GET /secretsmanager/get?secretId=<arn> with the
+ * function's session token in X-Aws-Parameters-Secrets-Token; the answer is GetSecretValue's
+ * own JSON. https://docs.aws.amazon.com/secretsmanager/latest/userguide/retrieving-secrets_lambda.html
+ */
+function getSecretValue(arn: string): Promise<{ SecretString?: string }> {
+  const port = process.env.PARAMETERS_SECRETS_EXTENSION_HTTP_PORT || EXTENSION_DEFAULT_PORT;
+  return new Promise((resolve, reject) => {
+    const req = request({
+      host: 'localhost',
+      port,
+      path: `/secretsmanager/get?secretId=${encodeURIComponent(arn)}`,
+      headers: { 'X-Aws-Parameters-Secrets-Token': process.env.AWS_SESSION_TOKEN ?? '' },
+    }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('error', reject);
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        if (res.statusCode !== 200) {
+          reject(new SecretsExtensionError(`the Parameters and Secrets extension answered HTTP ${res.statusCode}: ${text.slice(0, 300)}`));
+          return;
+        }
+        try {
+          resolve(JSON.parse(text) as { SecretString?: string });
+        } catch {
+          reject(new SecretsExtensionError('the Parameters and Secrets extension answered with no JSON'));
+        }
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }

@@ -1,0 +1,48 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { secretSetting } from '../../shared/secrets';
+
+// shared/secrets.ts in AWS: GetSecretValue through the Parameters and Secrets Lambda Extension
+// on localhost (infra/secrets.ts), with the session token, cached for five minutes.
+let server: Server;
+const seen: Array<{ url: string; token: string | undefined }> = [];
+let answer: { status: number; body: string } = { status: 200, body: '{}' };
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    seen.push({ url: req.url ?? '', token: req.headers['x-aws-parameters-secrets-token'] as string | undefined });
+    res.writeHead(answer.status, { 'content-type': 'application/json' }).end(answer.body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  process.env.PARAMETERS_SECRETS_EXTENSION_HTTP_PORT = String((server.address() as AddressInfo).port);
+  process.env.AWS_SESSION_TOKEN = 'session-token';
+});
+
+afterAll(async () => {
+  delete process.env.PARAMETERS_SECRETS_EXTENSION_HTTP_PORT;
+  delete process.env.AWS_SESSION_TOKEN;
+  await new Promise((resolve) => server.close(resolve));
+});
+
+test('a secret is read from the extension with the session token, then served from the cache', async () => {
+  const arn = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:UNIT_A-Ab12Cd';
+  process.env.UNIT_A_SECRET_ARN = arn;
+  answer = { status: 200, body: JSON.stringify({ ARN: arn, Name: 'UNIT_A', SecretString: 's3cr3t', VersionId: 'v1' }) };
+  expect(await secretSetting('UNIT_A')).toBe('s3cr3t');
+  expect(await secretSetting('UNIT_A')).toBe('s3cr3t');
+  expect(seen).toEqual([{ url: `/secretsmanager/get?secretId=${encodeURIComponent(arn)}`, token: 'session-token' }]);
+});
+
+test('an extension error is secret_unavailable, logged, never a database error', async () => {
+  process.env.UNIT_B_SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:UNIT_B-Ab12Cd';
+  answer = { status: 400, body: 'AccessDeniedException' };
+  const log = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+  await expect(secretSetting('UNIT_B')).rejects.toMatchObject({ code: 'secret_unavailable' });
+  expect(log.mock.calls[0][0]).toContain('HTTP 400');
+  log.mockRestore();
+});
+
+test('without an ARN the setting is the plain environment variable (the local server)', async () => {
+  process.env.UNIT_C = 'plain';
+  expect(await secretSetting('UNIT_C')).toBe('plain');
+});
