@@ -36,8 +36,23 @@ export async function secretSetting(name: string): Promise<string | undefined> {
   return SecretString;
 }
 
-class SecretsExtensionError extends Error {
-  override readonly name = 'SecretsExtensionError';
+/**
+ * The extension's error answer, named as the SDK client named it (AccessDeniedException,
+ * ResourceNotFoundException, ...) so the log reads as before: an AWS JSON error's __type, or
+ * the error name the answer's text starts with.
+ */
+function extensionError(status: number | undefined, text: string): Error {
+  let name: string | undefined;
+  try {
+    const body = JSON.parse(text) as { __type?: unknown; code?: unknown };
+    const type = typeof body.__type === 'string' ? body.__type : typeof body.code === 'string' ? body.code : undefined;
+    name = type?.split('#').pop();
+  } catch {
+    name = /^\s*([A-Z][A-Za-z]*(?:Exception|Error|Fault))\b/.exec(text)?.[1];
+  }
+  const error = new Error(`the Parameters and Secrets extension answered HTTP ${status}: ${text.slice(0, 300)}`);
+  error.name = name ?? 'SecretsExtensionError';
+  return error;
 }
 
 /**
@@ -60,13 +75,13 @@ function getSecretValue(arn: string): Promise<{ SecretString?: string }> {
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
         if (res.statusCode !== 200) {
-          reject(new SecretsExtensionError(`the Parameters and Secrets extension answered HTTP ${res.statusCode}: ${text.slice(0, 300)}`));
+          reject(extensionError(res.statusCode, text));
           return;
         }
         try {
           resolve(JSON.parse(text) as { SecretString?: string });
         } catch {
-          reject(new SecretsExtensionError('the Parameters and Secrets extension answered with no JSON'));
+          reject(extensionError(res.statusCode, 'the Parameters and Secrets extension answered with no JSON'));
         }
       });
     });

@@ -38,7 +38,7 @@ test('an extension error is secret_unavailable, logged, never a database error',
   answer = { status: 400, body: 'AccessDeniedException' };
   const log = jest.spyOn(console, 'error').mockImplementation(() => undefined);
   await expect(secretSetting('UNIT_B')).rejects.toMatchObject({ code: 'secret_unavailable' });
-  expect(log.mock.calls[0][0]).toContain('HTTP 400');
+  expect(JSON.parse(log.mock.calls[0][0] as string)).toMatchObject({ code: 'secret_unavailable', secret: 'UNIT_B', name: 'AccessDeniedException' });
   log.mockRestore();
 });
 
