@@ -12,6 +12,7 @@ import { PACKAGE_ASSETS } from '../shared/docs/assets';
 import { ESBUILD_OPTIONS, handlerEntry } from './bundling';
 import { accessOf } from './access';
 import { FUNCTION_DESCRIPTORS, type FunctionName, type SecretName } from '../shared/http/functions';
+import { secretsExtension } from './secrets';
 
 const PROJECT_ROOT = path.resolve(__dirname, '..');
 
@@ -95,6 +96,8 @@ export function serviceFunction(scope: Construct, name: FunctionName, resources:
     role,
     environment,
     bundling: bundlingFor(name),
+    // shared/secrets.ts reads secrets through this extension, not the SDK (infra/secrets.ts).
+    paramsAndSecrets: access.secrets.length > 0 ? secretsExtension() : undefined,
     description: `recordgate ${name}`,
   });
 

@@ -1,4 +1,5 @@
 import { SecretValue } from 'aws-cdk-lib';
+import { ParamsAndSecretsLayerVersion, ParamsAndSecretsVersions } from 'aws-cdk-lib/aws-lambda';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import type { SecretName } from '../shared/http/functions';
@@ -33,4 +34,14 @@ export class ServiceSecrets extends Construct {
       }),
     };
   }
+}
+
+/**
+ * The AWS Parameters and Secrets Lambda Extension, for the functions that read a secret:
+ * shared/secrets.ts reads through it over localhost instead of bundling the SDK's Secrets
+ * Manager client (issue 14: ~24 KiB of each bundle, loaded at every cold start). Its cache is
+ * off, so shared/secrets.ts's five-minute cache alone decides when a rotated value is seen.
+ */
+export function secretsExtension(): ParamsAndSecretsLayerVersion {
+  return ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103, { cacheEnabled: false });
 }

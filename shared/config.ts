@@ -51,6 +51,16 @@ export type SecretName = 'API_TOKENS' | 'CURSOR_SECRET' | 'ONEBOT_SECRET' | 'ONE
 
 export const secretSource = (name: SecretName): { arn?: string; value?: string } => ({ arn: env(`${name}_SECRET_ARN`) || undefined, value: env(name) });
 
+/**
+ * Where the AWS Parameters and Secrets Lambda Extension listens (PARAMETERS_SECRETS_EXTENSION_HTTP_PORT,
+ * default 2773) and the token it asks for (the function's AWS_SESSION_TOKEN), per AWS's guide:
+ * https://docs.aws.amazon.com/secretsmanager/latest/userguide/retrieving-secrets_lambda.html
+ */
+export const secretsExtension = (): { port: string; token: string } => ({
+  port: env('PARAMETERS_SECRETS_EXTENSION_HTTP_PORT') || '2773',
+  token: env('AWS_SESSION_TOKEN') ?? '',
+});
+
 /** Bot accounts the OneBot receiver accepts (ONEBOT_SELF_IDS, comma-separated); empty: any. */
 export const onebotSelfIds = (): string[] => list(env('ONEBOT_SELF_IDS'));
 

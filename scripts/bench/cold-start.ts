@@ -12,7 +12,12 @@ import { median, ratio, round } from './stats';
 const BASELINE = 'baseline (DocumentClient + GetItem)';
 const MAX_BUNDLE_KB = 450;
 const MAX_LOAD_RATIO = 1.2;
-/** lambda-perf's daily hello-world, Node 22 on arm64: init duration, 2026-08 (../shared/research/toolchain.md). */
+/**
+ * lambda-perf's daily hello-world, Node 22 on arm64: init duration, 2026-08 (../shared/research/toolchain.md).
+ * Source: https://github.com/maxday/lambda-perf (10 cold starts a day per runtime, REPORT line's
+ * Init Duration); its data/2025/2025-12-21.json gives nodejs22.x, 512 MB, arm64 a mean of 118 ms
+ * (102-139 ms), in line with this range.
+ */
 const HELLO_WORLD_INIT_MS = { low: 124, high: 130 };
 
 /** The functions that exist right now: the route table's, plus any that others are adding. */
@@ -109,7 +114,7 @@ bundle is loaded (node's own start-up included). Sizes are of the minified bundl
           ...rows.map((r) => [r.name, r.kb, r.loadMs, r.loadRatio, r.cpuMs, r.cpuRatio, r.processMs, r.processRatio]),
         ],
       }, {
-        caption: `Estimated Lambda init duration: the Node 22 runtime's own start (lambda-perf's hello-world, Node 22 arm64: ${HELLO_WORLD_INIT_MS.low}-${HELLO_WORLD_INIT_MS.high} ms) plus the require time measured here:`,
+        caption: `Estimated Lambda init duration as a user sees it on a cold start: the Node 22 runtime's own start (the hello-world function of maxday/lambda-perf, https://github.com/maxday/lambda-perf, Node 22 arm64: ${HELLO_WORLD_INIT_MS.low}-${HELLO_WORLD_INIT_MS.high} ms; its 2025-12-21 data file: mean 118 ms at 512 MB) plus the require time measured here (this machine's, a stand-in for Lambda's arm64 cores at 512 MB):`,
         columns: ['function', 'require ms', 'estimated init ms', 'vs hello-world'],
         rows: [
           ['hello-world (lambda-perf)', 0, `${HELLO_WORLD_INIT_MS.low}-${HELLO_WORLD_INIT_MS.high}`, 1],
@@ -131,7 +136,8 @@ bundle is loaded (node's own start-up included). Sizes are of the minified bundl
       ],
       notes: [
         'Issue 14, kept: each record function bundles only its own operation (shared/api/<operation>.ts; test/unit/infra/bundle-contents.test.ts checks the metafile), models load on their first request (shared/models/catalog.ts: a reaction request never builds the OneBot models), and every schema a record function evaluates at load is zod/mini (shared/zod.ts). Measured on list, CPU of require() vs the bare-SDK bundle, same run: 1.61x before, 1.44x with the split and lazy models, 1.41x with zod/mini. Alone, the full zod API added 1.18-1.20x to the bare bundle, the Secrets Manager client 1.02x, zod/mini 1.06x.',
-        'Not met, and why: what remains is mostly compiling the bundle, which grows with its size (V8 pre-parses every function of it). The record bundles still hold the full zod API (about 80 KiB) because the OneBot models, which any record function may be asked for, are written with it (shared/models/onebot.ts, issue 15\'s), and the Secrets Manager client (about 25 KiB). Next steps, in order of size: the OneBot models and events in zod/mini (takes the full API out of every bundle but openapi\'s); the AWS Parameters and Secrets Lambda Extension read over localhost instead of the client (with a stand-in in test/support/artifact honouring PARAMETERS_SECRETS_EXTENSION_HTTP_PORT); health, models and the receiver keep the full API until then.',
+        'Issue 14, second pass, kept: (1) the OneBot models (shared/models/onebot.ts), the receiver\'s event schema, kept deliveries, the bot API answer and the health check in zod/mini, which takes the full zod API (~46 KiB of output) out of every bundle but openapi\'s; the event schema is now written once (shared/onebot/events.ts) and the OpenAPI document shows it, byte-identical to before; (2) secrets read through the AWS Parameters and Secrets Lambda Extension over localhost (shared/secrets.ts, layer in infra/secrets.ts), which takes the Secrets Manager client (~24 KiB) out of every bundle. Same-run A/B against the bundles of the commit before (15 fresh processes each, interleaved), CPU of require() vs the bare-SDK bundle: create 1.49x -> 1.32x, list 1.41x -> 1.25x, health_check 1.45x -> 1.23x, models 1.74x -> 1.61x, onebot 2.08x -> 1.82x; bundles create 506 -> 436 KiB, list 513 -> 442, update 518 -> 448, health_check 482 -> 423, models 488 -> 416, onebot 691 -> 631, openapi 552 -> 528. Taken on a machine with a load average of 10-12 on 2 cores (six engineers\' runs): the lead\'s full run after the merge is the figure to quote. A later run at a load average of 2-3 put the record functions at 1.17-1.27x CPU and 1.19-1.30x wall (update, delete and health_check under 1.2x CPU), models at 1.56x and health at 1.40x (both define every OneBot model at load, models through shared/models/registry.ts\'s MODELS and health through shared/onebot/bots.ts, which brings the regex engine and defineModel\'s JSON Schema checks into the cold start; every request of theirs needs those models, so building them on first use would only move the cost into the first request: the lever is what defining a model costs), the receiver at 1.74x and openapi at 1.81x.',
+        'Not met, and why: what remains over the bare-SDK bundle in a record function is our own code and the libraries it runs at load: middy, lossless-json, the zod/mini core with its English messages (~35 KiB), and zod\'s JSON Schema generator (~20 KiB, which shared/models/define.ts uses to check indexed fields when a model is defined and the filters need for paths); V8 pre-parses all of it. The receiver (631 KiB) also bundles the S3 client (~100 KiB, events too large for a record) and the SQS client (~24 KiB, deliveries kept while the database is unreachable), both for rare paths; openapi (528 KiB) the full zod API for the document. Next steps, by size: the receiver\'s two rare calls (S3 PutObject/GetObject, SQS SendMessage) signed with @smithy/signature-v4, which the DynamoDB client already bundles, over node:https, instead of two more SDK clients (~120 KiB); the OpenAPI document generated at build time and served as a file (shared/openapi is issue 14\'s wtD work); the indexed-field check of defineModel done without toJSONSchema, so record functions that never filter by path (create, get_one by id) do not parse the generator.',
         'This machine was shared with other test runs while measuring: ratios moved by up to ±20% between runs, so a few percent either side of a target is noise.',
       ],
       data: { runs, baseline, functions: rows },

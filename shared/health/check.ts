@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod';
 import { databaseHealth } from '../api/health';
 import { causeOf, log } from '../log';
 import { HEALTH_METRICS, type Measurement } from './metrics';

@@ -1,11 +1,11 @@
 import type { RouteScope } from '../auth/scopes';
+import type { SecretName } from '../config';
 import { API_THROTTLES, FUNCTION_SETTINGS } from '../limits';
 
 /** The DynamoDB actions a function may be granted; none of them scans, batches or transacts. */
 export type DynamoAction = 'dynamodb:GetItem' | 'dynamodb:Query' | 'dynamodb:PutItem' | 'dynamodb:UpdateItem' | 'dynamodb:DeleteItem';
 
-/** Settings read through secretSetting(NAME): a Secrets Manager secret per name (infra/secrets.ts). */
-export type SecretName = 'API_TOKENS' | 'ONEBOT_SECRET' | 'ONEBOT_ACCESS_TOKEN' | 'CURSOR_SECRET';
+export type { SecretName };
 
 export type LambdaSettings = { readonly [K in keyof typeof FUNCTION_SETTINGS]: number };
 export type Throttle = { readonly [K in keyof typeof API_THROTTLES.stage]: number };

@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { onebotApiRootsText } from '../config';
+import * as z from '../zod';
 import { parseExactJson, stringifyExactJson } from '../json/exact-json';
 import { ONEBOT_LIMITS } from '../limits';
 import { log } from '../log';
@@ -16,7 +16,7 @@ export type Done = NonNullable<ModelRecord<typeof onebotEvent>['done']>;
  * bot's self id to the root URL of its OneBot HTTP API (a plain variable), and
  * `ONEBOT_ACCESS_TOKEN` is the token sent as `Authorization: Bearer` (a secret in AWS).
  */
-const apiRoots = z.record(z.string().regex(/^\d+$/, 'a bot account is a number'), z.url({ protocol: /^https?$/ }));
+const apiRoots = z.record(z.string().check(z.regex(/^\d+$/, 'a bot account is a number')), z.url({ protocol: /^https?$/ }));
 
 /** ONEBOT_API_ROOTS as text: the roots, or an Error saying what is wrong. */
 export function parseApiRoots(text: string): Record<string, string> {
@@ -62,7 +62,7 @@ export function apiCallOf(event: OneBotEvent, answer: Record<string, unknown>): 
   return undefined;
 }
 
-const actionAnswer = z.looseObject({ status: z.string().optional(), retcode: z.number().optional() });
+const actionAnswer = z.looseObject({ status: z.optional(z.string()), retcode: z.optional(z.number()) });
 
 /**
  * Calls the bot's HTTP API (POST <root>/<action>, JSON body) and says how it went. Never

@@ -1,5 +1,5 @@
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
+import * as z from '../zod';
 import { ApiError } from '../http/errors';
 import { isExactNumber, numberText, parseExactJson, toExactNumber, type ExactNumber } from '../json/exact-json';
 import { unstorableKeyPath } from '../json/storable';
@@ -11,16 +11,23 @@ import { ONEBOT_LIMITS } from '../limits';
 export type OneBotId = ExactNumber | string;
 const id = z.union([z.number(), z.instanceof(NumberValue), z.string()]);
 
+/** How the OpenAPI document shows an int64 (the exact NumberValue is how it is parsed, not what is sent). */
+const INTEGER = { type: 'integer', minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER } as const;
+
 /**
  * What the receiver relies on; everything else (NapCat and go-cqhttp extras, unknown post
- * types such as `message_sent`) passes through untouched and is stored as received.
+ * types such as `message_sent`) passes through untouched and is stored as received. The one
+ * schema of a OneBot event: the receiver checks bodies with it and the OpenAPI document shows it
+ * (the metadata says how the exact-number parts look on the wire). `time` is documented, not
+ * checked: an odd sender's event is stored rather than refused (eventFields leaves the field out).
  */
-const eventSchema = z.looseObject({
-  post_type: z.string().min(1),
-  self_id: id.optional(),
-});
+export const onebotEventSchema = z.looseObject({
+  post_type: z.string().check(z.minLength(1), z.describe('message, notice, request, meta_event, message_sent, ...')),
+  self_id: z.optional(id).check(z.meta({ description: 'The bot account (int64, exact)', anyOf: [INTEGER, { type: 'string' }] })),
+  time: z.optional(z.unknown()).check(z.meta({ description: 'Unix seconds', ...INTEGER })),
+}).check(z.describe('A OneBot 11 event as go-cqhttp, NapCat, LLOneBot or Lagrange post it; stored as received'));
 
-export type OneBotEvent = z.infer<typeof eventSchema> & Record<string, unknown>;
+export type OneBotEvent = z.infer<typeof onebotEventSchema> & Record<string, unknown>;
 
 /** The body as JSON with exact numbers; refuses what cannot be an event before parsing deep nesting. */
 export function parseBody(rawBody: Buffer): unknown {
@@ -41,7 +48,7 @@ export function parseEvent(body: unknown): OneBotEvent {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new ApiError('invalid_request', 'A OneBot event is a JSON object', { details: [{ path: '', message: 'not an object' }] });
   }
-  const result = eventSchema.safeParse(body);
+  const result = onebotEventSchema.safeParse(body);
   if (!result.success) {
     const [detail] = issueDetails(result.error.issues);
     throw new ApiError('invalid_request', `Not a OneBot event: ${detail.path}: ${detail.message}`, { details: [detail] });

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod';
 import { getBlob } from './blobs';
 import { parseBody, parseEvent } from './events';
 import { handleEvent, type Delivery } from './handle';
@@ -9,8 +9,8 @@ import { handleEvent, type Delivery } from './handle';
  * reads after verification, and when it was received (the retry window counts from then).
  */
 export const keptDelivery = z.strictObject({
-  body: z.string().optional(),
-  body_ref: z.string().optional(),
+  body: z.optional(z.string()),
+  body_ref: z.optional(z.string()),
   headers: z.record(z.string(), z.string()),
   received_at: z.iso.datetime(),
 });

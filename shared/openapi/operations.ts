@@ -11,6 +11,8 @@ import type { ErrorCode } from '../http/errors';
 import type { Route } from '../http/routes';
 import { LIMITS } from '../limits';
 import type { Model } from '../models/define';
+// The receiver's own schema: the document shows what it checks (one schema, not two to keep alike).
+import { onebotEventSchema } from '../onebot/events';
 import { exampleData } from './examples';
 
 /** A request body's schema, in the full zod API or zod/mini (shared/api/requests.ts): both check with safeParse. */
@@ -120,13 +122,6 @@ export const RECORD_OPERATIONS: Record<'create' | 'get_one' | 'list' | 'count' |
   }),
 };
 
-// What the receiver relies on (shared/onebot/events.ts); it keeps everything else the sender adds.
-const onebotEvent = z.looseObject({
-  post_type: z.string().min(1).describe('message, notice, request, meta_event, message_sent, ...'),
-  self_id: z.union([z.int(), z.string()]).optional().describe('The bot account (int64, exact)'),
-  time: z.int().optional().describe('Unix seconds'),
-}).describe('A OneBot 11 event as go-cqhttp, NapCat, LLOneBot or Lagrange post it; stored as received');
-
 /** The routes that are not per model. */
 export const SERVICE_OPERATIONS: Record<string, (route: Route) => OperationDoc> = {
   models: () => ({
@@ -141,7 +136,7 @@ export const SERVICE_OPERATIONS: Record<string, (route: Route) => OperationDoc> 
   onebot: () => ({
     description: 'The OneBot 11 HTTP POST receiver: point the bot implementation\'s post_url here. It authenticates with '
       + 'X-Signature (HMAC-SHA1 of the raw body with the shared secret), not with a bearer token. A re-sent event is stored once (README "Duplicates").',
-    request: { name: 'onebot_post_body', schema: onebotEvent, examples: { heartbeat: { time: 1700000000, self_id: 10001, post_type: 'meta_event', meta_event_type: 'heartbeat', status: { online: true, good: true }, interval: 5000 } } },
+    request: { name: 'onebot_post_body', schema: onebotEventSchema, examples: { heartbeat: { time: 1700000000, self_id: 10001, post_type: 'meta_event', meta_event_type: 'heartbeat', status: { online: true, good: true }, interval: 5000 } } },
     // 200 `{}` rather than 204 for "nothing to do": LLOneBot warns on every empty answer (README).
     success: {
       status: 200,

@@ -4,7 +4,7 @@ import { startGateway, type Invocation } from '../../../scripts/local/gateway';
 import { readAssembly, type Assembly } from './assembly';
 import { startRecordingProxy } from './recorder';
 import { FunctionSandboxes } from './sandbox';
-import { secretArn, startSecretsStandIn, type SecretSource } from './secrets';
+import { secretArn, SESSION_TOKEN, startSecretsStandIn, type SecretSource } from './secrets';
 
 export interface ArtifactApi {
   url: string;
@@ -47,6 +47,8 @@ export async function startArtifactApi(options: ArtifactOptions): Promise<Artifa
     sandboxes.set(fn.name, new FunctionSandboxes(fn, {
       timeoutSeconds: options.timeoutSeconds,
       resolve: (name, value) => {
+        // The Parameters and Secrets extension's port (infra/secrets.ts) is the stand-in's here.
+        if (name === 'PARAMETERS_SECRETS_EXTENSION_HTTP_PORT') return String(secrets.port);
         if (typeof value === 'string') return value;
         if (name === 'TABLE_NAME') return options.table;
         if (name.endsWith('_SECRET_ARN')) return secretArn(name.replace(/_SECRET_ARN$/, ''));
@@ -59,6 +61,7 @@ export async function startArtifactApi(options: ArtifactOptions): Promise<Artifa
         AWS_DEFAULT_REGION: 'us-east-1',
         AWS_ACCESS_KEY_ID: 'artifact',
         AWS_SECRET_ACCESS_KEY: 'artifact',
+        AWS_SESSION_TOKEN: SESSION_TOKEN,
         AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint,
         AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
         // Lambda runs Node 22; here Node 20 would make the pinned SDK print its upgrade notice.
