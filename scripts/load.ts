@@ -31,7 +31,10 @@ interface Stats {
 
 function pick(): Op {
   let r = Math.random() * MIX.reduce((n, [, w]) => n + w, 0);
-  for (const [op, weight] of MIX) if ((r -= weight) < 0) return op;
+  for (const [op, weight] of MIX) {
+    r -= weight;
+    if (r < 0) return op;
+  }
   return 'get_one';
 }
 
@@ -89,7 +92,7 @@ class Client {
       case 'create_batch': {
         const batch = Array.from({ length: 5 }, content);
         const r = await this.call(op, path('create'), { data: batch.map((c) => ({ user_id: this.n, content: c })) });
-        if (r?.status === 201) r.data.records.forEach((rec: { id: string; content: string }) => this.records.set(rec.id, rec.content));
+        if (r?.status === 201) for (const rec of r.data.records as Array<{ id: string; content: string }>) this.records.set(rec.id, rec.content);
         else this.expect(false, `batch create answered ${r?.status}`);
         return;
       }

@@ -61,8 +61,8 @@ async function main(): Promise<void> {
   }
   const total = profile.samples?.length ?? 1;
   console.log(`${fn}: ${((used.user + used.system) / calls).toFixed(0)} µs CPU per call (profiler on), ${calls} calls; profile in ${file}`);
-  console.log('\nself time by package or file:\n' + top(byGroup, total, 25).join('\n'));
-  console.log('\nself time by function:\n' + top(byFunction, total, 30).join('\n'));
+  console.log(`\nself time by package or file:\n${top(byGroup, total, 25).join('\n')}`);
+  console.log(`\nself time by function:\n${top(byFunction, total, 30).join('\n')}`);
 }
 
 main().then(() => process.exit(0), (error) => {

@@ -132,7 +132,9 @@ export function renderSvg(chart: Chart): string {
   const py = (y: number) => height - margin.bottom - ((lx(y) - y0) / (y1 - y0 || 1)) * (height - margin.top - margin.bottom);
   const xTicks = [...new Set(points.map((p) => p.x))].sort((a, b) => a - b);
   const out = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12" role="img">`,
+    // A screen reader names the chart by its title.
+    `<title>${escapeXml(chart.title)}</title>`,
     `<rect width="${width}" height="${height}" fill="white"/>`,
     `<text x="${margin.left}" y="22" font-size="15" font-weight="bold">${escapeXml(chart.title)}</text>`,
   ];

@@ -11,7 +11,7 @@ import { answerInProcess, recordCalls, type Answers } from './responder';
 import { apiEvent, benchContext, groupMessage, ONEBOT_PATH, onebotHeaders } from './requests';
 import { paired } from './stats';
 
-type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2 | void>;
+type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2 | undefined>;
 
 const MAX_RATIO = 1.3;
 const TOKEN = 'bench-token-with-every-scope';

@@ -46,10 +46,10 @@ export async function runWriters(options: WorkloadOptions): Promise<number> {
           own.push(tag);
         } else if (roll < 0.55) {
           const ids = [0, 1, 2, 3, 4].map((i) => `${tag}-b${i}`);
-          ids.forEach((id) => options.ledger.begin(id, `v0-${id}`));
+          for (const id of ids) options.ledger.begin(id, `v0-${id}`);
           const answer = await call(options.url, 'reaction/create', { ids, data: ids.map((id) => ({ user_id: w, content: `v0-${id}` })) });
           if (answer.status !== 201) throw new Error(`batch ${tag}: ${answer.status} ${JSON.stringify(answer.data)}`);
-          ids.forEach((id) => options.ledger.settle(id, `v0-${id}`));
+          for (const id of ids) options.ledger.settle(id, `v0-${id}`);
           own.push(...ids);
         } else if (roll < 0.9) {
           const id = own[Math.floor(Math.random() * own.length)];

@@ -28,6 +28,7 @@ export const requestErrorMap: z.core.$ZodErrorMap = (issue) => {
 export const idSchema = z.string().check(
   z.minLength(1, 'must not be empty'),
   z.maxLength(LIMITS.maxIdLength),
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is this check's job
   z.regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters'),
   z.describe('Record id; any text without control characters'),
 );

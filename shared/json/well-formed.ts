@@ -16,7 +16,9 @@ export function illFormedPath(value: unknown): PropertyKey[] | undefined {
     if (typeof node === 'string') {
       if (UNPAIRED_SURROGATE.test(node)) return path;
     } else if (Array.isArray(node)) {
-      node.forEach((child, i) => pending.push([child, [...path, i]]));
+      node.forEach((child, i) => {
+        pending.push([child, [...path, i]]);
+      });
     } else if (typeof node === 'object' && node !== null && !(node instanceof NumberValue)) {
       for (const [key, child] of Object.entries(node)) {
         if (UNPAIRED_SURROGATE.test(key)) return [...path, key];

@@ -59,6 +59,7 @@ export const VALUE_END = '\u0000';
 export const VALUE_AFTER = '\u0001';
 
 // Escaping keeps \0 and \1 out of encoded strings while keeping their order.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: U+0000 and U+0001 are the escape's own alphabet
 const escapeString = (s: string): string => s.replace(/[\u0000\u0001]/g, (c) => (c === '\u0000' ? '\u0001\u0001' : '\u0001\u0002'));
 
 function truncateUtf8(s: string, maxBytes: number): string {

@@ -1,7 +1,7 @@
 import type { Model } from '../models/define';
 import { isMatchAll, type FilterNode } from './filter/ast';
 import { compileFilter } from './filter/compile';
-import { ExpressionBuilder } from './filter/expression';
+import type { ExpressionBuilder } from './filter/expression';
 import { InvalidOrder } from './errors';
 import {
   afterPrefix, indexPartitionKey, indexSlotOf, keyIsExact, keyPrefix, kindRange, partitionKey, shardOf, sortableValue, VALUE_AFTER, VALUE_END,

@@ -29,11 +29,13 @@ async function tryOperation(page: Page, operationId: string, body: unknown): Pro
   const answer = block.locator('.live-responses-table .response');
   await answer.locator('.response-col_status').waitFor();
   return {
+    // biome-ignore lint/performance/useDomNodeTextContent: Playwright's Locator.innerText, the text a reader sees, not the DOM property
     status: (await answer.locator('.response-col_status').innerText()).trim(),
     body: await bodyText(answer),
   };
 }
 
+// biome-ignore lint/performance/useDomNodeTextContent: Playwright's Locator.innerText, the text a reader sees, not the DOM property
 const bodyText = (answer: Locator) => answer.locator('.response-col_description .microlight').first().innerText();
 
 test('a user opens /docs, authorizes with a token, runs create then list, and sees the record', async () => {

@@ -49,7 +49,7 @@ describeBoth('dynalite and DynamoDB Local', () => {
     let compared = 0;
     await fc.assert(
       fc.asyncProperty(filter, orderBy, async (filters, order) => {
-        let node;
+        let node: ReturnType<typeof parseFilter>;
         try {
           node = parseFilter(model, filters);
         } catch (error) {

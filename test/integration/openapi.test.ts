@@ -115,6 +115,8 @@ describe('real answers validate against the served document', () => {
       const check = ajv.compile({ $ref: `openapi.json${$ref}` });
       return check(body) ? [] : check.errors;
     };
+    const seeded = await api.post('/api/db/reaction/create', { data: [{ user_id: 1, user_name: 'ann', content: '+1' }, { user_id: 2, content: 'eyes' }], ids: ['v-1', 'v-2'] }, root);
+    expect(seeded.status).toBe(201);
   });
   const read = async (op: string, body: unknown, status = 200) => {
     const r = await api.post(`/api/db/reaction/${op}`, body, root);
@@ -122,9 +124,6 @@ describe('real answers validate against the served document', () => {
     return validate(`/api/db/reaction/${op}`, status, JSON.parse(r.text));
   };
 
-  beforeAll(async () => {
-    await api.post('/api/db/reaction/create', { data: [{ user_id: 1, user_name: 'ann', content: '+1' }, { user_id: 2, content: 'eyes' }], ids: ['v-1', 'v-2'] }, root);
-  });
 
   test.each([
     ['get_one', { filters: { id: 'v-1' } }],

@@ -3,7 +3,10 @@ import { handler } from '../../functions/health_check/handler';
 /** Runs the scheduled health check once and returns the EMF documents it wrote to stdout. */
 export async function runHealthCheck(): Promise<Array<Record<string, any>>> { // eslint-disable-line @typescript-eslint/no-explicit-any
   const lines: string[] = [];
-  const write = jest.spyOn(process.stdout, 'write').mockImplementation((chunk) => (lines.push(String(chunk)), true));
+  const write = jest.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+    lines.push(String(chunk));
+    return true;
+  });
   try {
     await handler();
   } finally {

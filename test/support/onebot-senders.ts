@@ -72,18 +72,18 @@ const hmacHex = (secret: string, body: Buffer): string => createHmac('sha1', Buf
 /** CQ-code text parsed the way the bots do, for rendering what a recipient sees. */
 function cqSegments(text: string): Segment[] {
   const out: Segment[] = [];
-  const unescape = (s: string) => s.replace(/&#91;/g, '[').replace(/&#93;/g, ']').replace(/&#44;/g, ',').replace(/&amp;/g, '&');
+  const unescapeCq = (s: string) => s.replace(/&#91;/g, '[').replace(/&#93;/g, ']').replace(/&#44;/g, ',').replace(/&amp;/g, '&');
   let rest = text;
   while (rest.length > 0) {
     const at = rest.indexOf('[CQ:');
     const end = at >= 0 ? rest.indexOf(']', at) : -1;
     if (at < 0 || end < 0) {
-      out.push({ type: 'text', data: { text: unescape(rest) } });
+      out.push({ type: 'text', data: { text: unescapeCq(rest) } });
       break;
     }
-    if (at > 0) out.push({ type: 'text', data: { text: unescape(rest.slice(0, at)) } });
+    if (at > 0) out.push({ type: 'text', data: { text: unescapeCq(rest.slice(0, at)) } });
     const [type, ...params] = rest.slice(at + 4, end).split(',');
-    out.push({ type, data: Object.fromEntries(params.map((p) => [p.slice(0, p.indexOf('=')), unescape(p.slice(p.indexOf('=') + 1))])) });
+    out.push({ type, data: Object.fromEntries(params.map((p) => [p.slice(0, p.indexOf('=')), unescapeCq(p.slice(p.indexOf('=') + 1))])) });
     rest = rest.slice(end + 1);
   }
   return out;

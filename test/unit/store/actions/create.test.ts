@@ -17,6 +17,7 @@ describe('storedItem', () => {
       pk: `note#${shard}`,
       sk: 'n1',
       g1pk: `note#rank#${shard}`,
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: U+0000 separates the index key's parts
       g1sk: expect.stringMatching(/\u0000n1$/),
       g2pk: `note#title#${shard}`,
       g2sk: '"Hello\u0000n1',
