@@ -47,7 +47,10 @@ module.exports = {
     { ...common, displayName: 'bench', testMatch: ['<rootDir>/test/bench/**/*.test.ts'] },
     integration('dynalite'),
     ...(javaAvailable ? [integration('ddblocal')] : []),
-    integration('artifact', 'artifact', ['<rootDir>/test/artifact/**/*.test.ts', ...ARTIFACT_SUITES.map((name) => `<rootDir>/test/integration/${name}.test.ts`)]),
+    integration('artifact', 'artifact', [
+      '<rootDir>/test/artifact/**/*.test.ts',
+      ...ARTIFACT_SUITES.map((name) => `<rootDir>/test/integration/${name}.test.ts`),
+    ]),
     // The docs page driven in headless Chromium.
     ...(chromium ? [integration('dynalite', 'e2e', ['<rootDir>/test/e2e/**/*.test.ts'])] : []),
   ],

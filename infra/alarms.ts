@@ -1,8 +1,6 @@
 import { Duration, Stack } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
-import {
-  Alarm, AlarmRule, AlarmState, ComparisonOperator, CompositeAlarm, MathExpression, TreatMissingData, type IMetric,
-} from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, AlarmRule, AlarmState, ComparisonOperator, CompositeAlarm, MathExpression, TreatMissingData, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Operation, type TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
@@ -37,8 +35,14 @@ export const THRESHOLDS = {
 
 // The operations the store issues; a metric-math alarm reads at most 10 metrics.
 const TABLE_OPERATIONS = [
-  Operation.GET_ITEM, Operation.QUERY, Operation.PUT_ITEM, Operation.UPDATE_ITEM, Operation.DELETE_ITEM,
-  Operation.BATCH_GET_ITEM, Operation.BATCH_WRITE_ITEM, Operation.TRANSACT_WRITE_ITEMS,
+  Operation.GET_ITEM,
+  Operation.QUERY,
+  Operation.PUT_ITEM,
+  Operation.UPDATE_ITEM,
+  Operation.DELETE_ITEM,
+  Operation.BATCH_GET_ITEM,
+  Operation.BATCH_WRITE_ITEM,
+  Operation.TRANSACT_WRITE_ITEMS,
 ];
 
 export interface ServiceAlarmsProps {
@@ -74,36 +78,57 @@ export class ServiceAlarms extends Construct {
     // this statement every alarm would go off in silence (docs/decisions.md). Only this account's
     // alarms may publish.
     const { account, partition, region } = Stack.of(this);
-    this.topic.addToResourcePolicy(new PolicyStatement({
-      sid: 'CloudWatchAlarmsPublish',
-      principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
-      actions: ['sns:Publish'],
-      resources: [this.topic.topicArn],
-      conditions: {
-        ArnLike: { 'aws:SourceArn': `arn:${partition}:cloudwatch:${region}:${account}:alarm:*` },
-        StringEquals: { 'aws:SourceAccount': account },
-      },
-    }));
+    this.topic.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'CloudWatchAlarmsPublish',
+        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [this.topic.topicArn],
+        conditions: {
+          ArnLike: { 'aws:SourceArn': `arn:${partition}:cloudwatch:${region}:${account}:alarm:*` },
+          StringEquals: { 'aws:SourceAccount': account },
+        },
+      }),
+    );
     for (const email of props.emails) this.topic.addSubscription(new EmailSubscription(email));
 
-    const alarm = (name: string, description: string, metric: IMetric, options: {
-      threshold: number; comparison: ComparisonOperator; datapoints?: number; of?: number; missing?: TreatMissingData;
-    }) => new Alarm(this, name, {
-      alarmName: `${prefix}-${name}`,
-      alarmDescription: description,
-      metric,
-      threshold: options.threshold,
-      comparisonOperator: options.comparison,
-      evaluationPeriods: options.of ?? 1,
-      datapointsToAlarm: options.datapoints ?? 1,
-      treatMissingData: options.missing ?? TreatMissingData.NOT_BREACHING,
-    });
+    const alarm = (
+      name: string,
+      description: string,
+      metric: IMetric,
+      options: {
+        threshold: number;
+        comparison: ComparisonOperator;
+        datapoints?: number;
+        of?: number;
+        missing?: TreatMissingData;
+      },
+    ) =>
+      new Alarm(this, name, {
+        alarmName: `${prefix}-${name}`,
+        alarmDescription: description,
+        metric,
+        threshold: options.threshold,
+        comparisonOperator: options.comparison,
+        evaluationPeriods: options.of ?? 1,
+        datapointsToAlarm: options.datapoints ?? 1,
+        treatMissingData: options.missing ?? TreatMissingData.NOT_BREACHING,
+      });
     const atLeast = ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD;
 
     const t = THRESHOLDS;
-    this.health = alarm('health', 'The scheduled health check found the database unreachable, or did not run', props.healthCheck.metric(HEALTH_METRICS.healthy, 'Minimum'), {
-      threshold: t.health.below, comparison: ComparisonOperator.LESS_THAN_THRESHOLD, datapoints: t.health.datapoints, of: t.health.of, missing: TreatMissingData.BREACHING,
-    });
+    this.health = alarm(
+      'health',
+      'The scheduled health check found the database unreachable, or did not run',
+      props.healthCheck.metric(HEALTH_METRICS.healthy, 'Minimum'),
+      {
+        threshold: t.health.below,
+        comparison: ComparisonOperator.LESS_THAN_THRESHOLD,
+        datapoints: t.health.datapoints,
+        of: t.health.of,
+        missing: TreatMissingData.BREACHING,
+      },
+    );
 
     this.metrics = {
       api5xxPercent: new MathExpression({
@@ -119,44 +144,81 @@ export class ServiceAlarms extends Construct {
         label: 'DynamoDB throttle events',
         expression: 'SUM(METRICS())',
         // The table's own events and each index's: an index that cannot keep up throttles writes too.
-        usingMetrics: Object.fromEntries([{}, ...INDEX_SLOTS.map((s) => ({ GlobalSecondaryIndexName: s.indexName }))].flatMap((dimensions, i) =>
-          (['Read', 'Write'] as const).map((kind) => [`${kind.toLowerCase()}${i}`, props.table.metric(`${kind}ThrottleEvents`, {
-            statistic: 'Sum', period: FIVE_MINUTES, dimensionsMap: { TableName: props.table.tableName, ...dimensions },
-          })]))),
+        usingMetrics: Object.fromEntries(
+          [{}, ...INDEX_SLOTS.map((s) => ({ GlobalSecondaryIndexName: s.indexName }))].flatMap((dimensions, i) =>
+            (['Read', 'Write'] as const).map((kind) => [
+              `${kind.toLowerCase()}${i}`,
+              props.table.metric(`${kind}ThrottleEvents`, {
+                statistic: 'Sum',
+                period: FIVE_MINUTES,
+                dimensionsMap: { TableName: props.table.tableName, ...dimensions },
+              }),
+            ]),
+          ),
+        ),
         period: FIVE_MINUTES,
       }),
       tableSystemErrors: props.table.metricSystemErrorsForOperations({ operations: TABLE_OPERATIONS, period: FIVE_MINUTES, statistic: 'Sum' }),
     };
 
     this.api5xx = alarm('api-5xx', 'More than 1% of API answers were 5xx for ten minutes', this.metrics.api5xxPercent, {
-      threshold: t.api5xxPercent.above, comparison: ComparisonOperator.GREATER_THAN_THRESHOLD, datapoints: t.api5xxPercent.datapoints, of: t.api5xxPercent.of,
+      threshold: t.api5xxPercent.above,
+      comparison: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      datapoints: t.api5xxPercent.datapoints,
+      of: t.api5xxPercent.of,
     });
-    this.apiLatency = alarm('api-p99-latency', 'API p99 latency above 3 s for fifteen minutes', props.api.metricLatency({ statistic: 'p99', period: FIVE_MINUTES }), {
-      threshold: t.apiP99Ms.above, comparison: ComparisonOperator.GREATER_THAN_THRESHOLD, datapoints: t.apiP99Ms.datapoints, of: t.apiP99Ms.of,
-    });
+    this.apiLatency = alarm(
+      'api-p99-latency',
+      'API p99 latency above 3 s for fifteen minutes',
+      props.api.metricLatency({ statistic: 'p99', period: FIVE_MINUTES }),
+      {
+        threshold: t.apiP99Ms.above,
+        comparison: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        datapoints: t.apiP99Ms.datapoints,
+        of: t.apiP99Ms.of,
+      },
+    );
     this.tableThrottles = alarm('table-throttles', 'DynamoDB is throttling the table or its indexes', this.metrics.tableThrottles, {
-      threshold: t.tableThrottles.atLeast, comparison: atLeast, datapoints: t.tableThrottles.datapoints, of: t.tableThrottles.of,
+      threshold: t.tableThrottles.atLeast,
+      comparison: atLeast,
+      datapoints: t.tableThrottles.datapoints,
+      of: t.tableThrottles.of,
     });
     this.tableSystemErrors = alarm('table-system-errors', 'DynamoDB answered with internal errors', this.metrics.tableSystemErrors, {
-      threshold: t.tableSystemErrors.atLeast, comparison: atLeast,
+      threshold: t.tableSystemErrors.atLeast,
+      comparison: atLeast,
     });
     this.functionAlarms = [...props.functions].flatMap(([name, fn]) => [
       alarm(`${name}-errors`, `Function ${name} crashed or timed out`, fn.metricErrors({ statistic: 'Sum', period: FIVE_MINUTES }), {
-        threshold: t.lambdaErrors.atLeast, comparison: atLeast,
+        threshold: t.lambdaErrors.atLeast,
+        comparison: atLeast,
       }),
-      alarm(`${name}-throttles`, `Function ${name} was throttled (account concurrency exhausted)`, fn.metricThrottles({ statistic: 'Sum', period: FIVE_MINUTES }), {
-        threshold: t.lambdaThrottles.atLeast, comparison: atLeast,
-      }),
+      alarm(
+        `${name}-throttles`,
+        `Function ${name} was throttled (account concurrency exhausted)`,
+        fn.metricThrottles({ statistic: 'Sum', period: FIVE_MINUTES }),
+        {
+          threshold: t.lambdaThrottles.atLeast,
+          comparison: atLeast,
+        },
+      ),
     ]);
 
     this.composite = new CompositeAlarm(this, 'Service', {
       compositeAlarmName: `${prefix}-service`,
       alarmDescription: 'recordgate is unhealthy: see the triggering alarms',
-      alarmRule: AlarmRule.anyOf(...[this.health, this.api5xx, this.apiLatency, this.tableThrottles, this.tableSystemErrors, ...this.functionAlarms].map((a) => AlarmRule.fromAlarm(a, AlarmState.ALARM))),
+      alarmRule: AlarmRule.anyOf(
+        ...[this.health, this.api5xx, this.apiLatency, this.tableThrottles, this.tableSystemErrors, ...this.functionAlarms].map((a) =>
+          AlarmRule.fromAlarm(a, AlarmState.ALARM),
+        ),
+      ),
     });
 
     this.overdueBots = alarm('bots-overdue', 'A OneBot bot has missed its heartbeats', props.healthCheck.metric(HEALTH_METRICS.overdueBots, 'Maximum'), {
-      threshold: t.overdueBots.atLeast, comparison: atLeast, datapoints: t.overdueBots.datapoints, of: t.overdueBots.of,
+      threshold: t.overdueBots.atLeast,
+      comparison: atLeast,
+      datapoints: t.overdueBots.datapoints,
+      of: t.overdueBots.of,
     });
 
     const notify = new SnsAction(this.topic);

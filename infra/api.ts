@@ -51,9 +51,7 @@ export class ServiceApi extends Construct {
       defaultIntegration: integrationOf(DEFAULT_ROUTE_FUNCTION),
     });
 
-    const authorizer = props.jwt
-      ? new HttpJwtAuthorizer('Jwt', props.jwt.issuer, { jwtAudience: props.jwt.audience })
-      : undefined;
+    const authorizer = props.jwt ? new HttpJwtAuthorizer('Jwt', props.jwt.issuer, { jwtAudience: props.jwt.audience }) : undefined;
     this.routes = KEYED_ROUTES.flatMap((route) => {
       const scope = authorizer ? tokenScopeOf(route.scope) : undefined;
       return this.api.addRoutes({
@@ -73,25 +71,29 @@ export class ServiceApi extends Construct {
       throttle: API_THROTTLES.stage,
       accessLogSettings: {
         destination: new LogGroupLogDestination(accessLogs),
-        format: AccessLogFormat.custom(JSON.stringify({
-          requestId: '$context.requestId',
-          ip: '$context.identity.sourceIp',
-          time: '$context.requestTimeEpoch',
-          routeKey: '$context.routeKey',
-          status: '$context.status',
-          latencyMs: '$context.responseLatency',
-          responseBytes: '$context.responseLength',
-          integrationError: '$context.integrationErrorMessage',
-          authorizerError: '$context.authorizer.error',
-        })),
+        format: AccessLogFormat.custom(
+          JSON.stringify({
+            requestId: '$context.requestId',
+            ip: '$context.identity.sourceIp',
+            time: '$context.requestTimeEpoch',
+            routeKey: '$context.routeKey',
+            status: '$context.status',
+            latencyMs: '$context.responseLatency',
+            responseBytes: '$context.responseLength',
+            integrationError: '$context.integrationErrorMessage',
+            authorizerError: '$context.authorizer.error',
+          }),
+        ),
       },
     });
     // routeSettings is raw CloudFormation (the L2 has no per-route throttle), hence PascalCase.
     const cfnStage = this.stage.node.defaultChild as CfnStage;
-    cfnStage.routeSettings = Object.fromEntries(KEYED_ROUTES.flatMap((r) => {
-      const { throttle } = FUNCTION_DESCRIPTORS[r.function];
-      return throttle ? [[routeKey(r), { ThrottlingRateLimit: throttle.rateLimit, ThrottlingBurstLimit: throttle.burstLimit }]] : [];
-    }));
+    cfnStage.routeSettings = Object.fromEntries(
+      KEYED_ROUTES.flatMap((r) => {
+        const { throttle } = FUNCTION_DESCRIPTORS[r.function];
+        return throttle ? [[routeKey(r), { ThrottlingRateLimit: throttle.rateLimit, ThrottlingBurstLimit: throttle.burstLimit }]] : [];
+      }),
+    );
     // Route settings name routes by key; the stage must come after them.
     this.stage.node.addDependency(...this.routes);
 

@@ -2,44 +2,61 @@ import * as z from 'zod';
 import type { Node } from 'constructs';
 import { parseApiRoots } from '../shared/onebot/bot-api';
 
-const list = z.string().transform((text) => text.split(',').map((s) => s.trim()).filter(Boolean));
+const list = z.string().transform((text) =>
+  text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+);
 
 /**
  * The deploy-time switches (`npx cdk deploy -c name=value`). Unknown values stop the synth with
  * a clear message instead of deploying something the operator did not ask for.
  */
-const contextSchema = z.object({
-  /** Stack name, so one account can hold several copies (dev, prod). */
-  stackName: z.string().regex(/^[A-Za-z][A-Za-z0-9-]*$/).default('Recordgate'),
-  /** An OIDC issuer URL: adds an API Gateway JWT authorizer in front of the record API. */
-  jwtIssuer: z.url().optional(),
-  /** Audiences (client ids) the JWT authorizer accepts, comma-separated. */
-  jwtAudience: list.optional(),
-  /** Prefix of the scopes the identity provider issues (`recordgate/` for `recordgate/read`). */
-  jwtScopePrefix: z.string().default(''),
-  /** Bot accounts the OneBot receiver accepts (ONEBOT_SELF_IDS), comma-separated; unset accepts any. */
-  onebotSelfIds: list.pipe(z.array(z.string().regex(/^\d+$/, 'a bot account is a number'))).optional(),
-  /** ONEBOT_API_ROOTS: JSON object of bot account -> its OneBot HTTP API root URL; rules act through it. */
-  onebotApiRoots: z.string().refine((text) => {
-    try {
-      parseApiRoots(text);
-      return true;
-    } catch {
-      return false;
-    }
-  }, 'a JSON object of bot account (digits) -> http(s) URL').optional(),
-  /** Email addresses subscribed to the alarm topic, comma-separated. */
-  alarmEmail: list.pipe(z.array(z.email())).default([]),
-  /** `retain` keeps the table (and logs) when the stack is deleted; `destroy` is for dev stacks. */
-  removal: z.enum(['retain', 'destroy']).default('retain'),
-}).refine((c) => (c.jwtIssuer === undefined) === (c.jwtAudience === undefined), {
-  message: 'jwtIssuer and jwtAudience go together',
-});
+const contextSchema = z
+  .object({
+    /** Stack name, so one account can hold several copies (dev, prod). */
+    stackName: z
+      .string()
+      .regex(/^[A-Za-z][A-Za-z0-9-]*$/)
+      .default('Recordgate'),
+    /** An OIDC issuer URL: adds an API Gateway JWT authorizer in front of the record API. */
+    jwtIssuer: z.url().optional(),
+    /** Audiences (client ids) the JWT authorizer accepts, comma-separated. */
+    jwtAudience: list.optional(),
+    /** Prefix of the scopes the identity provider issues (`recordgate/` for `recordgate/read`). */
+    jwtScopePrefix: z.string().default(''),
+    /** Bot accounts the OneBot receiver accepts (ONEBOT_SELF_IDS), comma-separated; unset accepts any. */
+    onebotSelfIds: list.pipe(z.array(z.string().regex(/^\d+$/, 'a bot account is a number'))).optional(),
+    /** ONEBOT_API_ROOTS: JSON object of bot account -> its OneBot HTTP API root URL; rules act through it. */
+    onebotApiRoots: z
+      .string()
+      .refine((text) => {
+        try {
+          parseApiRoots(text);
+          return true;
+        } catch {
+          return false;
+        }
+      }, 'a JSON object of bot account (digits) -> http(s) URL')
+      .optional(),
+    /** Email addresses subscribed to the alarm topic, comma-separated. */
+    alarmEmail: list.pipe(z.array(z.email())).default([]),
+    /** `retain` keeps the table (and logs) when the stack is deleted; `destroy` is for dev stacks. */
+    removal: z.enum(['retain', 'destroy']).default('retain'),
+  })
+  .refine((c) => (c.jwtIssuer === undefined) === (c.jwtAudience === undefined), {
+    message: 'jwtIssuer and jwtAudience go together',
+  });
 
 export type DeployContext = z.infer<typeof contextSchema>;
 
 export function readContext(node: Node): DeployContext {
-  const raw = Object.fromEntries(Object.keys(contextSchema.shape).map((key) => [key, node.tryGetContext(key)]).filter(([, v]) => v !== undefined));
+  const raw = Object.fromEntries(
+    Object.keys(contextSchema.shape)
+      .map((key) => [key, node.tryGetContext(key)])
+      .filter(([, v]) => v !== undefined),
+  );
   const parsed = contextSchema.safeParse(raw);
   if (!parsed.success) throw new Error(`Invalid cdk context: ${z.prettifyError(parsed.error)}`);
   return parsed.data;

@@ -30,11 +30,22 @@ export class ServiceDashboard extends Construct {
       dashboardName: Stack.of(this).stackName,
       defaultInterval: Duration.hours(6),
       widgets: [
-        [new AlarmStatusWidget({
-          title: 'Alarms',
-          alarms: [alarms.composite, alarms.health, alarms.api5xx, alarms.apiLatency, alarms.tableThrottles, alarms.tableSystemErrors, alarms.overdueBots, ...alarms.functionAlarms],
-          width: 24,
-        })],
+        [
+          new AlarmStatusWidget({
+            title: 'Alarms',
+            alarms: [
+              alarms.composite,
+              alarms.health,
+              alarms.api5xx,
+              alarms.apiLatency,
+              alarms.tableThrottles,
+              alarms.tableSystemErrors,
+              alarms.overdueBots,
+              ...alarms.functionAlarms,
+            ],
+            width: 24,
+          }),
+        ],
         [
           alarmGraph('Health check (1 = healthy)', alarms.health),
           graph('Database latency seen by the health check (ms)', [props.healthCheck.metric(HEALTH_METRICS.latency, 'Maximum')]),
@@ -50,9 +61,18 @@ export class ServiceDashboard extends Construct {
           alarmGraph('API latency p99 (ms)', alarms.apiLatency),
         ],
         [
-          graph('Function errors', perFunction((fn) => fn.metricErrors({ statistic: 'Sum', period }))),
-          graph('Function throttles', perFunction((fn) => fn.metricThrottles({ statistic: 'Sum', period }))),
-          graph('Function duration p99 (ms)', perFunction((fn) => fn.metricDuration({ statistic: 'p99', period }))),
+          graph(
+            'Function errors',
+            perFunction((fn) => fn.metricErrors({ statistic: 'Sum', period })),
+          ),
+          graph(
+            'Function throttles',
+            perFunction((fn) => fn.metricThrottles({ statistic: 'Sum', period })),
+          ),
+          graph(
+            'Function duration p99 (ms)',
+            perFunction((fn) => fn.metricDuration({ statistic: 'p99', period })),
+          ),
         ],
         [
           graph('DynamoDB consumed read/write units', [

@@ -11,7 +11,11 @@ import { serviceFunction, type FunctionResources } from './function';
 export class HealthCheck extends Construct {
   readonly function: NodejsFunction;
 
-  constructor(scope: Construct, id: string, private readonly resources: FunctionResources) {
+  constructor(
+    scope: Construct,
+    id: string,
+    private readonly resources: FunctionResources,
+  ) {
     super(scope, id);
     this.function = serviceFunction(this, 'health_check', resources);
     new Rule(this, 'EveryMinute', {

@@ -11,23 +11,28 @@ export function acknowledgeFindings(stack: Stack, table: TableV2): void {
   for (const acknowledgment of [
     {
       id: `AwsSolutions-IAM5[Resource::<${tableId}.Arn>/index/*]`,
-      reason: 'The functions Query the table\'s own GSIs; <table>/index/* names the indexes of this one table and nothing else.',
+      reason: "The functions Query the table's own GSIs; <table>/index/* names the indexes of this one table and nothing else.",
     },
     {
       id: 'AwsSolutions-L1',
-      reason: 'Node.js 22 is a supported Lambda LTS runtime; the bundles are built for node22 (infra/bundling.ts) and the cold-start benchmark measures that runtime, so the runtime moves together with them.',
+      reason:
+        'Node.js 22 is a supported Lambda LTS runtime; the bundles are built for node22 (infra/bundling.ts) and the cold-start benchmark measures that runtime, so the runtime moves together with them.',
     },
     {
       id: 'AwsSolutions-SMG4',
-      reason: 'API_TOKENS and ONEBOT_SECRET are shared secrets handed to clients and bots by the operator, so automatic rotation would lock them out; CURSOR_SECRET rotation would invalidate open cursors. The functions re-read secrets every five minutes, so a manual rotation (README) needs no redeploy.',
+      reason:
+        'API_TOKENS and ONEBOT_SECRET are shared secrets handed to clients and bots by the operator, so automatic rotation would lock them out; CURSOR_SECRET rotation would invalidate open cursors. The functions re-read secrets every five minutes, so a manual rotation (README) needs no redeploy.',
     },
     {
       id: 'AwsSolutions-APIG4',
-      reason: 'Authorization happens in the functions: record routes need a bearer token with the route\'s scope (API_TOKENS, or the optional JWT authorizer), OneBot routes check the HMAC signature of ONEBOT_SECRET, and health, docs and the fallback answer no data.',
+      reason:
+        "Authorization happens in the functions: record routes need a bearer token with the route's scope (API_TOKENS, or the optional JWT authorizer), OneBot routes check the HMAC signature of ONEBOT_SECRET, and health, docs and the fallback answer no data.",
     },
     {
       id: 'AwsSolutions-SNS2',
-      reason: 'Alarm notifications carry alarm names and states only. CloudWatch cannot publish to a topic encrypted with the AWS-managed SNS key, and a customer managed key (1 USD a month plus a key policy for CloudWatch) would protect nothing secret.',
+      reason:
+        'Alarm notifications carry alarm names and states only. CloudWatch cannot publish to a topic encrypted with the AWS-managed SNS key, and a customer managed key (1 USD a month plus a key policy for CloudWatch) would protect nothing secret.',
     },
-  ]) validations.acknowledge(acknowledgment);
+  ])
+    validations.acknowledge(acknowledgment);
 }

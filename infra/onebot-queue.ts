@@ -76,7 +76,8 @@ export class OneBotQueue extends Construct {
     });
     validations.acknowledge({
       id: 'AwsSolutions-S1',
-      reason: 'The bucket is written and read only by the two OneBot functions, whose own logs record each body they keep; server access logs would add a second bucket for nothing.',
+      reason:
+        'The bucket is written and read only by the two OneBot functions, whose own logs record each body they keep; server access logs would add a second bucket for nothing.',
     });
     validations.acknowledge({ id: 'AwsSolutions-SQS3', reason: 'This queue is the dead-letter queue of the OneBot queue.' });
   }

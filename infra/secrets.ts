@@ -25,7 +25,7 @@ export class ServiceSecrets extends Construct {
         generateSecretString: random,
       }),
       ONEBOT_ACCESS_TOKEN: new Secret(this, 'OneBotAccessToken', {
-        description: 'recordgate ONEBOT_ACCESS_TOKEN: the access token of the bots\' OneBot HTTP APIs (ONEBOT_API_ROOTS), sent as Authorization: Bearer',
+        description: "recordgate ONEBOT_ACCESS_TOKEN: the access token of the bots' OneBot HTTP APIs (ONEBOT_API_ROOTS), sent as Authorization: Bearer",
         generateSecretString: random,
       }),
       CURSOR_SECRET: new Secret(this, 'CursorSecret', {

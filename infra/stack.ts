@@ -39,12 +39,17 @@ export class RecordgateStack extends Stack {
     const { api } = new ServiceApi(this, 'Http', {
       functions: apiFunctions.byName,
       logRemovalPolicy: removalPolicy,
-      jwt: settings.jwtIssuer && settings.jwtAudience
-        ? { issuer: settings.jwtIssuer, audience: settings.jwtAudience, scopePrefix: settings.jwtScopePrefix }
-        : undefined,
+      jwt:
+        settings.jwtIssuer && settings.jwtAudience
+          ? { issuer: settings.jwtIssuer, audience: settings.jwtAudience, scopePrefix: settings.jwtScopePrefix }
+          : undefined,
     });
 
-    const functions = new Map<string, typeof healthCheck.function>([...apiFunctions.byName, ['health_check', healthCheck.function], ...(onebotQueue ? [['onebot_queue', onebotQueue.function] as const] : [])]);
+    const functions = new Map<string, typeof healthCheck.function>([
+      ...apiFunctions.byName,
+      ['health_check', healthCheck.function],
+      ...(onebotQueue ? [['onebot_queue', onebotQueue.function] as const] : []),
+    ]);
     const alarms = new ServiceAlarms(this, 'Alarms', { functions, api, table, healthCheck, emails: settings.alarmEmail });
     onebotQueue?.alarmTo(alarms.topic);
     new ServiceDashboard(this, 'Dashboard', { alarms, functions, api, table, healthCheck });
@@ -55,6 +60,9 @@ export class RecordgateStack extends Stack {
     new CfnOutput(this, 'AlarmTopicArn', { value: alarms.topic.topicArn });
     new CfnOutput(this, 'ApiTokensSecretArn', { value: secrets.byName.API_TOKENS.secretArn, description: 'Put the bearer tokens here (README)' });
     new CfnOutput(this, 'OneBotSecretArn', { value: secrets.byName.ONEBOT_SECRET.secretArn, description: 'The secret OneBot implementations sign with' });
-    new CfnOutput(this, 'OneBotAccessTokenArn', { value: secrets.byName.ONEBOT_ACCESS_TOKEN.secretArn, description: 'The access token of the bots\' OneBot HTTP APIs (ONEBOT_API_ROOTS)' });
+    new CfnOutput(this, 'OneBotAccessTokenArn', {
+      value: secrets.byName.ONEBOT_ACCESS_TOKEN.secretArn,
+      description: "The access token of the bots' OneBot HTTP APIs (ONEBOT_API_ROOTS)",
+    });
   }
 }

@@ -19,7 +19,14 @@ const TOKEN = 'load-run-token';
 type Op = 'create' | 'create_batch' | 'get_one' | 'list' | 'count' | 'update' | 'delete' | 'models';
 /** How often each operation is picked: writes and reads roughly half and half. */
 const MIX: ReadonlyArray<[Op, number]> = [
-  ['create', 25], ['create_batch', 5], ['get_one', 20], ['list', 15], ['count', 10], ['update', 15], ['delete', 8], ['models', 2],
+  ['create', 25],
+  ['create_batch', 5],
+  ['get_one', 20],
+  ['list', 15],
+  ['count', 10],
+  ['update', 15],
+  ['delete', 8],
+  ['models', 2],
 ];
 
 interface Stats {
@@ -44,7 +51,11 @@ class Client {
   readonly records = new Map<string, string>();
   private writes = 0;
 
-  constructor(private readonly n: number, private readonly url: string, private readonly stats: Stats) {}
+  constructor(
+    private readonly n: number,
+    private readonly url: string,
+    private readonly stats: Stats,
+  ) {}
 
   private async call(op: Op, path: string, body?: unknown): Promise<{ status: number; data: any } | undefined> {
     const started = performance.now();
@@ -139,7 +150,12 @@ class Client {
     const found = new Map<string, string>();
     let cursor: string | undefined;
     do {
-      const r = await this.call('list', '/api/db/reaction/list', { filters: { user_id: this.n }, limit: 1000, consistent: true, ...(cursor ? { cursor } : {}) });
+      const r = await this.call('list', '/api/db/reaction/list', {
+        filters: { user_id: this.n },
+        limit: 1000,
+        consistent: true,
+        ...(cursor ? { cursor } : {}),
+      });
       for (const item of r?.data.items ?? []) found.set(item.id, item.content);
       cursor = r?.data.next_cursor ?? undefined;
     } while (cursor);
@@ -164,9 +180,11 @@ async function main(): Promise<void> {
   const clients = Array.from({ length: CLIENTS }, (_, i) => new Client(i + 1, url, stats));
   const deadline = Date.now() + DURATION_S * 1000;
   const started = performance.now();
-  await Promise.all(clients.map(async (client) => {
-    while (Date.now() < deadline) await client.step();
-  }));
+  await Promise.all(
+    clients.map(async (client) => {
+      while (Date.now() < deadline) await client.step();
+    }),
+  );
   const elapsed = (performance.now() - started) / 1000;
 
   // What the clients were told, against what is stored.
@@ -179,21 +197,31 @@ async function main(): Promise<void> {
       stats.failures.push(`client stored ${stored.size} records, was told ${client.records.size}`);
     }
   }
-  const total = (await (await fetch(`${url}/api/db/reaction/count`, {
-    method: 'POST', headers: { authorization: `Bearer ${TOKEN}` }, body: '{}',
-  })).json()) as { data: { count: number } };
+  const total = (await (
+    await fetch(`${url}/api/db/reaction/count`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}` },
+      body: '{}',
+    })
+  ).json()) as { data: { count: number } };
   const expectedTotal = clients.reduce((n, c) => n + c.records.size, 0);
 
   const requests = [...stats.latencies.values()].reduce((n, l) => n + l.length, 0);
   const fiveXX = [...stats.statuses].filter(([k]) => / 5\d\d$/.test(k)).reduce((n, [, v]) => n + v, 0);
-  console.log(`\nrequests: ${requests} in ${elapsed.toFixed(1)} s = ${(requests / elapsed).toFixed(0)}/s; 5xx: ${fiveXX}; transport errors: ${stats.transportErrors}`);
+  console.log(
+    `\nrequests: ${requests} in ${elapsed.toFixed(1)} s = ${(requests / elapsed).toFixed(0)}/s; 5xx: ${fiveXX}; transport errors: ${stats.transportErrors}`,
+  );
   console.log('\n| operation | requests | p50 ms | p95 ms | p99 ms | max ms |\n|---|---:|---:|---:|---:|---:|');
   for (const [op, list] of stats.latencies) {
     const sorted = [...list].sort((a, b) => a - b);
-    console.log(`| ${op} | ${sorted.length} | ${ms(quantile(sorted, 0.5))} | ${ms(quantile(sorted, 0.95))} | ${ms(quantile(sorted, 0.99))} | ${ms(sorted.at(-1) ?? 0)} |`);
+    console.log(
+      `| ${op} | ${sorted.length} | ${ms(quantile(sorted, 0.5))} | ${ms(quantile(sorted, 0.95))} | ${ms(quantile(sorted, 0.99))} | ${ms(sorted.at(-1) ?? 0)} |`,
+    );
   }
   console.log(`\nstatuses: ${JSON.stringify(Object.fromEntries([...stats.statuses].sort()))}`);
-  console.log(`verification: ${expectedTotal} records the clients were told exist, ${total.data.count} counted; ${CLIENTS - mismatches}/${CLIENTS} clients' records match exactly`);
+  console.log(
+    `verification: ${expectedTotal} records the clients were told exist, ${total.data.count} counted; ${CLIENTS - mismatches}/${CLIENTS} clients' records match exactly`,
+  );
   for (const failure of stats.failures.slice(0, 20)) console.log(`  failure: ${failure}`);
 
   server.closeAllConnections();

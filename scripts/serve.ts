@@ -31,7 +31,9 @@ async function main(): Promise<void> {
   }
   const endpoint = process.env.DYNAMODB_ENDPOINT!;
   const created = await prepareTable(endpoint, config.tableName).catch((error: Error) => {
-    throw new StartupError(`cannot reach DynamoDB at ${endpoint} (${error.name}: ${error.message}); start it, or unset DYNAMODB_ENDPOINT for the embedded engine`);
+    throw new StartupError(
+      `cannot reach DynamoDB at ${endpoint} (${error.name}: ${error.message}); start it, or unset DYNAMODB_ENDPOINT for the embedded engine`,
+    );
   });
   console.log(`table ${config.tableName} ${created ? 'created' : 'found'} at ${endpoint}`);
   // OneBot events kept while the database was unreachable (a previous run's too) are stored now.
@@ -40,7 +42,11 @@ async function main(): Promise<void> {
   const requests = new RequestTracker(server);
   console.log(`recordgate listening on ${url}`);
   console.log(config.tokens ? `auth: on, ${config.tokens.length} API token(s) from API_TOKENS` : 'auth: no API_TOKENS set, open on loopback only');
-  console.log(`models: ${MODELS.filter((m) => m.access !== 'hidden').map((m) => m.name).join(', ')}`);
+  console.log(
+    `models: ${MODELS.filter((m) => m.access !== 'hidden')
+      .map((m) => m.name)
+      .join(', ')}`,
+  );
   for (const route of ROUTES) console.log(`  ${route.method.padEnd(4)} ${url}${route.path}`);
 
   let stopping = false;
@@ -55,10 +61,13 @@ async function main(): Promise<void> {
     // request's last call) must not keep the process alive: its connections go, LevelDB still
     // finishes the writes it started, and the exit comes within a bound no matter what.
     setTimeout(() => process.exit(1), DRAIN_MS + 15_000).unref();
-    const closeEngine = () => (engine ? new Promise<void>((done) => {
-      engine!.server.close(() => done());
-      engine!.server.closeAllConnections();
-    }) : Promise.resolve());
+    const closeEngine = () =>
+      engine
+        ? new Promise<void>((done) => {
+            engine!.server.close(() => done());
+            engine!.server.closeAllConnections();
+          })
+        : Promise.resolve();
     const { drained, cut } = await drain(server, requests, closeEngine);
     console.log(`stopped: ${drained} request(s) drained${cut > 0 ? `, ${cut} cut off after ${DRAIN_MS / 1000} s` : ''}, engine closed`);
     process.exit(cut > 0 ? 1 : 0);

@@ -25,7 +25,8 @@ class SettingError extends Error {
 function readSettings(): Settings {
   const { TABLE_NAME = 'recordgate', DYNAMODB_ENDPOINT, AWS_REGION = 'us-east-1', AWS_ACCESS_KEY_ID } = process.env;
   if (TABLE_NAME.length < 3) throw new SettingError(`TABLE_NAME ${JSON.stringify(TABLE_NAME)} is too short: DynamoDB table names have 3 to 255 characters`);
-  if (DYNAMODB_ENDPOINT !== undefined && !URL.canParse(DYNAMODB_ENDPOINT)) throw new SettingError(`DYNAMODB_ENDPOINT ${JSON.stringify(DYNAMODB_ENDPOINT)} is not a URL`);
+  if (DYNAMODB_ENDPOINT !== undefined && !URL.canParse(DYNAMODB_ENDPOINT))
+    throw new SettingError(`DYNAMODB_ENDPOINT ${JSON.stringify(DYNAMODB_ENDPOINT)} is not a URL`);
   return { TABLE_NAME, DYNAMODB_ENDPOINT, AWS_REGION, AWS_ACCESS_KEY_ID };
 }
 
@@ -38,7 +39,11 @@ export function settings(): Settings {
 }
 
 const env = (name: string): string | undefined => process.env[name];
-const list = (text: string | undefined): string[] => (text ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+const list = (text: string | undefined): string[] =>
+  (text ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 /** Lambda sets AWS_LAMBDA_FUNCTION_NAME; the local server never does: a deployed function never runs open. */
 export const inLambda = (): boolean => Boolean(env('AWS_LAMBDA_FUNCTION_NAME'));

@@ -62,28 +62,31 @@ function extensionError(status: number | undefined, text: string): Error {
 function getSecretValue(arn: string): Promise<{ SecretString?: string }> {
   const { port, token } = secretsExtension();
   return new Promise((resolve, reject) => {
-    const req = request({
-      host: 'localhost',
-      port,
-      path: `/secretsmanager/get?secretId=${encodeURIComponent(arn)}`,
-      headers: { 'X-Aws-Parameters-Secrets-Token': token },
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('error', reject);
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        if (res.statusCode !== 200) {
-          reject(extensionError(res.statusCode, text));
-          return;
-        }
-        try {
-          resolve(JSON.parse(text) as { SecretString?: string });
-        } catch {
-          reject(extensionError(res.statusCode, 'the Parameters and Secrets extension answered with no JSON'));
-        }
-      });
-    });
+    const req = request(
+      {
+        host: 'localhost',
+        port,
+        path: `/secretsmanager/get?secretId=${encodeURIComponent(arn)}`,
+        headers: { 'X-Aws-Parameters-Secrets-Token': token },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('error', reject);
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          if (res.statusCode !== 200) {
+            reject(extensionError(res.statusCode, text));
+            return;
+          }
+          try {
+            resolve(JSON.parse(text) as { SecretString?: string });
+          } catch {
+            reject(extensionError(res.statusCode, 'the Parameters and Secrets extension answered with no JSON'));
+          }
+        });
+      },
+    );
     req.on('error', reject);
     req.end();
   });

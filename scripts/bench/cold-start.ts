@@ -26,7 +26,15 @@ export function deployedFunctions(): string[] {
 }
 
 async function bundle(entry: string, outfile: string): Promise<Metafile> {
-  const result = await build({ ...ESBUILD_OPTIONS, external: [...ESBUILD_OPTIONS.external], mainFields: [...ESBUILD_OPTIONS.mainFields], entryPoints: [entry], outfile, metafile: true, logLevel: 'error' });
+  const result = await build({
+    ...ESBUILD_OPTIONS,
+    external: [...ESBUILD_OPTIONS.external],
+    mainFields: [...ESBUILD_OPTIONS.mainFields],
+    entryPoints: [entry],
+    outfile,
+    metafile: true,
+    logLevel: 'error',
+  });
   return result.metafile;
 }
 
@@ -59,7 +67,10 @@ function heaviestInputs(metafile: Metafile, top = 6): Array<{ input: string; kb:
       byGroup.set(group, (byGroup.get(group) ?? 0) + bytesInOutput);
     }
   }
-  return [...byGroup].sort((a, b) => b[1] - a[1]).slice(0, top).map(([input, bytes]) => ({ input, kb: round(bytes / 1024) }));
+  return [...byGroup]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top)
+    .map(([input, bytes]) => ({ input, kb: round(bytes / 1024) }));
 }
 
 export async function coldStartBench(ctx: BenchContext): Promise<Section> {
@@ -68,11 +79,13 @@ export async function coldStartBench(ctx: BenchContext): Promise<Section> {
   try {
     const names = deployedFunctions();
     const bundles = [{ name: BASELINE, entry: 'scripts/bench/baseline/get-item.ts' }, ...names.map((name) => ({ name, entry: handlerEntry(name) }))];
-    const built = await Promise.all(bundles.map(async (b, i) => {
-      const file = join(dir, `${i}.js`);
-      const metafile = await bundle(b.entry, file);
-      return { ...b, file, kb: statSync(file).size / 1024, metafile, loads: [] as number[], cpus: [] as number[], processes: [] as number[] };
-    }));
+    const built = await Promise.all(
+      bundles.map(async (b, i) => {
+        const file = join(dir, `${i}.js`);
+        const metafile = await bundle(b.entry, file);
+        return { ...b, file, kb: statSync(file).size / 1024, metafile, loads: [] as number[], cpus: [] as number[], processes: [] as number[] };
+      }),
+    );
     ctx.log(`cold start: ${built.length} bundles, ${runs} fresh processes each, interleaved`);
     for (let run = 0; run < runs; run++) {
       // Rotating the order spreads any slow moment of the machine over all bundles.
@@ -85,9 +98,19 @@ export async function coldStartBench(ctx: BenchContext): Promise<Section> {
       }
     }
     const [baseline, ...functions] = built.map((b) => ({
-      name: b.name, kb: round(b.kb), loadMs: round(median(b.loads)), cpuMs: round(median(b.cpus)), processMs: round(median(b.processes)), heaviest: heaviestInputs(b.metafile),
+      name: b.name,
+      kb: round(b.kb),
+      loadMs: round(median(b.loads)),
+      cpuMs: round(median(b.cpus)),
+      processMs: round(median(b.processes)),
+      heaviest: heaviestInputs(b.metafile),
     }));
-    const rows = functions.map((f) => ({ ...f, loadRatio: ratio(f.loadMs, baseline.loadMs), cpuRatio: ratio(f.cpuMs, baseline.cpuMs), processRatio: ratio(f.processMs, baseline.processMs) }));
+    const rows = functions.map((f) => ({
+      ...f,
+      loadRatio: ratio(f.loadMs, baseline.loadMs),
+      cpuRatio: ratio(f.cpuMs, baseline.cpuMs),
+      processRatio: ratio(f.processMs, baseline.processMs),
+    }));
     const worstWall = rows.reduce((a, b) => (b.loadRatio > a.loadRatio ? b : a));
     const worstCpu = rows.reduce((a, b) => (b.cpuRatio > a.cpuRatio ? b : a));
     const overLimit = rows.filter((r) => r.loadRatio > MAX_LOAD_RATIO || r.cpuRatio > MAX_LOAD_RATIO).map((r) => r.name);
@@ -107,24 +130,33 @@ from infra/bundling.ts: CommonJS, minified, SDK bundled), and so is the baseline
 Each bundle is then required by a fresh \`node\` process, ${runs} times, the bundles interleaved. *require* is
 the time of \`require()\` measured inside the child; *process* is from the child's start until the
 bundle is loaded (node's own start-up included). Sizes are of the minified bundle, in KiB.`,
-      tables: [{
-        columns: ['function', 'bundle KiB', 'require ms', 'ratio', 'require CPU ms', 'ratio', 'process ms', 'ratio'],
-        rows: [
-          [baseline.name, baseline.kb, baseline.loadMs, 1, baseline.cpuMs, 1, baseline.processMs, 1],
-          ...rows.map((r) => [r.name, r.kb, r.loadMs, r.loadRatio, r.cpuMs, r.cpuRatio, r.processMs, r.processRatio]),
-        ],
-      }, {
-        caption: `Estimated Lambda init duration as a user sees it on a cold start: the Node 22 runtime's own start (the hello-world function of maxday/lambda-perf, https://github.com/maxday/lambda-perf, Node 22 arm64: ${HELLO_WORLD_INIT_MS.low}-${HELLO_WORLD_INIT_MS.high} ms; its 2025-12-21 data file: mean 118 ms at 512 MB) plus the require time measured here (this machine's, a stand-in for Lambda's arm64 cores at 512 MB):`,
-        columns: ['function', 'require ms', 'estimated init ms', 'vs hello-world'],
-        rows: [
-          ['hello-world (lambda-perf)', 0, `${HELLO_WORLD_INIT_MS.low}-${HELLO_WORLD_INIT_MS.high}`, 1],
-          ...[baseline, fastest, slowest].map((r) => [r.name, r.loadMs, initMs(r.loadMs), ratio((HELLO_WORLD_INIT_MS.low + HELLO_WORLD_INIT_MS.high) / 2 + r.loadMs, (HELLO_WORLD_INIT_MS.low + HELLO_WORLD_INIT_MS.high) / 2)]),
-        ],
-      }, {
-        caption: `What weighs most in the largest bundle (${largest.name}), KiB of output:`,
-        columns: ['input', 'KiB'],
-        rows: largest.heaviest.map((h) => [h.input, h.kb]),
-      }],
+      tables: [
+        {
+          columns: ['function', 'bundle KiB', 'require ms', 'ratio', 'require CPU ms', 'ratio', 'process ms', 'ratio'],
+          rows: [
+            [baseline.name, baseline.kb, baseline.loadMs, 1, baseline.cpuMs, 1, baseline.processMs, 1],
+            ...rows.map((r) => [r.name, r.kb, r.loadMs, r.loadRatio, r.cpuMs, r.cpuRatio, r.processMs, r.processRatio]),
+          ],
+        },
+        {
+          caption: `Estimated Lambda init duration as a user sees it on a cold start: the Node 22 runtime's own start (the hello-world function of maxday/lambda-perf, https://github.com/maxday/lambda-perf, Node 22 arm64: ${HELLO_WORLD_INIT_MS.low}-${HELLO_WORLD_INIT_MS.high} ms; its 2025-12-21 data file: mean 118 ms at 512 MB) plus the require time measured here (this machine's, a stand-in for Lambda's arm64 cores at 512 MB):`,
+          columns: ['function', 'require ms', 'estimated init ms', 'vs hello-world'],
+          rows: [
+            ['hello-world (lambda-perf)', 0, `${HELLO_WORLD_INIT_MS.low}-${HELLO_WORLD_INIT_MS.high}`, 1],
+            ...[baseline, fastest, slowest].map((r) => [
+              r.name,
+              r.loadMs,
+              initMs(r.loadMs),
+              ratio((HELLO_WORLD_INIT_MS.low + HELLO_WORLD_INIT_MS.high) / 2 + r.loadMs, (HELLO_WORLD_INIT_MS.low + HELLO_WORLD_INIT_MS.high) / 2),
+            ]),
+          ],
+        },
+        {
+          caption: `What weighs most in the largest bundle (${largest.name}), KiB of output:`,
+          columns: ['input', 'KiB'],
+          rows: largest.heaviest.map((h) => [h.input, h.kb]),
+        },
+      ],
       targets: [
         {
           what: 'module load, worst function vs baseline (wall and CPU)',
@@ -136,8 +168,8 @@ bundle is loaded (node's own start-up included). Sizes are of the minified bundl
       ],
       notes: [
         'Issue 14, kept: each record function bundles only its own operation (shared/api/<operation>.ts; test/unit/infra/bundle-contents.test.ts checks the metafile), models load on their first request (shared/models/catalog.ts: a reaction request never builds the OneBot models), and every schema a record function evaluates at load is zod/mini (shared/zod.ts). Measured on list, CPU of require() vs the bare-SDK bundle, same run: 1.61x before, 1.44x with the split and lazy models, 1.41x with zod/mini. Alone, the full zod API added 1.18-1.20x to the bare bundle, the Secrets Manager client 1.02x, zod/mini 1.06x.',
-        'Issue 14, second pass, kept: (1) the OneBot models (shared/models/onebot.ts), the receiver\'s event schema, kept deliveries, the bot API answer and the health check in zod/mini, which takes the full zod API (~46 KiB of output) out of every bundle but openapi\'s; the event schema is now written once (shared/onebot/events.ts) and the OpenAPI document shows it, byte-identical to before; (2) secrets read through the AWS Parameters and Secrets Lambda Extension over localhost (shared/secrets.ts, layer in infra/secrets.ts), which takes the Secrets Manager client (~24 KiB) out of every bundle. Same-run A/B against the bundles of the commit before (15 fresh processes each, interleaved), CPU of require() vs the bare-SDK bundle: create 1.49x -> 1.32x, list 1.41x -> 1.25x, health_check 1.45x -> 1.23x, models 1.74x -> 1.61x, onebot 2.08x -> 1.82x; bundles create 506 -> 436 KiB, list 513 -> 442, update 518 -> 448, health_check 482 -> 423, models 488 -> 416, onebot 691 -> 631, openapi 552 -> 528. Taken on a machine with a load average of 10-12 on 2 cores (six engineers\' runs): the lead\'s full run after the merge is the figure to quote. A later run at a load average of 2-3 put the record functions at 1.17-1.27x CPU and 1.19-1.30x wall (update, delete and health_check under 1.2x CPU), models at 1.56x and health at 1.40x (both define every OneBot model at load, models through shared/models/registry.ts\'s MODELS and health through shared/onebot/bots.ts, which brings the regex engine and defineModel\'s JSON Schema checks into the cold start; every request of theirs needs those models, so building them on first use would only move the cost into the first request: the lever is what defining a model costs), the receiver at 1.74x and openapi at 1.81x.',
-        'Not met, and why: what remains over the bare-SDK bundle in a record function is our own code and the libraries it runs at load: middy, lossless-json, the zod/mini core with its English messages (~35 KiB), and zod\'s JSON Schema generator (~20 KiB, which shared/models/define.ts uses to check indexed fields when a model is defined and the filters need for paths); V8 pre-parses all of it. The receiver (631 KiB) also bundles the S3 client (~100 KiB, events too large for a record) and the SQS client (~24 KiB, deliveries kept while the database is unreachable), both for rare paths; openapi (528 KiB) the full zod API for the document. Next steps, by size: the receiver\'s two rare calls (S3 PutObject/GetObject, SQS SendMessage) signed with @smithy/signature-v4, which the DynamoDB client already bundles, over node:https, instead of two more SDK clients (~120 KiB); the OpenAPI document generated at build time and served as a file (shared/openapi is issue 14\'s wtD work); the indexed-field check of defineModel done without toJSONSchema, so record functions that never filter by path (create, get_one by id) do not parse the generator.',
+        "Issue 14, second pass, kept: (1) the OneBot models (shared/models/onebot.ts), the receiver's event schema, kept deliveries, the bot API answer and the health check in zod/mini, which takes the full zod API (~46 KiB of output) out of every bundle but openapi's; the event schema is now written once (shared/onebot/events.ts) and the OpenAPI document shows it, byte-identical to before; (2) secrets read through the AWS Parameters and Secrets Lambda Extension over localhost (shared/secrets.ts, layer in infra/secrets.ts), which takes the Secrets Manager client (~24 KiB) out of every bundle. Same-run A/B against the bundles of the commit before (15 fresh processes each, interleaved), CPU of require() vs the bare-SDK bundle: create 1.49x -> 1.32x, list 1.41x -> 1.25x, health_check 1.45x -> 1.23x, models 1.74x -> 1.61x, onebot 2.08x -> 1.82x; bundles create 506 -> 436 KiB, list 513 -> 442, update 518 -> 448, health_check 482 -> 423, models 488 -> 416, onebot 691 -> 631, openapi 552 -> 528. Taken on a machine with a load average of 10-12 on 2 cores (six engineers' runs): the lead's full run after the merge is the figure to quote. A later run at a load average of 2-3 put the record functions at 1.17-1.27x CPU and 1.19-1.30x wall (update, delete and health_check under 1.2x CPU), models at 1.56x and health at 1.40x (both define every OneBot model at load, models through shared/models/registry.ts's MODELS and health through shared/onebot/bots.ts, which brings the regex engine and defineModel's JSON Schema checks into the cold start; every request of theirs needs those models, so building them on first use would only move the cost into the first request: the lever is what defining a model costs), the receiver at 1.74x and openapi at 1.81x.",
+        "Not met, and why: what remains over the bare-SDK bundle in a record function is our own code and the libraries it runs at load: middy, lossless-json, the zod/mini core with its English messages (~35 KiB), and zod's JSON Schema generator (~20 KiB, which shared/models/define.ts uses to check indexed fields when a model is defined and the filters need for paths); V8 pre-parses all of it. The receiver (631 KiB) also bundles the S3 client (~100 KiB, events too large for a record) and the SQS client (~24 KiB, deliveries kept while the database is unreachable), both for rare paths; openapi (528 KiB) the full zod API for the document. Next steps, by size: the receiver's two rare calls (S3 PutObject/GetObject, SQS SendMessage) signed with @smithy/signature-v4, which the DynamoDB client already bundles, over node:https, instead of two more SDK clients (~120 KiB); the OpenAPI document generated at build time and served as a file (shared/openapi is issue 14's wtD work); the indexed-field check of defineModel done without toJSONSchema, so record functions that never filter by path (create, get_one by id) do not parse the generator.",
         'This machine was shared with other test runs while measuring: ratios moved by up to ±20% between runs, so a few percent either side of a target is noise.',
       ],
       data: { runs, baseline, functions: rows },

@@ -29,10 +29,11 @@ export async function startBenchEngine(tableName: string): Promise<BenchEngine> 
   await prepareTable(endpoint, tableName);
   return {
     endpoint,
-    stop: () => new Promise<void>((resolve) => {
-      child.removeAllListeners('exit');
-      child.once('exit', () => resolve());
-      child.kill();
-    }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        child.removeAllListeners('exit');
+        child.once('exit', () => resolve());
+        child.kill();
+      }),
   };
 }

@@ -13,25 +13,46 @@ import { db } from '../../shared/store/client';
 import { apiEvent, benchContext, groupMessage, ONEBOT_PATH, onebotHeaders } from './requests';
 import { answerInProcess } from './responder';
 
-interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
 
 function top(counts: Map<string, number>, total: number, n: number): string[] {
-  return [...counts].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, c]) => `${((100 * c) / total).toFixed(1).padStart(5)}%  ${k}`);
+  return [...counts]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, n)
+    .map(([k, c]) => `${((100 * c) / total).toFixed(1).padStart(5)}%  ${k}`);
 }
 
 async function main(): Promise<void> {
   const fn = process.argv[2] ?? 'create';
   const calls = Number(process.argv[3] ?? 3000);
   Object.assign(process.env, {
-    AWS_ACCESS_KEY_ID: 'bench', AWS_SECRET_ACCESS_KEY: 'bench', AWS_REGION: 'us-east-1', TABLE_NAME: process.env.TABLE_NAME ?? 'bench',
-    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', API_TOKENS: JSON.stringify({ 'bench-token': ['read', 'write', 'admin'] }), ONEBOT_SECRET: 'bench-onebot-secret',
+    AWS_ACCESS_KEY_ID: 'bench',
+    AWS_SECRET_ACCESS_KEY: 'bench',
+    AWS_REGION: 'us-east-1',
+    TABLE_NAME: process.env.TABLE_NAME ?? 'bench',
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    API_TOKENS: JSON.stringify({ 'bench-token': ['read', 'write', 'admin'] }),
+    ONEBOT_SECRET: 'bench-onebot-secret',
   });
-  answerInProcess(db(), { Query: () => ({ Items: [], Count: 0, ScannedCount: 0 }), PutItem: () => ({}), GetItem: () => ({}), UpdateItem: () => ({}), DeleteItem: () => ({}) });
+  answerInProcess(db(), {
+    Query: () => ({ Items: [], Count: 0, ScannedCount: 0 }),
+    PutItem: () => ({}),
+    GetItem: () => ({}),
+    UpdateItem: () => ({}),
+    DeleteItem: () => ({}),
+  });
   const { handler } = await import(`../../functions/${fn}/handler`);
   const raw = groupMessage(3_000_000_001, 1);
-  const event = fn === 'onebot'
-    ? apiEvent('POST', ONEBOT_PATH, raw, onebotHeaders('bench-onebot-secret', 3_000_000_001, raw))
-    : apiEvent('POST', '/api/db/reaction/create', JSON.stringify({ data: { user_id: 1669571, user_name: 'octocat', content: '+1' } }), { authorization: 'Bearer bench-token' });
+  const event =
+    fn === 'onebot'
+      ? apiEvent('POST', ONEBOT_PATH, raw, onebotHeaders('bench-onebot-secret', 3_000_000_001, raw))
+      : apiEvent('POST', '/api/db/reaction/create', JSON.stringify({ data: { user_id: 1669571, user_name: 'octocat', content: '+1' } }), {
+          authorization: 'Bearer bench-token',
+        });
   // A fresh context per call: the handler honours the deadline it gives.
   const call = () => handler(event, benchContext(fn));
   const first = await call();
@@ -50,7 +71,8 @@ async function main(): Promise<void> {
   writeFileSync(file, JSON.stringify(profile));
 
   const nodes = new Map((profile.nodes as ProfileNode[]).map((n) => [n.id, n]));
-  const group = (url: string) => url.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/)?.[1] ?? url.match(/\/((?:shared|functions|scripts)\/.*)$/)?.[1] ?? (url || '(native)');
+  const group = (url: string) =>
+    url.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/)?.[1] ?? url.match(/\/((?:shared|functions|scripts)\/.*)$/)?.[1] ?? (url || '(native)');
   const byGroup = new Map<string, number>();
   const byFunction = new Map<string, number>();
   for (const id of profile.samples ?? []) {
@@ -65,7 +87,10 @@ async function main(): Promise<void> {
   console.log(`\nself time by function:\n${top(byFunction, total, 30).join('\n')}`);
 }
 
-main().then(() => process.exit(0), (error) => {
-  console.error(error);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

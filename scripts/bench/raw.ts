@@ -36,18 +36,26 @@ export function rawCalls(model: Model) {
     const slot = indexSlotOf(model, field);
     if (slot) {
       return {
-        TableName, IndexName: slot.indexName,
+        TableName,
+        IndexName: slot.indexName,
         KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :v)',
         ExpressionAttributeNames: { '#pk': slot.partitionKey, '#sk': slot.sortKey },
         ExpressionAttributeValues: { ':pk': indexPartitionKey(model, field, shard), ':v': sortableValue(value) + VALUE_END },
       };
     }
     return {
-      TableName, KeyConditionExpression: '#pk = :pk', FilterExpression: '#d.#f = :v',
-      ExpressionAttributeNames: { '#pk': 'pk', '#d': 'd', '#f': field }, ExpressionAttributeValues: { ':pk': partitionKey(model, shard), ':v': value },
+      TableName,
+      KeyConditionExpression: '#pk = :pk',
+      FilterExpression: '#d.#f = :v',
+      ExpressionAttributeNames: { '#pk': 'pk', '#d': 'd', '#f': field },
+      ExpressionAttributeValues: { ':pk': partitionKey(model, shard), ':v': value },
     };
   };
-  const partition = (shard: number): QueryCommandInput => ({ TableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': partitionKey(model, shard) } });
+  const partition = (shard: number): QueryCommandInput => ({
+    TableName,
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': partitionKey(model, shard) },
+  });
   const matching = async (field: string, value: unknown) => (await Promise.all(shards.map((s) => queryLoop(where(s, field, value))))).flatMap((r) => r.items);
   return {
     getById: (id: string) => db().send(new GetCommand({ TableName, Key: key(id) })),
@@ -57,10 +65,17 @@ export function rawCalls(model: Model) {
     count: () => Promise.all(shards.map((s) => queryLoop({ ...partition(s), Select: 'COUNT' }))),
     updateWhere: async (field: string, value: unknown, set: { field: string; value: unknown }) => {
       const items = await matching(field, value);
-      await mapPool(items, LIMITS.writeConcurrency, (item) => db().send(new UpdateCommand({
-        TableName, Key: key(item.id as string), UpdateExpression: 'SET #d.#f = :v, #ver = #ver + :one',
-        ExpressionAttributeNames: { '#d': 'd', '#f': set.field, '#ver': '_version' }, ExpressionAttributeValues: { ':v': set.value, ':one': 1 },
-      })));
+      await mapPool(items, LIMITS.writeConcurrency, (item) =>
+        db().send(
+          new UpdateCommand({
+            TableName,
+            Key: key(item.id as string),
+            UpdateExpression: 'SET #d.#f = :v, #ver = #ver + :one',
+            ExpressionAttributeNames: { '#d': 'd', '#f': set.field, '#ver': '_version' },
+            ExpressionAttributeValues: { ':v': set.value, ':one': 1 },
+          }),
+        ),
+      );
     },
     deleteWhere: async (field: string, value: unknown) => {
       const items = await matching(field, value);

@@ -34,7 +34,13 @@ async function startServer(endpoint: string): Promise<{ url: string; stop: () =>
   child.removeAllListeners('exit');
   // Its stdout stays read until it exits, or its shutdown message would hit a closed pipe.
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  return { url: `http://127.0.0.1:${port}`, stop: () => { child.kill(); return exited; } };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stop: () => {
+      child.kill();
+      return exited;
+    },
+  };
 }
 
 interface Load {
@@ -47,35 +53,41 @@ interface Load {
 }
 
 /** `SENDERS` loops, each sending its next request as soon as the last is answered, for `seconds`. */
-async function load(seconds: number, next: (n: number) => { path: string; method: string; body?: string; headers?: Record<string, string> }, url: string): Promise<Load> {
+async function load(
+  seconds: number,
+  next: (n: number) => { path: string; method: string; body?: string; headers?: Record<string, string> },
+  url: string,
+): Promise<Load> {
   const latencies: number[] = [];
   const failed: Record<string, number> = {};
   let counter = 0;
   let ok = 0;
   const deadline = performance.now() + seconds * 1000;
   const started = performance.now();
-  await Promise.all(Array.from({ length: SENDERS }, async () => {
-    while (performance.now() < deadline) {
-      const request = next(counter++);
-      const t = performance.now();
-      try {
-        const response = await fetch(`${url}${request.path}`, { method: request.method, body: request.body, headers: request.headers });
-        await response.arrayBuffer();
-        if (response.status < 300) ok++;
-        else failed[response.status] = (failed[response.status] ?? 0) + 1;
-      } catch (error) {
-        failed[(error as Error).name] = (failed[(error as Error).name] ?? 0) + 1;
+  await Promise.all(
+    Array.from({ length: SENDERS }, async () => {
+      while (performance.now() < deadline) {
+        const request = next(counter++);
+        const t = performance.now();
+        try {
+          const response = await fetch(`${url}${request.path}`, { method: request.method, body: request.body, headers: request.headers });
+          await response.arrayBuffer();
+          if (response.status < 300) ok++;
+          else failed[response.status] = (failed[response.status] ?? 0) + 1;
+        } catch (error) {
+          failed[(error as Error).name] = (failed[(error as Error).name] ?? 0) + 1;
+        }
+        latencies.push(performance.now() - t);
       }
-      latencies.push(performance.now() - t);
-    }
-  }));
+    }),
+  );
   const elapsed = (performance.now() - started) / 1000;
   return { sent: counter, ok, failed, perSecond: round(ok / elapsed), p50: round(quantile(latencies, 0.5)), p99: round(quantile(latencies, 0.99)) };
 }
 
 async function storedEvents(url: string): Promise<number> {
   const response = await fetch(`${url}/api/db/onebot_event/count`, { method: 'POST', body: '{"consistent": true}' });
-  const body = await response.json() as { data: { count: number } };
+  const body = (await response.json()) as { data: { count: number } };
   return body.data.count;
 }
 
@@ -95,27 +107,58 @@ events are counted through the record API (\`onebot_event/count\`, consistent). 
 server and the engine share this machine's cores.`,
   };
   if (!routeFor('POST', ONEBOT_PATH) && !defaultRouteFor('POST', ONEBOT_PATH)) {
-    return { ...base, tables: [], targets: [{ what: 'every event stored exactly once', measured: 'receiver not routed yet', target: 'stored = accepted', met: null }], notes: [], data: null };
+    return {
+      ...base,
+      tables: [],
+      targets: [{ what: 'every event stored exactly once', measured: 'receiver not routed yet', target: 'stored = accepted', met: null }],
+      notes: [],
+      data: null,
+    };
   }
   const server = await startServer(ctx.endpoint);
   try {
     const before = await storedEvents(server.url);
     const baseline = await load(baselineSeconds, () => ({ method: 'GET', path: '/api/db/health' }), server.url);
-    const receiver = await load(seconds, (n) => {
-      const body = groupMessage(SELF_ID, n);
-      return { method: 'POST', path: ONEBOT_PATH, body, headers: onebotHeaders(SECRET, SELF_ID, body) };
-    }, server.url);
+    const receiver = await load(
+      seconds,
+      (n) => {
+        const body = groupMessage(SELF_ID, n);
+        return { method: 'POST', path: ONEBOT_PATH, body, headers: onebotHeaders(SECRET, SELF_ID, body) };
+      },
+      server.url,
+    );
     const stored = (await storedEvents(server.url)) - before;
     ctx.log(`receiver: ${receiver.perSecond} events/s, p50 ${receiver.p50} ms, p99 ${receiver.p99} ms; ${stored} stored of ${receiver.ok} accepted`);
-    const row = (name: string, l: Load) => [name, l.sent, l.ok, Object.entries(l.failed).map(([k, v]) => `${k}×${v}`).join(', ') || 'none', l.perSecond, l.p50, l.p99];
+    const row = (name: string, l: Load) => [
+      name,
+      l.sent,
+      l.ok,
+      Object.entries(l.failed)
+        .map(([k, v]) => `${k}×${v}`)
+        .join(', ') || 'none',
+      l.perSecond,
+      l.p50,
+      l.p99,
+    ];
     return {
       ...base,
       tables: [
-        { columns: ['load', 'sent', 'accepted', 'failed', 'per second', 'p50 ms', 'p99 ms'], rows: [row(`OneBot events, ${seconds} s`, receiver), row(`baseline: GET /api/db/health, ${baselineSeconds} s`, baseline)] },
-        { columns: ['events accepted', 'events stored', 'throughput vs baseline', 'p50 vs baseline'], rows: [[receiver.ok, stored, `${ratio(receiver.perSecond, baseline.perSecond)}x`, `${ratio(receiver.p50, baseline.p50)}x`]] },
+        {
+          columns: ['load', 'sent', 'accepted', 'failed', 'per second', 'p50 ms', 'p99 ms'],
+          rows: [row(`OneBot events, ${seconds} s`, receiver), row(`baseline: GET /api/db/health, ${baselineSeconds} s`, baseline)],
+        },
+        {
+          columns: ['events accepted', 'events stored', 'throughput vs baseline', 'p50 vs baseline'],
+          rows: [[receiver.ok, stored, `${ratio(receiver.perSecond, baseline.perSecond)}x`, `${ratio(receiver.p50, baseline.p50)}x`]],
+        },
       ],
       targets: [
-        { what: 'every event stored exactly once', measured: `${stored} stored of ${receiver.ok} accepted, ${receiver.sent - receiver.ok} refused`, target: 'stored = accepted = sent', met: stored === receiver.ok && receiver.ok === receiver.sent },
+        {
+          what: 'every event stored exactly once',
+          measured: `${stored} stored of ${receiver.ok} accepted, ${receiver.sent - receiver.ok} refused`,
+          target: 'stored = accepted = sent',
+          met: stored === receiver.ok && receiver.ok === receiver.sent,
+        },
       ],
       notes: [],
       data: { seconds, senders: SENDERS, receiver, baseline, stored },

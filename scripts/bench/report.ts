@@ -151,7 +151,10 @@ export function renderSvg(chart: Chart): string {
   chart.series.forEach((series, i) => {
     const color = PALETTE[Math.floor(i / 2) % PALETTE.length];
     const dash = series.baseline ? ' stroke-dasharray="5 4"' : '';
-    const path = series.points.filter((p) => p.x > 0 && p.y > 0).map((p) => `${px(p.x).toFixed(1)},${py(p.y).toFixed(1)}`).join(' ');
+    const path = series.points
+      .filter((p) => p.x > 0 && p.y > 0)
+      .map((p) => `${px(p.x).toFixed(1)},${py(p.y).toFixed(1)}`)
+      .join(' ');
     out.push(`<polyline points="${path}" fill="none" stroke="${color}" stroke-width="2"${dash}/>`);
     const ly = margin.top + 10 + i * 18;
     out.push(`<line x1="${width - margin.right + 12}" x2="${width - margin.right + 40}" y1="${ly}" y2="${ly}" stroke="${color}" stroke-width="2"${dash}/>`);

@@ -20,7 +20,12 @@ export function answerInProcess(client: DynamoDBDocumentClient, answers: Answers
       const sent = typeof request.body === 'string' ? request.body : Buffer.from(request.body).toString('utf8');
       const body = Buffer.from(JSON.stringify(answer(JSON.parse(sent) as Record<string, unknown>)));
       return {
-        response: { statusCode: 200, reason: 'OK', headers: { 'content-type': 'application/x-amz-json-1.0', 'content-length': String(body.length) }, body: new Uint8Array(body) },
+        response: {
+          statusCode: 200,
+          reason: 'OK',
+          headers: { 'content-type': 'application/x-amz-json-1.0', 'content-length': String(body.length) },
+          body: new Uint8Array(body),
+        },
         output: undefined as never,
       };
     },
@@ -31,7 +36,14 @@ export function answerInProcess(client: DynamoDBDocumentClient, answers: Answers
   };
 }
 
-const DOCUMENT_NAMES: Record<string, string> = { Put: 'PutItem', Get: 'GetItem', Update: 'UpdateItem', Delete: 'DeleteItem', BatchWrite: 'BatchWriteItem', TransactWrite: 'TransactWriteItems' };
+const DOCUMENT_NAMES: Record<string, string> = {
+  Put: 'PutItem',
+  Get: 'GetItem',
+  Update: 'UpdateItem',
+  Delete: 'DeleteItem',
+  BatchWrite: 'BatchWriteItem',
+  TransactWrite: 'TransactWriteItems',
+};
 
 /** Records every call made through `client` (operation and the document input) until stopped. */
 export function recordCalls(client: DynamoDBDocumentClient): { calls: Array<{ operation: string; input: object }>; stop: () => void } {

@@ -52,16 +52,25 @@ async function main(): Promise<void> {
     await engine.stop();
   }
   // Checked over the whole run, not one benchmark: no operation of the store may ever scan.
-  sections.find((s) => s.id === 'capacity')?.targets.push({
-    what: 'Scan commands sent by the store during the whole run', measured: String(meter.count('ScanCommand')), target: '0', met: meter.count('ScanCommand') === 0,
-  });
+  sections
+    .find((s) => s.id === 'capacity')
+    ?.targets.push({
+      what: 'Scan commands sent by the store during the whole run',
+      measured: String(meter.count('ScanCommand')),
+      target: '0',
+      met: meter.count('ScanCommand') === 0,
+    });
   const reproduce = `npm run bench${quick ? ' -- --quick' : ''}${values.only ? ` -- --only ${values.only}` : ''}`;
   const files = writeReport(out, sections, { quick, startedAt, seconds: (performance.now() - started) / 1000, reproduce });
-  for (const s of sections) for (const t of s.targets) log(`${t.met === null ? '?' : t.met ? 'ok' : 'MISSED'}  ${s.title}: ${t.what}: ${t.measured} (goal ${t.target})`);
+  for (const s of sections)
+    for (const t of s.targets) log(`${t.met === null ? '?' : t.met ? 'ok' : 'MISSED'}  ${s.title}: ${t.what}: ${t.measured} (goal ${t.target})`);
   log(`wrote ${files.join(', ')}`);
 }
 
-main().then(() => process.exit(0), (error) => {
-  console.error(error);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

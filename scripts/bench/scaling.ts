@@ -26,18 +26,35 @@ function operations(shards: number, size: number): Operation[] {
   const raw = rawCalls(model);
   const deleted = range(0, size).filter((i) => i % 100 === DELETED);
   return [
-    { name: 'get_one by id', flat: true, store: () => getOneRecord(model, { filters: { id: benchId(size >> 1) } }), raw: () => raw.getById(benchId(size >> 1)) },
-    { name: 'get_one by index', flat: true, store: () => getOneRecord(model, { filters: { user_id: size >> 1 } }), raw: () => raw.getWhere('user_id', size >> 1) },
+    {
+      name: 'get_one by id',
+      flat: true,
+      store: () => getOneRecord(model, { filters: { id: benchId(size >> 1) } }),
+      raw: () => raw.getById(benchId(size >> 1)),
+    },
+    {
+      name: 'get_one by index',
+      flat: true,
+      store: () => getOneRecord(model, { filters: { user_id: size >> 1 } }),
+      raw: () => raw.getWhere('user_id', size >> 1),
+    },
     { name: 'list, first page of 100', flat: true, store: () => listRecords(model, { limit: 100 }), raw: () => raw.listPage(100) },
-    { name: 'filtered list (1%), page of 100', flat: false, store: () => listRecords(model, { filters: { user_name: FILTERED }, limit: 100 }), raw: () => raw.listWhere('user_name', FILTERED, 100) },
+    {
+      name: 'filtered list (1%), page of 100',
+      flat: false,
+      store: () => listRecords(model, { filters: { user_name: FILTERED }, limit: 100 }),
+      raw: () => raw.listWhere('user_name', FILTERED, 100),
+    },
     { name: 'count', flat: false, store: () => countRecords(model, {}), raw: () => raw.count() },
     {
-      name: 'update by filter (1%)', flat: false,
+      name: 'update by filter (1%)',
+      flat: false,
       store: () => updateRecords(model, { filters: { user_name: UPDATED }, values: { user_name: UPDATED } }),
       raw: () => raw.updateWhere('user_name', UPDATED, { field: 'user_name', value: UPDATED }),
     },
     {
-      name: 'delete by filter (1%)', flat: false,
+      name: 'delete by filter (1%)',
+      flat: false,
       store: () => deleteRecords(model, { filters: { user_name: `user${DELETED}` } }),
       raw: () => raw.deleteWhere('user_name', `user${DELETED}`),
       reset: () => seed(model, deleted),
@@ -77,16 +94,32 @@ export async function scalingBench(ctx: BenchContext): Promise<Section> {
   }
   const [first, last] = [sizes[0], sizes[sizes.length - 1]];
   const at = (shards: number, name: string, records: number) => points.find((p) => p.shards === shards && p.operation === name && p.records === records)!;
-  const summary = [1, 8].flatMap((shards) => operations(shards, last).map((op) => {
-    const [a, b] = [at(shards, op.name, first), at(shards, op.name, last)];
-    const growth = ratio(b.ms, a.ms);
-    const slopeRatio = ratio(b.ms - a.ms, Math.max(b.rawMs - a.rawMs, 1e-3));
-    return { shards, operation: op.name, flat: op.flat, growth, rawGrowth: ratio(b.rawMs, a.rawMs), slopeRatio, met: op.flat ? growth <= MAX_FLAT_GROWTH : slopeRatio <= MAX_SLOPE_RATIO };
-  }));
-  const series: Series[] = operations(1, last).filter((op) => !op.name.startsWith('list,') && op.name !== 'get_one by index').flatMap((op) => [
-    { name: `${op.name}`, points: points.filter((p) => p.shards === 1 && p.operation === op.name).map((p) => ({ x: p.records, y: p.ms })) },
-    { name: `  raw engine loop`, baseline: true, points: points.filter((p) => p.shards === 1 && p.operation === op.name).map((p) => ({ x: p.records, y: p.rawMs })) },
-  ]);
+  const summary = [1, 8].flatMap((shards) =>
+    operations(shards, last).map((op) => {
+      const [a, b] = [at(shards, op.name, first), at(shards, op.name, last)];
+      const growth = ratio(b.ms, a.ms);
+      const slopeRatio = ratio(b.ms - a.ms, Math.max(b.rawMs - a.rawMs, 1e-3));
+      return {
+        shards,
+        operation: op.name,
+        flat: op.flat,
+        growth,
+        rawGrowth: ratio(b.rawMs, a.rawMs),
+        slopeRatio,
+        met: op.flat ? growth <= MAX_FLAT_GROWTH : slopeRatio <= MAX_SLOPE_RATIO,
+      };
+    }),
+  );
+  const series: Series[] = operations(1, last)
+    .filter((op) => !op.name.startsWith('list,') && op.name !== 'get_one by index')
+    .flatMap((op) => [
+      { name: `${op.name}`, points: points.filter((p) => p.shards === 1 && p.operation === op.name).map((p) => ({ x: p.records, y: p.ms })) },
+      {
+        name: `  raw engine loop`,
+        baseline: true,
+        points: points.filter((p) => p.shards === 1 && p.operation === op.name).map((p) => ({ x: p.records, y: p.rawMs })),
+      },
+    ]);
   const flatOnes = summary.filter((s) => s.flat && s.operation.startsWith('get_one'));
   const linear = summary.filter((s) => !s.flat);
   const worstLinear = linear.reduce((a, b) => (b.slopeRatio > a.slopeRatio ? b : a));
@@ -106,13 +139,26 @@ is the store's added time per added record over the raw loop's.`,
     tables: [
       {
         columns: ['operation', 'shards', ...sizes.map((s) => `${s.toLocaleString('en-US')} ms (raw ms)`), 'ratio at largest'],
-        rows: [1, 8].flatMap((shards) => operations(shards, last).map((op) => [
-          op.name, shards, ...sizes.map((s) => `${round(at(shards, op.name, s).ms)} (${round(at(shards, op.name, s).rawMs)})`), at(shards, op.name, last).ratio,
-        ])),
+        rows: [1, 8].flatMap((shards) =>
+          operations(shards, last).map((op) => [
+            op.name,
+            shards,
+            ...sizes.map((s) => `${round(at(shards, op.name, s).ms)} (${round(at(shards, op.name, s).rawMs)})`),
+            at(shards, op.name, last).ratio,
+          ]),
+        ),
       },
       {
         columns: ['operation', 'shards', 'growth', 'raw growth', 'slope ratio', 'expected', ''],
-        rows: summary.map((s) => [s.operation, s.shards, s.growth, s.rawGrowth, s.flat ? '—' : s.slopeRatio, s.flat ? `flat (growth <= ${MAX_FLAT_GROWTH})` : `linear (slope ratio <= ${MAX_SLOPE_RATIO})`, s.met ? 'met' : '**missed**']),
+        rows: summary.map((s) => [
+          s.operation,
+          s.shards,
+          s.growth,
+          s.rawGrowth,
+          s.flat ? '—' : s.slopeRatio,
+          s.flat ? `flat (growth <= ${MAX_FLAT_GROWTH})` : `linear (slope ratio <= ${MAX_SLOPE_RATIO})`,
+          s.met ? 'met' : '**missed**',
+        ]),
       },
     ],
     chart: {
@@ -123,8 +169,18 @@ is the store's added time per added record over the raw loop's.`,
       series,
     },
     targets: [
-      { what: 'get_one by id and by index stay flat', measured: `growth ${worstFlat.growth}x (${worstFlat.operation}, ${worstFlat.shards} shard(s))`, target: `flat (<= ${MAX_FLAT_GROWTH}x from ${first} to ${last})`, met: flatOnes.every((s) => s.met) },
-      { what: 'list/count/update/delete slope vs raw Query loop', measured: `${worstLinear.slopeRatio}x (${worstLinear.operation}, ${worstLinear.shards} shard(s))`, target: `<= ${MAX_SLOPE_RATIO}x`, met: linear.every((s) => s.met) },
+      {
+        what: 'get_one by id and by index stay flat',
+        measured: `growth ${worstFlat.growth}x (${worstFlat.operation}, ${worstFlat.shards} shard(s))`,
+        target: `flat (<= ${MAX_FLAT_GROWTH}x from ${first} to ${last})`,
+        met: flatOnes.every((s) => s.met),
+      },
+      {
+        what: 'list/count/update/delete slope vs raw Query loop',
+        measured: `${worstLinear.slopeRatio}x (${worstLinear.operation}, ${worstLinear.shards} shard(s))`,
+        target: `<= ${MAX_SLOPE_RATIO}x`,
+        met: linear.every((s) => s.met),
+      },
     ],
     notes: [
       'The filtered page of 100 matches 1%, so it reads about 10,000 records once a model holds that many, and then stops growing; the raw loop has the same shape.',

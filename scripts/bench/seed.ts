@@ -10,13 +10,14 @@ import { storedItem } from '../../shared/store/records';
  * A bench-only model shaped like `reaction` (two indexed fields), so the benchmarks can pick
  * their shard count and keep their data apart from each other.
  */
-export const benchModel = (name: string, shards: number): Model => defineModel({
-  name,
-  description: 'benchmark data',
-  schema: z.strictObject({ user_id: z.number(), user_name: z.string().optional(), content: z.string() }),
-  indexed: ['user_id', 'content'],
-  shards,
-});
+export const benchModel = (name: string, shards: number): Model =>
+  defineModel({
+    name,
+    description: 'benchmark data',
+    schema: z.strictObject({ user_id: z.number(), user_name: z.string().optional(), content: z.string() }),
+    indexed: ['user_id', 'content'],
+    shards,
+  });
 
 export const range = (from: number, to: number): number[] => Array.from({ length: Math.max(0, to - from) }, (_, k) => from + k);
 

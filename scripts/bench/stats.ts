@@ -30,7 +30,11 @@ export async function timeMs(task: () => Promise<unknown>): Promise<number> {
  * Runs `runs` rounds of the measured task and its baseline, alternating which goes first,
  * so drift on a shared machine hits both alike. Returns the medians.
  */
-export async function paired(runs: number, measured: () => Promise<number>, baseline: () => Promise<number>): Promise<{ value: number; baseline: number; ratio: number }> {
+export async function paired(
+  runs: number,
+  measured: () => Promise<number>,
+  baseline: () => Promise<number>,
+): Promise<{ value: number; baseline: number; ratio: number }> {
   const values: number[] = [];
   const baselines: number[] = [];
   for (let i = 0; i < runs; i++) {

@@ -34,7 +34,15 @@ function storedReaction(n: number): Record<string, unknown> {
   const id = `01JBENCH${String(n).padStart(18, '0')}`;
   const data = { user_id: 1669571 + n, user_name: `user${n}`, content: '+1' };
   const now = '2026-11-22T00:00:00.000Z';
-  return wire({ ...{ pk: partitionKey(reaction, shardOf(reaction, id)), sk: id }, ...indexAttributes(reaction, id, data), id, d: data, _created_at: now, _updated_at: now, _version: 1 }) as Record<string, unknown>;
+  return wire({
+    ...{ pk: partitionKey(reaction, shardOf(reaction, id)), sk: id },
+    ...indexAttributes(reaction, id, data),
+    id,
+    d: data,
+    _created_at: now,
+    _updated_at: now,
+    _version: 1,
+  }) as Record<string, unknown>;
 }
 
 const ITEMS = Array.from({ length: LIST_PAGE }, (_, n) => (storedReaction(n) as { M: unknown }).M);
@@ -81,7 +89,14 @@ function recordCases(): Case[] {
     ['update', post('update', { filters: { id: FIXED_ID }, values: { user_name: 'octo' } }), 1],
     ['delete', post('delete', { filters: { id: FIXED_ID } }), 1],
   ];
-  return typical.map(([fn, event, queryItems]) => ({ name: fn, fn, event, queryItems, baseline: replayHandler, baselineName: 'JSON.parse + the same SDK calls + JSON.stringify' }));
+  return typical.map(([fn, event, queryItems]) => ({
+    name: fn,
+    fn,
+    event,
+    queryItems,
+    baseline: replayHandler,
+    baselineName: 'JSON.parse + the same SDK calls + JSON.stringify',
+  }));
 }
 
 async function loadHandler(fn: string): Promise<Handler> {
@@ -145,7 +160,7 @@ export async function warmCpuBench(ctx: BenchContext): Promise<Section> {
     const names = deployedFunctions();
     const handlers = new Map(await Promise.all(names.map(async (n) => [n, await loadHandler(n)] as const)));
     const cases = recordCases().filter((c) => handlers.has(c.fn));
-    cases.push(...await staticCases(handlers, new Set(cases.map((c) => c.fn))));
+    cases.push(...(await staticCases(handlers, new Set(cases.map((c) => c.fn)))));
     const receiver = receiverCase(handlers);
     if (receiver) cases.push(receiver);
     const rows = [];
@@ -161,7 +176,11 @@ export async function warmCpuBench(ctx: BenchContext): Promise<Section> {
       const base = () => bareHandler(c.event);
       await cpuPerCall(ours, warmup);
       await cpuPerCall(base, warmup);
-      const result = await paired(rounds, () => cpuPerCall(ours, calls), () => cpuPerCall(base, calls));
+      const result = await paired(
+        rounds,
+        () => cpuPerCall(ours, calls),
+        () => cpuPerCall(base, calls),
+      );
       ctx.log(`warm cpu: ${c.name} ${result.value} µs vs ${result.baseline} µs (${result.ratio}x)`);
       const sdkCalls = recorder.calls.map((call) => call.operation).join(' + ') || 'none';
       rows.push({ function: c.name, us: result.value, baselineUs: result.baseline, ratio: result.ratio, sdkCalls, baseline: c.baselineName });
@@ -184,20 +203,34 @@ or its Limit), so serialising, signing and parsing still run and only the socket
 baseline handler (scripts/bench/baseline/bare-handlers.ts) does JSON.parse, the same SDK calls through
 a plain document client and JSON.stringify, with no validation. CPU is \`process.cpuUsage()\` (user +
 system) over ${calls} calls, median of ${rounds} rounds after ${warmup} warm-up calls, both alternating.`,
-      tables: [{ columns: ['function', 'SDK calls', 'CPU µs/call', 'baseline µs/call', 'ratio', 'baseline'], rows: rows.map((r) => [r.function, r.sdkCalls, r.us, r.baselineUs, r.ratio, r.baseline]) }],
+      tables: [
+        {
+          columns: ['function', 'SDK calls', 'CPU µs/call', 'baseline µs/call', 'ratio', 'baseline'],
+          rows: rows.map((r) => [r.function, r.sdkCalls, r.us, r.baselineUs, r.ratio, r.baseline]),
+        },
+      ],
       targets: [
-        { what: 'record API handler CPU, worst vs bare handler', measured: `${worst.ratio}x (${worst.function})`, target: `<= ${MAX_RATIO}x`, met: worst.ratio <= MAX_RATIO },
+        {
+          what: 'record API handler CPU, worst vs bare handler',
+          measured: `${worst.ratio}x (${worst.function})`,
+          target: `<= ${MAX_RATIO}x`,
+          met: worst.ratio <= MAX_RATIO,
+        },
         onebot
           ? { what: 'OneBot receiver CPU vs bare HMAC + PutItem', measured: `${onebot.ratio}x`, target: `<= ${MAX_RATIO}x`, met: onebot.ratio <= MAX_RATIO }
           : { what: 'OneBot receiver CPU vs bare HMAC + PutItem', measured: 'receiver not in the route table yet', target: `<= ${MAX_RATIO}x`, met: null },
       ],
       notes: [
         'Measured first, fixed: `newId()` (shared/store/keys.ts) took 54 µs per id, because ulid asks the crypto module for one byte per character; one 16-byte draw per id takes 4 µs.',
-        'Issue 14, profiled (not yet fixed): a V8 CPU profile of the warm handler in process (scripts/bench/profile.ts: 3,000 calls of create, 2,000 of the receiver, 50 µs sampling, canned SDK answers as above). create: the SDK is ~60% of self time (@smithy/core 38%, @aws-sdk/core 9%, signature-v4 6%, marshalling and hashing ~5%), and the baseline replays the very same calls with the very same item, so the item\'s attribute count and the write token cost both sides alike and are not in the ratio. What is in the ratio is our own per-request work, spread thin: the store\'s create path (records, pool, keys, item size) ~8%, bearer-token check (SHA-256 of the token, the constant-time table walk, environment reads) ~3%, exact-number body parse (lossless-json + decimal checks) ~3%, zod checks ~3%, middy chain and our middleware ~1.5%, the answer ~1%. No single step is over ~10% of a call, so no one change brings create from ~1.6-1.8x to 1.3x. The receiver: ~55% SDK for its two calls (the rule lookup\'s Query and the PutItem); ours are the rule lookup\'s filter parsing and planning (~3%), validating the record against onebot_event (~5%, of which shared/models/validate.ts approximate() ~2%), body parse ~2%, zod ~3%.',
-        'Considered, not done (not measured): JSON.parse instead of lossless-json when a body has no digit run of 16 or more and no exponent. It is not the same parser: lossless-json refuses a repeated key with another value (JSON.parse keeps the last) and words its own error messages, which malformed_json answers quote; keeping both behaviours needs a duplicate-key scan, and the whole parse is ~3% of create\'s profile (~30 µs of ~950), so it could not close the gap. Not tried: caching the hash of a presented bearer token (a lookup by token is not constant-time).',
-        'Next steps, by the profile: (1) the receiver\'s rule lookup per message (parse, plan and one Query of onebot_rule per event) cached per container for a few seconds, which removes a whole SDK call from most deliveries, a behaviour change to agree on (a rule edit takes effect after the cache\'s age); (2) in the store (wtB\'s shared/store): one pass that builds the stored item, index attributes and its size together (records.ts storedItem, keys.ts, item-size.ts are three walks of the same data today); (3) validate.ts approximate() only for records holding an exact NumberValue; (4) the SDK\'s own share: a client with fewer middlewares (no user-agent building per call, escapeUserAgent alone is ~1%).',
+        "Issue 14, profiled (not yet fixed): a V8 CPU profile of the warm handler in process (scripts/bench/profile.ts: 3,000 calls of create, 2,000 of the receiver, 50 µs sampling, canned SDK answers as above). create: the SDK is ~60% of self time (@smithy/core 38%, @aws-sdk/core 9%, signature-v4 6%, marshalling and hashing ~5%), and the baseline replays the very same calls with the very same item, so the item's attribute count and the write token cost both sides alike and are not in the ratio. What is in the ratio is our own per-request work, spread thin: the store's create path (records, pool, keys, item size) ~8%, bearer-token check (SHA-256 of the token, the constant-time table walk, environment reads) ~3%, exact-number body parse (lossless-json + decimal checks) ~3%, zod checks ~3%, middy chain and our middleware ~1.5%, the answer ~1%. No single step is over ~10% of a call, so no one change brings create from ~1.6-1.8x to 1.3x. The receiver: ~55% SDK for its two calls (the rule lookup's Query and the PutItem); ours are the rule lookup's filter parsing and planning (~3%), validating the record against onebot_event (~5%, of which shared/models/validate.ts approximate() ~2%), body parse ~2%, zod ~3%.",
+        "Considered, not done (not measured): JSON.parse instead of lossless-json when a body has no digit run of 16 or more and no exponent. It is not the same parser: lossless-json refuses a repeated key with another value (JSON.parse keeps the last) and words its own error messages, which malformed_json answers quote; keeping both behaviours needs a duplicate-key scan, and the whole parse is ~3% of create's profile (~30 µs of ~950), so it could not close the gap. Not tried: caching the hash of a presented bearer token (a lookup by token is not constant-time).",
+        "Next steps, by the profile: (1) the receiver's rule lookup per message (parse, plan and one Query of onebot_rule per event) cached per container for a few seconds, which removes a whole SDK call from most deliveries, a behaviour change to agree on (a rule edit takes effect after the cache's age); (2) in the store (wtB's shared/store): one pass that builds the stored item, index attributes and its size together (records.ts storedItem, keys.ts, item-size.ts are three walks of the same data today); (3) validate.ts approximate() only for records holding an exact NumberValue; (4) the SDK's own share: a client with fewer middlewares (no user-agent building per call, escapeUserAgent alone is ~1%).",
         'What remains above the baseline is our own work per request: the middy chain, bearer-token hashing, exact-number JSON parsing (lossless-json parses a small body in ~5 µs where JSON.parse takes ~0.6), zod checks of the body and the record, filter parsing and planning. Done after the first run: answers without big numbers are written by JSON.stringify.',
-        ...(without.length > 0 ? [`${without.map((r) => r.function).join(', ')} answer without the database; their baseline only serialises the same answer, so their ratios are large on tiny absolute costs and are not held to the target.`] : []),
+        ...(without.length > 0
+          ? [
+              `${without.map((r) => r.function).join(', ')} answer without the database; their baseline only serialises the same answer, so their ratios are large on tiny absolute costs and are not held to the target.`,
+            ]
+          : []),
         ...(skipped.length > 0 ? [`Not measured here (no typical HTTP request defined): ${skipped.join(', ')}.`] : []),
       ],
       data: { rounds, calls, warmup, rows, skipped },
@@ -205,6 +238,8 @@ system) over ${calls} calls, median of ${rounds} rounds after ${warmup} warm-up 
   } finally {
     ctx.meter.attach();
     for (const r of restore) r();
-    for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k]; else process.env[k] = v;
+    for (const [k, v] of Object.entries(saved))
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
   }
 }

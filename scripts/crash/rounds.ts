@@ -35,10 +35,13 @@ export async function runCrashRounds(options: CrashOptions): Promise<CrashReport
       const url = await server.ready;
       let killed = false;
       const [low, high] = options.killAfterMs;
-      const kill = setTimeout(() => {
-        killed = true;
-        server.child.kill('SIGKILL');
-      }, low + Math.random() * (high - low));
+      const kill = setTimeout(
+        () => {
+          killed = true;
+          server.child.kill('SIGKILL');
+        },
+        low + Math.random() * (high - low),
+      );
       report.acknowledged += await runWriters({ url, round, writers: options.writers, ledger, stopped: () => killed });
       clearTimeout(kill);
       await server.exited;

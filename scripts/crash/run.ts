@@ -16,11 +16,16 @@ const { values: flags } = parseArgs({
 });
 const [low, high] = flags['kill-after'].split('-').map(Number);
 
-runCrashRounds({ rounds: Number(flags.rounds), writers: Number(flags.writers), killAfterMs: [low, high ?? low], log: console.log }).then((report) => {
-  for (const problem of report.problems.slice(0, 50)) console.log(problem);
-  console.log(`${report.rounds} crash rounds, ${report.acknowledged} writes acknowledged, ${report.recordsChecked} records checked, ${report.problems.length} inconsistencies`);
-  process.exit(report.problems.length === 0 ? 0 : 1);
-}, (error) => {
-  console.error(error);
-  process.exit(1);
-});
+runCrashRounds({ rounds: Number(flags.rounds), writers: Number(flags.writers), killAfterMs: [low, high ?? low], log: console.log }).then(
+  (report) => {
+    for (const problem of report.problems.slice(0, 50)) console.log(problem);
+    console.log(
+      `${report.rounds} crash rounds, ${report.acknowledged} writes acknowledged, ${report.recordsChecked} records checked, ${report.problems.length} inconsistencies`,
+    );
+    process.exit(report.problems.length === 0 ? 0 : 1);
+  },
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

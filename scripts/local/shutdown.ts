@@ -43,7 +43,12 @@ export class RequestTracker {
  * what is left, then runs `closeEngine`: the engine outlives every request that may still write.
  * Returns how many requests finished during the drain and how many were cut.
  */
-export async function drain(server: Server, requests: RequestTracker, closeEngine: () => Promise<void>, drainMs = DRAIN_MS): Promise<{ drained: number; cut: number }> {
+export async function drain(
+  server: Server,
+  requests: RequestTracker,
+  closeEngine: () => Promise<void>,
+  drainMs = DRAIN_MS,
+): Promise<{ drained: number; cut: number }> {
   const finishedBefore = requests.finished;
   requests.draining = true;
   // net's close, not http's: http's also drops every connection without a request in progress,

@@ -27,7 +27,9 @@ export function readConfig(env: NodeJS.ProcessEnv, resolveDir: (dir: string) => 
   }
   const endpoint = env.DYNAMODB_ENDPOINT || undefined;
   if (endpoint !== undefined && !URL.canParse(endpoint)) {
-    throw new StartupError(`DYNAMODB_ENDPOINT=${JSON.stringify(endpoint)} is not a URL; set it like http://127.0.0.1:8000, or unset it for the embedded engine`);
+    throw new StartupError(
+      `DYNAMODB_ENDPOINT=${JSON.stringify(endpoint)} is not a URL; set it like http://127.0.0.1:8000, or unset it for the embedded engine`,
+    );
   }
   let tokens: TokenTable | undefined;
   if (env.API_TOKENS) {
@@ -46,7 +48,10 @@ export async function checkPort(host: string, port: number): Promise<void> {
   await new Promise<void>((done, fail) => {
     const probe = createServer();
     probe.once('error', (error: NodeJS.ErrnoException) => {
-      const fix = error.code === 'EADDRINUSE' ? `another program uses it; stop it or start with PORT=${port + 1}` : `${error.code ?? error.message}; set HOST and PORT to an address this machine can listen on`;
+      const fix =
+        error.code === 'EADDRINUSE'
+          ? `another program uses it; stop it or start with PORT=${port + 1}`
+          : `${error.code ?? error.message}; set HOST and PORT to an address this machine can listen on`;
       fail(new StartupError(`cannot listen on ${host}:${port}: ${fix}`));
     });
     probe.listen(port, host, () => probe.close(() => done()));
@@ -73,7 +78,9 @@ export async function checkDataDir(dataDir: string): Promise<void> {
     if (cause?.code === 'LEVEL_LOCKED') {
       throw new StartupError(`DATA_DIR ${dataDir} is in use by another npm start; stop that one, or give this one another DATA_DIR`);
     }
-    throw new StartupError(`cannot open the data in DATA_DIR ${dataDir}: ${(cause as Error | undefined)?.message ?? (error as Error).message}; move the folder away to start empty`);
+    throw new StartupError(
+      `cannot open the data in DATA_DIR ${dataDir}: ${(cause as Error | undefined)?.message ?? (error as Error).message}; move the folder away to start empty`,
+    );
   }
   await db.close();
 }

@@ -4,17 +4,31 @@ import { createRecords } from '../store/actions/create/create';
 import { recordOperation } from './record-operation';
 import { createRequest } from './requests';
 
-export const createOperation = recordOperation('create', createRequest, async (model, body, deadline) => {
-  if (!Array.isArray(body.data)) {
-    if (body.ids) throw new ApiError('invalid_request', 'ids goes with an array of records; use id for one', { details: [{ path: 'ids', message: 'use id' }] });
-    const [record] = await createRecords(model, [{ id: body.id ?? newId(), data: body.data }], () => ['data'], deadline);
-    return record;
-  }
-  const records = body.data;
-  if (body.id !== undefined) throw new ApiError('invalid_request', 'id goes with one record; use ids for an array', { details: [{ path: 'id', message: 'use ids' }] });
-  if (body.ids && body.ids.length !== records.length) {
-    throw new ApiError('invalid_request', `ids has ${body.ids.length} entries for ${records.length} records`, { details: [{ path: 'ids', message: 'one id per record' }] });
-  }
-  const created = await createRecords(model, records.map((data, i) => ({ id: body.ids?.[i] ?? newId(), data })), (i) => ['data', i], deadline);
-  return { records: created };
-}, 201);
+export const createOperation = recordOperation(
+  'create',
+  createRequest,
+  async (model, body, deadline) => {
+    if (!Array.isArray(body.data)) {
+      if (body.ids)
+        throw new ApiError('invalid_request', 'ids goes with an array of records; use id for one', { details: [{ path: 'ids', message: 'use id' }] });
+      const [record] = await createRecords(model, [{ id: body.id ?? newId(), data: body.data }], () => ['data'], deadline);
+      return record;
+    }
+    const records = body.data;
+    if (body.id !== undefined)
+      throw new ApiError('invalid_request', 'id goes with one record; use ids for an array', { details: [{ path: 'id', message: 'use ids' }] });
+    if (body.ids && body.ids.length !== records.length) {
+      throw new ApiError('invalid_request', `ids has ${body.ids.length} entries for ${records.length} records`, {
+        details: [{ path: 'ids', message: 'one id per record' }],
+      });
+    }
+    const created = await createRecords(
+      model,
+      records.map((data, i) => ({ id: body.ids?.[i] ?? newId(), data })),
+      (i) => ['data', i],
+      deadline,
+    );
+    return { records: created };
+  },
+  201,
+);

@@ -48,7 +48,12 @@ function checkWellFormed(body: unknown): void {
  * Each operation lives in its own module (shared/api/<operation>.ts) so that a function's bundle
  * holds only the operation it serves.
  */
-export function recordOperation<S extends z.core.$ZodType, R>(fn: HttpFunctionName, schema: S, run: (model: Model, body: z.infer<S>, deadline: number) => Promise<R>, status = 200): Operation {
+export function recordOperation<S extends z.core.$ZodType, R>(
+  fn: HttpFunctionName,
+  schema: S,
+  run: (model: Model, body: z.infer<S>, deadline: number) => Promise<R>,
+  status = 200,
+): Operation {
   const { writes } = FUNCTION_DESCRIPTORS[fn];
   return async (request) => {
     const model = modelFor(request, writes);

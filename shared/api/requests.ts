@@ -33,20 +33,24 @@ export const idSchema = z.string().check(
   z.describe('Record id; any text without control characters'),
 );
 
-export const fieldsSchema = z.array(z.string()).check(z.minLength(1), z.maxLength(LIMITS.maxFields), z.describe('Return only these fields (id is always returned)'));
+export const fieldsSchema = z
+  .array(z.string())
+  .check(z.minLength(1), z.maxLength(LIMITS.maxFields), z.describe('Return only these fields (id is always returned)'));
 const consistent = z.optional(z.boolean()).check(z.describe('Strongly consistent read (base table only; costs twice as much)'));
 const cursor = (description: string) => z.optional(z.string().check(z.maxLength(LIMITS.maxCursorLength))).check(z.describe(description));
 
 export const createRequest = z.strictObject({
-  data: z.union([jsonObject, z.array(jsonObject).check(z.minLength(1), z.maxLength(LIMITS.maxCreateBatch))], {
-    error: (issue) => {
-      if (issue.input === undefined) return 'required';
-      if (!Array.isArray(issue.input)) return `must be a JSON object (one record) or an array of 1 to ${LIMITS.maxCreateBatch} of them`;
-      const count = issue.input.length;
-      if (count === 0 || count > LIMITS.maxCreateBatch) return `holds ${count} records; one request creates 1 to ${LIMITS.maxCreateBatch}`;
-      return 'every record in the array must be a JSON object';
-    },
-  }).check(z.describe('One record, or an array of up to 100')),
+  data: z
+    .union([jsonObject, z.array(jsonObject).check(z.minLength(1), z.maxLength(LIMITS.maxCreateBatch))], {
+      error: (issue) => {
+        if (issue.input === undefined) return 'required';
+        if (!Array.isArray(issue.input)) return `must be a JSON object (one record) or an array of 1 to ${LIMITS.maxCreateBatch} of them`;
+        const count = issue.input.length;
+        if (count === 0 || count > LIMITS.maxCreateBatch) return `holds ${count} records; one request creates 1 to ${LIMITS.maxCreateBatch}`;
+        return 'every record in the array must be a JSON object';
+      },
+    })
+    .check(z.describe('One record, or an array of up to 100')),
   id: z.optional(idSchema).check(z.describe('Id for a single record; a time-ordered ULID otherwise')),
   ids: z.optional(z.array(idSchema)).check(z.describe('Ids for a batch, one per record in data')),
 });

@@ -9,9 +9,9 @@ import { SYSTEM_FIELDS, type Model, type ModelAccess, type ModelSchema, type Sys
 type SystemValues = { [K in SystemField]: (typeof SYSTEM_FIELDS)[K]['type'] extends 'integer' ? number : string };
 
 // Built from SYSTEM_FIELDS itself, so the record schema cannot drift from what the store writes.
-const systemShape = Object.fromEntries(
-  Object.entries(SYSTEM_FIELDS).map(([name, schema]) => [name, z.fromJSONSchema(schema)]),
-) as { [K in SystemField]: z.ZodType<SystemValues[K]> };
+const systemShape = Object.fromEntries(Object.entries(SYSTEM_FIELDS).map(([name, schema]) => [name, z.fromJSONSchema(schema)])) as {
+  [K in SystemField]: z.ZodType<SystemValues[K]>;
+};
 
 export type RecordSchema<S extends ModelSchema> = z.ZodObject<S['shape'] & typeof systemShape, z.core.$strict>;
 
@@ -21,16 +21,17 @@ const records = new WeakMap<Model, z.ZodObject>();
 export function recordSchema<S extends ModelSchema>(model: Model<S>): RecordSchema<S> {
   if (!records.has(model)) {
     const { id, ...stamps } = systemShape;
-    records.set(model, z
-      .strictObject({ id, ...model.schema.shape, ...stamps })
-      .describe(`A ${model.name} record: id, its fields, the system fields`));
+    records.set(model, z.strictObject({ id, ...model.schema.shape, ...stamps }).describe(`A ${model.name} record: id, its fields, the system fields`));
   }
   // A spread of a generic shape loses its keys to TypeScript; the object has exactly these.
   return records.get(model) as RecordSchema<S>;
 }
 
-const projectionOf = <S extends ModelSchema>(model: Model<S>) => recordSchema(model).partial().required({ id: true })
-  .describe(`A ${model.name} record as read: every field, or with \`fields\` only id and the fields named that the record has`);
+const projectionOf = <S extends ModelSchema>(model: Model<S>) =>
+  recordSchema(model)
+    .partial()
+    .required({ id: true })
+    .describe(`A ${model.name} record as read: every field, or with \`fields\` only id and the fields named that the record has`);
 
 type ReadRecordSchema<S extends ModelSchema> = ReturnType<typeof projectionOf<S>>;
 
@@ -65,7 +66,7 @@ export const countAnswerSchema = z.strictObject({ count: counter, scanned: count
 const bulkProgress = {
   matched: counter.describe('Records that matched when the call began (after the cursor, if one was sent)'),
   skipped: counter.describe('Reached, but changed by another writer so that it stopped matching'),
-  complete: z.boolean().describe('false: the call stopped before the function\'s deadline; the records not reached are unchanged'),
+  complete: z.boolean().describe("false: the call stopped before the function's deadline; the records not reached are unchanged"),
   next_cursor: z.string().nullable().describe('When complete is false: send the same request with this cursor to go on; null otherwise'),
 };
 
@@ -76,16 +77,18 @@ export const deleteAnswerSchema = z.strictObject({ deleted: counter, ...bulkProg
 const listedAccess = ['read_write', 'read_only'] as const satisfies ReadonlyArray<ModelAccess>;
 
 export const modelsAnswerSchema = z.strictObject({
-  models: z.array(z.strictObject({
-    name: z.string(),
-    description: z.string(),
-    access: z.enum(listedAccess),
-    schema: z.record(z.string(), z.unknown()).describe('JSON Schema of the record data'),
-    system_fields: z.record(z.string(), z.unknown()).describe('JSON Schema of id and the system fields'),
-    indexed: z.array(z.string()),
-    sortable: z.array(z.string()).describe('Values order_by accepts (prefix - for descending)'),
-    shards: z.int().min(1),
-  })),
+  models: z.array(
+    z.strictObject({
+      name: z.string(),
+      description: z.string(),
+      access: z.enum(listedAccess),
+      schema: z.record(z.string(), z.unknown()).describe('JSON Schema of the record data'),
+      system_fields: z.record(z.string(), z.unknown()).describe('JSON Schema of id and the system fields'),
+      indexed: z.array(z.string()),
+      sortable: z.array(z.string()).describe('Values order_by accepts (prefix - for descending)'),
+      shards: z.int().min(1),
+    }),
+  ),
 });
 
 const maybe = <T extends z.ZodType>(schema: T) => schema.nullable().describe('null until a heartbeat says');
@@ -94,12 +97,16 @@ export const healthAnswerSchema = z.strictObject({
   database: z.literal('ok'),
   latency_ms: z.number().min(0),
   table: z.string(),
-  bots: z.array(z.strictObject({
-    self_id: z.union([z.number(), z.string()]),
-    online: maybe(z.boolean()),
-    good: maybe(z.boolean()),
-    last_heartbeat: maybe(z.iso.datetime()),
-    interval_ms: maybe(z.number()),
-    overdue: z.boolean().describe('No heartbeat for several intervals'),
-  })).describe('The OneBot bot accounts seen, from their lifecycle and heartbeat events'),
+  bots: z
+    .array(
+      z.strictObject({
+        self_id: z.union([z.number(), z.string()]),
+        online: maybe(z.boolean()),
+        good: maybe(z.boolean()),
+        last_heartbeat: maybe(z.iso.datetime()),
+        interval_ms: maybe(z.number()),
+        overdue: z.boolean().describe('No heartbeat for several intervals'),
+      }),
+    )
+    .describe('The OneBot bot accounts seen, from their lifecycle and heartbeat events'),
 });

@@ -48,8 +48,7 @@ export function scopeOfRouteKey(key: string | undefined): RouteScope | undefined
   return routeOfKey(key)?.scope;
 }
 
-const unauthorized = (message: string, challenge = 'Bearer') =>
-  new ApiError('unauthorized', message, {}, { 'www-authenticate': challenge });
+const unauthorized = (message: string, challenge = 'Bearer') => new ApiError('unauthorized', message, {}, { 'www-authenticate': challenge });
 
 /**
  * Who is calling. With no token configured, a Lambda refuses everyone (a deployed stack never
@@ -74,9 +73,14 @@ export async function authenticate(event: APIGatewayProxyEventV2): Promise<Calle
 
 export function requireScope(caller: Caller, scope: Scope): void {
   if (caller.scopes.has(scope)) return;
-  throw new ApiError('forbidden', `This request needs a token with the ${scope} scope`, { required_scope: scope }, {
-    'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}"`,
-  });
+  throw new ApiError(
+    'forbidden',
+    `This request needs a token with the ${scope} scope`,
+    { required_scope: scope },
+    {
+      'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}"`,
+    },
+  );
 }
 
 /** The route's own scope; undefined caller for public routes, which never look at a token. */

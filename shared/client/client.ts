@@ -2,8 +2,22 @@ import type { ErrorDetail } from '../http/errors';
 import type { ErrorEnvelope } from '../http/envelope';
 import type { Model } from '../models/define';
 import type {
-  CountAnswer, CountBody, CreateMany, CreateOne, DeleteAnswer, DeleteBody, FieldName, GetOneBody, HealthAnswer, ListAnswer, ListBody,
-  ModelsAnswer, ReadRecord, RecordOf, UpdateAnswer, UpdateBody,
+  CountAnswer,
+  CountBody,
+  CreateMany,
+  CreateOne,
+  DeleteAnswer,
+  DeleteBody,
+  FieldName,
+  GetOneBody,
+  HealthAnswer,
+  ListAnswer,
+  ListBody,
+  ModelsAnswer,
+  ReadRecord,
+  RecordOf,
+  UpdateAnswer,
+  UpdateBody,
 } from './types';
 import { parseAnswer, stringifyBody } from './json-number';
 
@@ -15,7 +29,10 @@ export class RecordgateError extends Error {
   readonly code: ApiErrorCode;
   readonly details: ErrorDetail[];
 
-  constructor(readonly status: number, readonly envelope: ErrorEnvelope) {
+  constructor(
+    readonly status: number,
+    readonly envelope: ErrorEnvelope,
+  ) {
     super(envelope.message);
     this.code = envelope.data.error;
     this.details = envelope.data.details ?? [];
@@ -83,7 +100,10 @@ export function createClient(options: ClientOptions): Client {
 
   const model = (target: Model | string): ModelClient<Model> => {
     const name = typeof target === 'string' ? target : target.name;
-    const op = <T>(operation: string) => (body: unknown = {}) => call<T>('POST', `/api/db/${encodeURIComponent(name)}/${operation}`, body);
+    const op =
+      <T>(operation: string) =>
+      (body: unknown = {}) =>
+        call<T>('POST', `/api/db/${encodeURIComponent(name)}/${operation}`, body);
     return {
       create: op('create') as ModelClient<Model>['create'],
       getOne: op('get_one'),

@@ -1,6 +1,11 @@
 import type * as z from 'zod';
 import type {
-  countAnswerSchema, deleteAnswerSchema, healthAnswerSchema, listAnswerSchema, modelsAnswerSchema, recordSchema,
+  countAnswerSchema,
+  deleteAnswerSchema,
+  healthAnswerSchema,
+  listAnswerSchema,
+  modelsAnswerSchema,
+  recordSchema,
   updateAnswerSchema,
 } from '../api/responses';
 import type { countRequest, createRequest, deleteRequest, getOneRequest, listRequest, updateRequest } from '../api/requests';
@@ -11,10 +16,7 @@ import type { ClientNumber } from './json-number';
  * The client's types, all taken from the zod schemas the service validates with. Numbers are
  * ClientNumber both ways: one that a JS number cannot hold exactly travels as a JsonNumber.
  */
-export type Exact<T> = T extends number ? ClientNumber
-  : T extends ReadonlyArray<infer E> ? Exact<E>[]
-    : T extends object ? { [K in keyof T]: Exact<T[K]> }
-      : T;
+export type Exact<T> = T extends number ? ClientNumber : T extends ReadonlyArray<infer E> ? Exact<E>[] : T extends object ? { [K in keyof T]: Exact<T[K]> } : T;
 
 type SchemaOf<M extends Model> = M['schema'];
 
@@ -34,7 +36,9 @@ export type FieldName<M extends Model> = keyof RecordOf<M> & string;
  */
 export type ReadRecord<M extends Model, F extends ReadonlyArray<FieldName<M>> | undefined = undefined> =
   F extends ReadonlyArray<infer K>
-    ? number extends F['length'] ? Only<RecordOf<M>, 'id'> & Partial<Only<RecordOf<M>, K>> : Only<RecordOf<M>, 'id' | K>
+    ? number extends F['length']
+      ? Only<RecordOf<M>, 'id'> & Partial<Only<RecordOf<M>, K>>
+      : Only<RecordOf<M>, 'id' | K>
     : RecordOf<M>;
 
 /**
@@ -46,17 +50,22 @@ type Only<R, K> = string extends keyof R ? R : { [P in keyof R as P extends K ? 
 export type CreateOne<M extends Model> = Omit<z.input<typeof createRequest>, 'data' | 'ids'> & { data: RecordData<M> };
 export type CreateMany<M extends Model> = Omit<z.input<typeof createRequest>, 'data' | 'id'> & { data: RecordData<M>[] };
 /** `fields` names the model's own fields, so a typo fails to compile and the answer's type follows the list. */
-export type GetOneBody<M extends Model = Model, F extends ReadonlyArray<FieldName<M>> | undefined = undefined> =
-  Omit<z.input<typeof getOneRequest>, 'fields'> & { fields?: F };
-export type ListBody<M extends Model = Model, F extends ReadonlyArray<FieldName<M>> | undefined = undefined> =
-  Omit<z.input<typeof listRequest>, 'fields'> & { fields?: F };
+export type GetOneBody<M extends Model = Model, F extends ReadonlyArray<FieldName<M>> | undefined = undefined> = Omit<
+  z.input<typeof getOneRequest>,
+  'fields'
+> & { fields?: F };
+export type ListBody<M extends Model = Model, F extends ReadonlyArray<FieldName<M>> | undefined = undefined> = Omit<z.input<typeof listRequest>, 'fields'> & {
+  fields?: F;
+};
 export type CountBody = z.input<typeof countRequest>;
 /** values: the model's fields; null removes an optional one. */
 export type UpdateBody<M extends Model> = Omit<z.input<typeof updateRequest>, 'values'> & { values: { [K in keyof RecordData<M>]?: RecordData<M>[K] | null } };
 export type DeleteBody = z.input<typeof deleteRequest>;
 
-export type ListAnswer<M extends Model, F extends ReadonlyArray<FieldName<M>> | undefined = undefined> =
-  Omit<Exact<z.output<ReturnType<typeof listAnswerSchema<SchemaOf<M>>>>>, 'items'> & { items: ReadRecord<M, F>[] };
+export type ListAnswer<M extends Model, F extends ReadonlyArray<FieldName<M>> | undefined = undefined> = Omit<
+  Exact<z.output<ReturnType<typeof listAnswerSchema<SchemaOf<M>>>>>,
+  'items'
+> & { items: ReadRecord<M, F>[] };
 export type CountAnswer = Exact<z.output<typeof countAnswerSchema>>;
 export type UpdateAnswer = Exact<z.output<typeof updateAnswerSchema>>;
 export type DeleteAnswer = Exact<z.output<typeof deleteAnswerSchema>>;

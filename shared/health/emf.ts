@@ -8,11 +8,13 @@ export function emfDocument(namespace: string, dimensions: Record<string, string
   return {
     _aws: {
       Timestamp: timestamp,
-      CloudWatchMetrics: [{
-        Namespace: namespace,
-        Dimensions: [Object.keys(dimensions)],
-        Metrics: measurements.map(({ name, unit }) => ({ Name: name, Unit: unit })),
-      }],
+      CloudWatchMetrics: [
+        {
+          Namespace: namespace,
+          Dimensions: [Object.keys(dimensions)],
+          Metrics: measurements.map(({ name, unit }) => ({ Name: name, Unit: unit })),
+        },
+      ],
     },
     ...dimensions,
     ...Object.fromEntries(measurements.map(({ name, value }) => [name, value])),

@@ -12,7 +12,11 @@ const ROOT_REDIRECT = '/docs';
 export const fallbackOperation: Operation = async ({ event }) => {
   const method = event.requestContext.http.method;
   if (method === 'GET' && event.rawPath === '/') {
-    return { statusCode: 302, headers: { location: ROOT_REDIRECT, 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }, body: `See ${ROOT_REDIRECT} for the API documentation.\n` };
+    return {
+      statusCode: 302,
+      headers: { location: ROOT_REDIRECT, 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' },
+      body: `See ${ROOT_REDIRECT} for the API documentation.\n`,
+    };
   }
   const allowed = methodsFor(event.rawPath).filter((m) => m !== method);
   if (allowed.length > 0) {
@@ -26,8 +30,10 @@ export const fallbackOperation: Operation = async ({ event }) => {
  * reaches (exact method and raw path) go to `operation`, every other one gets the fallback's
  * 404/405. Requests that arrive by one of the function's own route keys go to `operation`.
  */
-export const withDefaultRoute = (operation: Operation): Operation => (request) => {
-  const { event } = request;
-  const unmatched = event.routeKey === DEFAULT_ROUTE_KEY && !defaultRouteFor(event.requestContext.http.method, event.rawPath);
-  return unmatched ? fallbackOperation(request) : operation(request);
-};
+export const withDefaultRoute =
+  (operation: Operation): Operation =>
+  (request) => {
+    const { event } = request;
+    const unmatched = event.routeKey === DEFAULT_ROUTE_KEY && !defaultRouteFor(event.requestContext.http.method, event.rawPath);
+    return unmatched ? fallbackOperation(request) : operation(request);
+  };

@@ -54,4 +54,3 @@ export function httpHandler(fn: HttpFunctionName, operation: Operation) {
   // Inside the chain a result may still be data; envelope.ts has made it an answer by the time it returns.
   return handler as unknown as (event: APIGatewayProxyEventV2, context: Context) => Promise<HttpResult>;
 }
-

@@ -1,7 +1,22 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import {
-  BatchOutOfTime, EmptyFilter, InvalidCursor, InvalidFilter, InvalidOrder, InvalidRecord, InvalidValues, ItemTooLarge,
-  PartialWrite, RecordBusy, RecordExists, RecordNotFound, RepeatedIds, StoreError, TableUnreachable, TooManyMatches, UnknownField,
+  BatchOutOfTime,
+  EmptyFilter,
+  InvalidCursor,
+  InvalidFilter,
+  InvalidOrder,
+  InvalidRecord,
+  InvalidValues,
+  ItemTooLarge,
+  PartialWrite,
+  RecordBusy,
+  RecordExists,
+  RecordNotFound,
+  RepeatedIds,
+  StoreError,
+  TableUnreachable,
+  TooManyMatches,
+  UnknownField,
 } from '../store/errors';
 import { isUnavailable, refusedForSize } from '../store/sdk-errors';
 import { stringifyExactJson } from '../json/exact-json';
@@ -32,17 +47,30 @@ const detailsAt = (path: string, message: string) => ({ details: [{ path, messag
 const created = (ids: ReadonlyArray<string>) => (ids.length > 0 ? { created: ids } : {});
 
 type Answer = (error: unknown) => ApiError | undefined;
-const on = <E>(type: abstract new (...args: never[]) => E, answer: (error: E) => ApiError): Answer =>
-  (error) => (error instanceof type ? answer(error) : undefined);
+const on =
+  <E>(type: abstract new (...args: never[]) => E, answer: (error: E) => ApiError): Answer =>
+  (error) =>
+    error instanceof type ? answer(error) : undefined;
 
 /** Each store error and its answer: the one place that knows their status, code and envelope data. */
 const STORE_ANSWERS: ReadonlyArray<Answer> = [
   on(InvalidRecord, (e) => new ApiError('validation_error', e.message, { details: e.details })),
   on(InvalidValues, (e) => new ApiError('invalid_request', e.message, { details: e.details })),
-  on(InvalidFilter, (e) => new ApiError('invalid_filter', e.message, { path: e.path, ...detailsAt(e.path, e.problem), ...(e.operators ? { operators: e.operators } : {}) })),
-  on(UnknownField, (e) => new ApiError('unknown_field', e.message, {
-    ...(e.path === undefined ? {} : { path: e.path }), field: e.field, model: e.model, ...(e.available ? { available: e.available } : {}), details: [e.detail],
-  })),
+  on(
+    InvalidFilter,
+    (e) => new ApiError('invalid_filter', e.message, { path: e.path, ...detailsAt(e.path, e.problem), ...(e.operators ? { operators: e.operators } : {}) }),
+  ),
+  on(
+    UnknownField,
+    (e) =>
+      new ApiError('unknown_field', e.message, {
+        ...(e.path === undefined ? {} : { path: e.path }),
+        field: e.field,
+        model: e.model,
+        ...(e.available ? { available: e.available } : {}),
+        details: [e.detail],
+      }),
+  ),
   on(InvalidOrder, (e) => new ApiError('invalid_order_by', e.message, { sortable: e.sortable, ...detailsAt('order_by', e.message) })),
   on(InvalidCursor, (e) => new ApiError('invalid_cursor', e.message, detailsAt('cursor', e.problem))),
   on(EmptyFilter, (e) => new ApiError('empty_filter', e.message, detailsAt('filters', 'empty filter without allow_all'))),
@@ -70,7 +98,7 @@ export function classify(error: unknown): ApiError {
     const apiError = answer(error);
     if (apiError) return apiError;
   }
-  if (refusedForSize(error)) return new ApiError('payload_too_large', 'A record would exceed DynamoDB\'s 400 KB item size');
+  if (refusedForSize(error)) return new ApiError('payload_too_large', "A record would exceed DynamoDB's 400 KB item size");
   if (isUnavailable(error)) return new ApiError('database_unavailable', 'The database is unavailable or overloaded; retry later', {}, RETRY_LATER);
   return new ApiError('internal', 'Internal error; it has been logged');
 }

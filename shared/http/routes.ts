@@ -18,7 +18,10 @@ export interface Route {
 type RouteDeclaration = Omit<Route, 'scope'>;
 
 const recordRoute = (fn: HttpFunctionName, summary: string): RouteDeclaration => ({
-  method: 'POST', path: `/api/db/{model_name}/${fn}`, function: fn, summary,
+  method: 'POST',
+  path: `/api/db/{model_name}/${fn}`,
+  function: fn,
+  summary,
 });
 
 const DECLARED: ReadonlyArray<RouteDeclaration> = [
@@ -34,9 +37,14 @@ const DECLARED: ReadonlyArray<RouteDeclaration> = [
   { method: 'GET', path: '/docs', function: 'docs', summary: 'Interactive API documentation (Swagger UI)' },
   { method: 'GET', path: '/docs/{asset}', function: 'docs', summary: 'A file of the documentation page' },
   // NoneBot's three paths plus the old root URL.
-  ...['/', '/onebot/v11/', '/onebot/v11/http', '/onebot/v11/http/'].map((path): RouteDeclaration => ({
-    method: 'POST', path, function: 'onebot', summary: 'Receive a OneBot 11 event (HTTP POST)',
-  })),
+  ...['/', '/onebot/v11/', '/onebot/v11/http', '/onebot/v11/http/'].map(
+    (path): RouteDeclaration => ({
+      method: 'POST',
+      path,
+      function: 'onebot',
+      summary: 'Receive a OneBot 11 event (HTTP POST)',
+    }),
+  ),
 ];
 
 export const ROUTES: ReadonlyArray<Route> = DECLARED.map((route) => ({ ...route, scope: FUNCTION_DESCRIPTORS[route.function].scope }));
@@ -141,8 +149,7 @@ export function dispatch(method: string, rawPath: string): { key: string; fn: Ht
 }
 
 /** The `$default`-only route a request names exactly, if any. */
-export const defaultRouteFor = (method: string, rawPath: string): Route | undefined =>
-  DEFAULT_ROUTES.find((r) => r.method === method && r.path === rawPath);
+export const defaultRouteFor = (method: string, rawPath: string): Route | undefined => DEFAULT_ROUTES.find((r) => r.method === method && r.path === rawPath);
 
 /** The methods the route table has for a path, for a 405's Allow header (any spelling the table has). */
 export function methodsFor(rawPath: string): string[] {

@@ -109,7 +109,12 @@ export function defineModel<S extends ModelSchema>(options: ModelOptions<S>): Mo
     return built[io];
   };
   return {
-    name, description, schema, indexed, shards, access: options.access ?? 'read_write',
+    name,
+    description,
+    schema,
+    indexed,
+    shards,
+    access: options.access ?? 'read_write',
     retention: options.retention as Model['retention'],
     get jsonSchema() {
       return toJsonSchema('input');

@@ -22,12 +22,14 @@ const jsonObject = z.record(z.string(), z.unknown());
 
 /** What was done about an event a rule applied to; README "What is stored". */
 const done = z.strictObject({
-  via: z.enum(['quick_operation', 'api', 'none']).check(z.describe('quick_operation: answered to the sender; api: called the bot\'s HTTP API; none: nothing could be done')),
+  via: z
+    .enum(['quick_operation', 'api', 'none'])
+    .check(z.describe("quick_operation: answered to the sender; api: called the bot's HTTP API; none: nothing could be done")),
   action: opt(z.string(), 'api: the OneBot action called (send_msg, set_friend_add_request, set_group_add_request)'),
   params: opt(jsonObject, 'api: the parameters sent'),
   ok: opt(z.boolean(), 'api: the bot answered status ok (retcode 0); absent while the call is under way'),
-  http_status: opt(z.number(), 'api: the HTTP status of the bot\'s answer'),
-  retcode: opt(z.number(), 'api: the bot\'s retcode'),
+  http_status: opt(z.number(), "api: the HTTP status of the bot's answer"),
+  retcode: opt(z.number(), "api: the bot's retcode"),
   error: opt(z.string(), 'api: why the call failed (unreachable, timeout, refused)'),
   reason: opt(z.string(), 'none: why (sender_ignores_answers, received_while_database_unreachable)'),
 });
@@ -36,19 +38,24 @@ export const onebotEvent = defineModel({
   name: 'onebot_event',
   description: 'A OneBot 11 event as received by the HTTP POST receiver; the id is derived from its identity (README "Duplicates")',
   schema: z.strictObject({
-    self_id: oneBotId.check(z.describe('The bot account (the body\'s self_id, else the X-Self-ID header)')),
+    self_id: oneBotId.check(z.describe("The bot account (the body's self_id, else the X-Self-ID header)")),
     post_type: z.string().check(z.describe('message, notice, request, meta_event, or what the sender invented (message_sent)')),
     detail_type: opt(z.string(), 'message_type, notice_type, request_type or meta_event_type'),
     sub_type: opt(z.string()),
-    time: opt(z.number(), 'Unix seconds, by the bot\'s clock'),
+    time: opt(z.number(), "Unix seconds, by the bot's clock"),
     user_id: opt(oneBotId),
     group_id: opt(oneBotId),
     message_id: opt(oneBotId),
-    received_at: opt(z.iso.datetime(), 'When the receiver accepted the delivery (service clock); earlier than _created_at only for events kept while the database was unreachable'),
+    received_at: opt(
+      z.iso.datetime(),
+      'When the receiver accepted the delivery (service clock); earlier than _created_at only for events kept while the database was unreachable',
+    ),
     sender: opt(z.enum(['go-cqhttp', 'Lagrange.OneBot', 'other']), 'The implementation, as told by its headers'),
     event: opt(jsonObject, 'The whole event as received, numbers exact; absent when event_ref holds it'),
-    event_ref: opt(z.strictObject({ location: z.string(), bytes: z.number(), sha256: z.string() }),
-      'An event too large for a record, kept whole elsewhere: s3://bucket/key in AWS, file:<path under DATA_DIR> locally'),
+    event_ref: opt(
+      z.strictObject({ location: z.string(), bytes: z.number(), sha256: z.string() }),
+      'An event too large for a record, kept whole elsewhere: s3://bucket/key in AWS, file:<path under DATA_DIR> locally',
+    ),
     answer: opt(jsonObject, 'The quick operation answered (absent: 200 {}); a re-delivery gets the same'),
     rule_id: opt(z.string(), 'The onebot_rule that applied'),
     done: opt(done, 'What was done about the rule: quick operation, API call with its result, or nothing and why'),
@@ -62,15 +69,15 @@ export const onebotEvent = defineModel({
 
 export const onebotBot = defineModel({
   name: 'onebot_bot',
-  description: 'One bot account\'s status from its lifecycle and heartbeat events; the id is its self_id',
+  description: "One bot account's status from its lifecycle and heartbeat events; the id is its self_id",
   schema: z.strictObject({
     self_id: oneBotId,
-    online: opt(z.boolean(), 'From the last heartbeat\'s status, or lifecycle enable/connect (true) and disable (false)'),
-    good: opt(z.boolean(), 'The last heartbeat\'s status.good'),
+    online: opt(z.boolean(), "From the last heartbeat's status, or lifecycle enable/connect (true) and disable (false)"),
+    good: opt(z.boolean(), "The last heartbeat's status.good"),
     interval_ms: opt(z.number(), 'The heartbeat interval the bot announced'),
     last_heartbeat: opt(z.iso.datetime(), 'When the last heartbeat was received (service clock)'),
     lifecycle: opt(z.string(), 'sub_type of the last lifecycle event: enable, disable, connect'),
-    status: opt(jsonObject, 'The last heartbeat\'s status object as sent'),
+    status: opt(jsonObject, "The last heartbeat's status object as sent"),
     last_event_at: z.iso.datetime().check(z.describe('When the last lifecycle or heartbeat event was received')),
   }),
   access: 'read_only',
@@ -81,40 +88,51 @@ const segment = z.strictObject({ type: z.string().check(z.minLength(1)), data: j
 export const onebotRule = defineModel({
   name: 'onebot_rule',
   description: 'An auto-reply rule for message events, or an approve/reject rule for friend and group requests',
-  schema: z.strictObject({
-    match: opt(z.enum(['exact', 'prefix', 'keyword', 'regex']), 'How pattern is compared with the message\'s plain text (request rules: with the request comment)'),
-    pattern: opt(z.string().check(z.minLength(1), z.maxLength(ONEBOT_LIMITS.maxPatternLength))),
-    reply: opt(z.union([
-      z.string().check(z.minLength(1), z.maxLength(ONEBOT_LIMITS.maxReplyLength)),
-      z.array(segment).check(z.minLength(1), z.maxLength(ONEBOT_LIMITS.maxReplySegments)),
-    ]), 'CQ-code text (sent as written unless auto_escape) or a segment array'),
-    auto_escape: withDefault(z.boolean(), false, 'true: the bot sends a string reply as plain text, CQ codes not parsed'),
-    at_sender: withDefault(z.boolean(), false, 'Group replies mention the sender'),
-    message_type: opt(z.enum(['private', 'group']), 'Only messages of this type'),
-    group_id: opt(oneBotId, 'Only events from this group'),
-    user_id: opt(oneBotId, 'Only events from this user'),
-    enabled: withDefault(z.boolean(), true),
-    priority: withDefault(z.int(), 0, 'Among matching rules the highest wins; ties go to the oldest id'),
-    request_type: opt(z.enum(['friend', 'group']), 'Makes this a request rule'),
-    approve: opt(z.boolean(), 'Request rules: approve or reject'),
-    remark: opt(z.string().check(z.maxLength(ONEBOT_LIMITS.maxPatternLength)), 'Friend requests: remark for the approved friend'),
-    reason: opt(z.string().check(z.maxLength(ONEBOT_LIMITS.maxPatternLength)), 'Group requests: the reason given when rejecting'),
-  }).check(z.superRefine((rule, ctx) => {
-    const problem = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
-    if ((rule.match === undefined) !== (rule.pattern === undefined)) problem(rule.match ? 'pattern' : 'match', 'match and pattern go together');
-    if (rule.match === 'regex' && rule.pattern !== undefined) {
-      const regex = linearRegex(rule.pattern);
-      if (typeof regex === 'string') problem('pattern', regex);
-    }
-    if (rule.request_type === undefined) {
-      if (rule.match === undefined) problem('match', 'a message rule needs match and pattern');
-      if (rule.reply === undefined) problem('reply', 'a message rule needs a reply');
-      for (const field of ['approve', 'remark', 'reason'] as const) if (rule[field] !== undefined) problem(field, `${field} belongs to request rules (set request_type)`);
-      return;
-    }
-    if (rule.approve === undefined) problem('approve', 'a request rule needs approve: true or false');
-    for (const field of ['reply', 'message_type'] as const) if (rule[field] !== undefined) problem(field, `${field} belongs to message rules`);
-    if (rule.remark !== undefined && rule.request_type !== 'friend') problem('remark', 'remark applies to friend requests');
-    if (rule.reason !== undefined && rule.request_type !== 'group') problem('reason', 'reason applies to group requests');
-  })),
+  schema: z
+    .strictObject({
+      match: opt(
+        z.enum(['exact', 'prefix', 'keyword', 'regex']),
+        "How pattern is compared with the message's plain text (request rules: with the request comment)",
+      ),
+      pattern: opt(z.string().check(z.minLength(1), z.maxLength(ONEBOT_LIMITS.maxPatternLength))),
+      reply: opt(
+        z.union([
+          z.string().check(z.minLength(1), z.maxLength(ONEBOT_LIMITS.maxReplyLength)),
+          z.array(segment).check(z.minLength(1), z.maxLength(ONEBOT_LIMITS.maxReplySegments)),
+        ]),
+        'CQ-code text (sent as written unless auto_escape) or a segment array',
+      ),
+      auto_escape: withDefault(z.boolean(), false, 'true: the bot sends a string reply as plain text, CQ codes not parsed'),
+      at_sender: withDefault(z.boolean(), false, 'Group replies mention the sender'),
+      message_type: opt(z.enum(['private', 'group']), 'Only messages of this type'),
+      group_id: opt(oneBotId, 'Only events from this group'),
+      user_id: opt(oneBotId, 'Only events from this user'),
+      enabled: withDefault(z.boolean(), true),
+      priority: withDefault(z.int(), 0, 'Among matching rules the highest wins; ties go to the oldest id'),
+      request_type: opt(z.enum(['friend', 'group']), 'Makes this a request rule'),
+      approve: opt(z.boolean(), 'Request rules: approve or reject'),
+      remark: opt(z.string().check(z.maxLength(ONEBOT_LIMITS.maxPatternLength)), 'Friend requests: remark for the approved friend'),
+      reason: opt(z.string().check(z.maxLength(ONEBOT_LIMITS.maxPatternLength)), 'Group requests: the reason given when rejecting'),
+    })
+    .check(
+      z.superRefine((rule, ctx) => {
+        const problem = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
+        if ((rule.match === undefined) !== (rule.pattern === undefined)) problem(rule.match ? 'pattern' : 'match', 'match and pattern go together');
+        if (rule.match === 'regex' && rule.pattern !== undefined) {
+          const regex = linearRegex(rule.pattern);
+          if (typeof regex === 'string') problem('pattern', regex);
+        }
+        if (rule.request_type === undefined) {
+          if (rule.match === undefined) problem('match', 'a message rule needs match and pattern');
+          if (rule.reply === undefined) problem('reply', 'a message rule needs a reply');
+          for (const field of ['approve', 'remark', 'reason'] as const)
+            if (rule[field] !== undefined) problem(field, `${field} belongs to request rules (set request_type)`);
+          return;
+        }
+        if (rule.approve === undefined) problem('approve', 'a request rule needs approve: true or false');
+        for (const field of ['reply', 'message_type'] as const) if (rule[field] !== undefined) problem(field, `${field} belongs to message rules`);
+        if (rule.remark !== undefined && rule.request_type !== 'friend') problem('remark', 'remark applies to friend requests');
+        if (rule.reason !== undefined && rule.request_type !== 'group') problem('reason', 'reason applies to group requests');
+      }),
+    ),
 });

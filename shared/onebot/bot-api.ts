@@ -54,10 +54,16 @@ export function apiCallOf(event: OneBotEvent, answer: Record<string, unknown>): 
     return { action: 'send_msg', params: { message_type: event.message_type, ...target, message: answer.reply, auto_escape: answer.auto_escape } };
   }
   if (event.post_type === 'request' && event.request_type === 'friend') {
-    return { action: 'set_friend_add_request', params: { flag: event.flag, approve: answer.approve, ...(answer.remark !== undefined ? { remark: answer.remark } : {}) } };
+    return {
+      action: 'set_friend_add_request',
+      params: { flag: event.flag, approve: answer.approve, ...(answer.remark !== undefined ? { remark: answer.remark } : {}) },
+    };
   }
   if (event.post_type === 'request' && event.request_type === 'group') {
-    return { action: 'set_group_add_request', params: { flag: event.flag, sub_type: event.sub_type, approve: answer.approve, ...(answer.reason !== undefined ? { reason: answer.reason } : {}) } };
+    return {
+      action: 'set_group_add_request',
+      params: { flag: event.flag, sub_type: event.sub_type, approve: answer.approve, ...(answer.reason !== undefined ? { reason: answer.reason } : {}) },
+    };
   }
   return undefined;
 }
@@ -90,7 +96,8 @@ export async function callBotApi(root: string, call: ApiCall): Promise<Done> {
     if (!ok) logFailure(root, call, `HTTP ${response.status}, retcode ${answer.retcode ?? 'none'}`);
     return ok ? result : { ...result, error: `the bot answered HTTP ${response.status}${answer.status ? ` (${answer.status})` : ''}` };
   } catch (error) {
-    const message = (error as Error)?.name === 'TimeoutError' ? `no answer within ${ONEBOT_LIMITS.botApiTimeoutMs} ms` : `unreachable: ${(error as Error)?.message}`;
+    const message =
+      (error as Error)?.name === 'TimeoutError' ? `no answer within ${ONEBOT_LIMITS.botApiTimeoutMs} ms` : `unreachable: ${(error as Error)?.message}`;
     logFailure(root, call, message);
     return { ...done, ok: false, error: message };
   }

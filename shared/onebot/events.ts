@@ -21,11 +21,13 @@ const INTEGER = { type: 'integer', minimum: Number.MIN_SAFE_INTEGER, maximum: Nu
  * (the metadata says how the exact-number parts look on the wire). `time` is documented, not
  * checked: an odd sender's event is stored rather than refused (eventFields leaves the field out).
  */
-export const onebotEventSchema = z.looseObject({
-  post_type: z.string().check(z.minLength(1), z.describe('message, notice, request, meta_event, message_sent, ...')),
-  self_id: z.optional(id).check(z.meta({ description: 'The bot account (int64, exact)', anyOf: [INTEGER, { type: 'string' }] })),
-  time: z.optional(z.unknown()).check(z.meta({ description: 'Unix seconds', ...INTEGER })),
-}).check(z.describe('A OneBot 11 event as go-cqhttp, NapCat, LLOneBot or Lagrange post it; stored as received'));
+export const onebotEventSchema = z
+  .looseObject({
+    post_type: z.string().check(z.minLength(1), z.describe('message, notice, request, meta_event, message_sent, ...')),
+    self_id: z.optional(id).check(z.meta({ description: 'The bot account (int64, exact)', anyOf: [INTEGER, { type: 'string' }] })),
+    time: z.optional(z.unknown()).check(z.meta({ description: 'Unix seconds', ...INTEGER })),
+  })
+  .check(z.describe('A OneBot 11 event as go-cqhttp, NapCat, LLOneBot or Lagrange post it; stored as received'));
 
 export type OneBotEvent = z.infer<typeof onebotEventSchema> & Record<string, unknown>;
 
@@ -35,7 +37,9 @@ export function parseBody(rawBody: Buffer): unknown {
   if (text.trim() === '') throw new ApiError('invalid_request', 'The body is empty; a OneBot event is a JSON object');
   // Before parsing: the parser recurses, and DynamoDB could not store a deeper event anyway.
   if (nestsDeeperThan(text, ONEBOT_LIMITS.maxEventDepth)) {
-    throw new ApiError('invalid_request', `The event nests arrays and objects deeper than ${ONEBOT_LIMITS.maxEventDepth} levels`, { max_depth: ONEBOT_LIMITS.maxEventDepth });
+    throw new ApiError('invalid_request', `The event nests arrays and objects deeper than ${ONEBOT_LIMITS.maxEventDepth} levels`, {
+      max_depth: ONEBOT_LIMITS.maxEventDepth,
+    });
   }
   try {
     return parseExactJson(text);
@@ -55,7 +59,9 @@ export function parseEvent(body: unknown): OneBotEvent {
   }
   const unstorable = unstorableKeyPath(body);
   if (unstorable !== undefined) {
-    throw new ApiError('invalid_request', 'The event has an empty, __proto__ or constructor key, which cannot be stored', { details: [{ path: unstorable, message: 'key cannot be stored' }] });
+    throw new ApiError('invalid_request', 'The event has an empty, __proto__ or constructor key, which cannot be stored', {
+      details: [{ path: unstorable, message: 'key cannot be stored' }],
+    });
   }
   return body as OneBotEvent;
 }

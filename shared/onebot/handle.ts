@@ -49,7 +49,10 @@ export async function handleEvent(delivery: Delivery, event: OneBotEvent, live: 
   const rule = await quickAnswer(event);
   const todo = plan(event, fields.self_id, rule.answer, sender.readsAnswer, live);
   const data: EventData = {
-    ...fields, received_at: delivery.receivedAt, sender: sender.name, event,
+    ...fields,
+    received_at: delivery.receivedAt,
+    sender: sender.name,
+    event,
     ...(todo.answer ? { answer: todo.answer } : {}),
     ...(rule.rule_id ? { rule_id: rule.rule_id } : {}),
     ...(todo.done ? { done: todo.done } : {}),
@@ -61,14 +64,14 @@ export async function handleEvent(delivery: Delivery, event: OneBotEvent, live: 
   if (todo.call) {
     const done = await callBotApi(todo.call.root, todo.call.call);
     await updateRecords(onebotEvent, { filters: { id: stored.id }, values: { done } }).catch((error: Error) =>
-      log.error('bot_api_result_not_stored', { id: stored.id, ...causeOf(error) }));
+      log.error('bot_api_result_not_stored', { id: stored.id, ...causeOf(error) }),
+    );
   }
   const status = botValues(event, delivery.receivedAt);
   // The event is stored and its answer decided: a failed status write must not turn this into a
   // 5xx or a kept delivery, since a re-send would be a duplicate and never update the bot either.
   if (status) {
-    await recordBotStatus(fields, status).catch((error: Error) =>
-      log.error('bot_status_failed', { self_id: String(fields.self_id), ...causeOf(error) }));
+    await recordBotStatus(fields, status).catch((error: Error) => log.error('bot_status_failed', { self_id: String(fields.self_id), ...causeOf(error) }));
   }
   return todo.answer ?? {};
 }

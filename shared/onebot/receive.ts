@@ -33,7 +33,7 @@ export const onebotReceive: Operation = async ({ rawBody, headers }) => {
   const event = parseEvent(parseBody(rawBody));
   // The allow-list holds for the account the event names too, not only the header.
   if (selfIds && event.self_id !== undefined && !sameId(event.self_id, selfId)) {
-    throw new ApiError('forbidden', 'The event\'s self_id is not the X-Self-ID bot');
+    throw new ApiError('forbidden', "The event's self_id is not the X-Self-ID bot");
   }
   const delivery: Delivery = { rawBody, headers, receivedAt: new Date().toISOString() };
   try {

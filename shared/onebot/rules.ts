@@ -38,10 +38,14 @@ function subjectOf(event: OneBotEvent): Subject | undefined {
 function patternMatches(rule: Rule, text: string): boolean {
   const pattern = rule.pattern ?? '';
   switch (rule.match) {
-    case undefined: return true;
-    case 'exact': return text === pattern;
-    case 'prefix': return text.startsWith(pattern);
-    case 'keyword': return text.includes(pattern);
+    case undefined:
+      return true;
+    case 'exact':
+      return text === pattern;
+    case 'prefix':
+      return text.startsWith(pattern);
+    case 'keyword':
+      return text.includes(pattern);
     case 'regex': {
       const regex = linearRegex(pattern);
       return typeof regex !== 'string' && regexMatches(regex, text);
@@ -51,9 +55,10 @@ function patternMatches(rule: Rule, text: string): boolean {
 
 function applies(rule: Rule, subject: Subject): boolean {
   const { event } = subject;
-  const typeFits = subject.kind === 'message'
-    ? rule.request_type === undefined && (rule.message_type === undefined || rule.message_type === subject.type)
-    : rule.request_type === subject.type;
+  const typeFits =
+    subject.kind === 'message'
+      ? rule.request_type === undefined && (rule.message_type === undefined || rule.message_type === subject.type)
+      : rule.request_type === subject.type;
   if (!typeFits) return false;
   if (rule.group_id !== undefined && !sameId(rule.group_id, event.group_id)) return false;
   if (rule.user_id !== undefined && !sameId(rule.user_id, event.user_id)) return false;

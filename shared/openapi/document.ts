@@ -80,15 +80,20 @@ ${LIMITS.maxFilterConditions} conditions and ${LIMITS.maxInValues} values per $i
 
 function errorResponses(codes: ReadonlyArray<ErrorCode>, meanings: Partial<Record<ErrorCode, string>> = {}): Record<string, JsonSchema> {
   const meaning = (code: ErrorCode) => meanings[code] ?? ERROR_MEANING[code];
-  return Object.fromEntries(byStatus(codes).map(([status, group]) => [String(status), {
-    description: group.map((code) => `\`${code}\`: ${meaning(code)}`).join('\n\n'),
-    content: {
-      'application/json': {
-        schema: { $ref: `${COMPONENTS}error_envelope` },
-        examples: Object.fromEntries(group.map((code) => [code, { summary: meaning(code), value: failure(code, meaning(code)) }])),
+  return Object.fromEntries(
+    byStatus(codes).map(([status, group]) => [
+      String(status),
+      {
+        description: group.map((code) => `\`${code}\`: ${meaning(code)}`).join('\n\n'),
+        content: {
+          'application/json': {
+            schema: { $ref: `${COMPONENTS}error_envelope` },
+            examples: Object.fromEntries(group.map((code) => [code, { summary: meaning(code), value: failure(code, meaning(code)) }])),
+          },
+        },
       },
-    },
-  }]));
+    ]),
+  );
 }
 
 function successResponse(doc: OperationDoc, name: string, outputs: ReturnType<typeof namedSchemas>): JsonSchema {
@@ -102,9 +107,16 @@ function successResponse(doc: OperationDoc, name: string, outputs: ReturnType<ty
   return { description };
 }
 
-function operation(route: Route, doc: OperationDoc, id: string, tag: string, inputs: ReturnType<typeof namedSchemas>, outputs: ReturnType<typeof namedSchemas>): JsonSchema {
+function operation(
+  route: Route,
+  doc: OperationDoc,
+  id: string,
+  tag: string,
+  inputs: ReturnType<typeof namedSchemas>,
+  outputs: ReturnType<typeof namedSchemas>,
+): JsonSchema {
   const scope = scopeOf(route);
-  const errors: ErrorCode[] = [...doc.errors, ...(scope ? ['unauthorized', 'forbidden'] as const : [])];
+  const errors: ErrorCode[] = [...doc.errors, ...(scope ? (['unauthorized', 'forbidden'] as const) : [])];
   return {
     operationId: id,
     summary: route.summary,
@@ -113,17 +125,19 @@ function operation(route: Route, doc: OperationDoc, id: string, tag: string, inp
     // An open operation says so (an empty requirement), so no tool assumes a default applies.
     security: scope ? [{ bearerAuth: [scope] }] : [],
     ...(doc.parameters ? { parameters: doc.parameters } : {}),
-    ...(doc.request ? {
-      requestBody: {
-        required: !doc.request.schema.safeParse({}).success,
-        content: {
-          'application/json': {
-            schema: inputs.ref(doc.request.schema, doc.request.name ?? `${id}_request`),
-            examples: Object.fromEntries(Object.entries(doc.request.examples).map(([name, value]) => [name, { value }])),
+    ...(doc.request
+      ? {
+          requestBody: {
+            required: !doc.request.schema.safeParse({}).success,
+            content: {
+              'application/json': {
+                schema: inputs.ref(doc.request.schema, doc.request.name ?? `${id}_request`),
+                examples: Object.fromEntries(Object.entries(doc.request.examples).map(([name, value]) => [name, { value }])),
+              },
+            },
           },
-        },
-      },
-    } : {}),
+        }
+      : {}),
     responses: {
       [String(doc.success.status)]: successResponse(doc, id, outputs),
       ...doc.more,
@@ -172,14 +186,18 @@ export function buildOpenApiDocument(): OpenApiDocument {
     servers: [{ url: '/', description: 'This service' }],
     tags: [
       ...visibleModels().map((m) => ({ name: m.name, description: m.description })),
-      ...Object.entries(SERVICE_TAGS).filter(([name]) => used.has(name)).map(([name, description]) => ({ name, description })),
+      ...Object.entries(SERVICE_TAGS)
+        .filter(([name]) => used.has(name))
+        .map(([name, description]) => ({ name, description })),
     ],
     paths,
     components: {
       schemas: { ...componentSchemas(inputs.registry, 'input'), ...componentSchemas(outputs.registry, 'output') },
       responses: {
         error: {
-          description: `Any error: \`data.error\` is one of ${Object.keys(ERROR_STATUS).map((c) => `\`${c}\``).join(', ')}`,
+          description: `Any error: \`data.error\` is one of ${Object.keys(ERROR_STATUS)
+            .map((c) => `\`${c}\``)
+            .join(', ')}`,
           content: { 'application/json': { schema: { $ref: `${COMPONENTS}error_envelope` } } },
         },
       },

@@ -17,12 +17,13 @@ export const ERROR_MEANING: Record<ErrorCode, string> = {
   method_not_allowed: 'The path exists with another method (Allow header)',
   conflict: 'create of an id that exists; nothing is written',
   too_many_matches: 'More records match than max_affected; nothing changes',
-  payload_too_large: 'The body is over the size limit, or a record is over DynamoDB\'s 400 KB',
+  payload_too_large: "The body is over the size limit, or a record is over DynamoDB's 400 KB",
   unsupported_media_type: 'The body is not sent as JSON',
   validation_error: 'Record data breaks the model schema; data.details lists each {path, message}',
   rate_limited: 'Too many requests; retry after the Retry-After header',
   internal: 'A bug; it is logged, and the answer carries no stack trace',
-  secret_unavailable: 'A secret the function needs (tokens, cursor key, OneBot secret) cannot be read: a missing grant or a deleted secret; the cause is in the function\'s log',
+  secret_unavailable:
+    "A secret the function needs (tokens, cursor key, OneBot secret) cannot be read: a missing grant or a deleted secret; the cause is in the function's log",
   database_unavailable: 'DynamoDB throttled or unreachable after retries; retry after the Retry-After header',
 };
 

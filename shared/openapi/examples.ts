@@ -20,14 +20,21 @@ export function exampleOf(schema: FieldSchema): unknown {
   if (schema.anyOf?.[0]) return exampleOf(schema.anyOf[0]);
   const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
   switch (type) {
-    case 'string': return FORMATTED[schema.format as string] ?? 'example';
+    case 'string':
+      return FORMATTED[schema.format as string] ?? 'example';
     case 'number':
-    case 'integer': return typeof schema.minimum === 'number' ? Math.max(schema.minimum, 1) : 1;
-    case 'boolean': return true;
-    case 'null': return null;
-    case 'array': return schema.items ? [exampleOf(schema.items)] : [];
-    case 'object': return Object.fromEntries(Object.entries(schema.properties ?? {}).map(([k, s]) => [k, exampleOf(s)]));
-    default: return null;
+    case 'integer':
+      return typeof schema.minimum === 'number' ? Math.max(schema.minimum, 1) : 1;
+    case 'boolean':
+      return true;
+    case 'null':
+      return null;
+    case 'array':
+      return schema.items ? [exampleOf(schema.items)] : [];
+    case 'object':
+      return Object.fromEntries(Object.entries(schema.properties ?? {}).map(([k, s]) => [k, exampleOf(s)]));
+    default:
+      return null;
   }
 }
 

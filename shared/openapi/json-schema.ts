@@ -34,8 +34,10 @@ export function jsonSchemaOf(schema: z.ZodType, io: Io): JsonSchema {
 /** Every schema of a registry, by its id, referring to each other as OpenAPI components. */
 export function componentSchemas(registry: z.core.$ZodRegistry<{ id: string }>, io: Io): Record<string, JsonSchema> {
   const { schemas } = z.toJSONSchema(registry, { ...options(io), uri: (id) => `#/components/schemas/${id}` });
-  return Object.fromEntries(Object.entries(schemas).map(([id, schema]) => {
-    const { $schema: _s, $id: _i, ...rest } = schema as JsonSchema;
-    return [id, rest];
-  }));
+  return Object.fromEntries(
+    Object.entries(schemas).map(([id, schema]) => {
+      const { $schema: _s, $id: _i, ...rest } = schema as JsonSchema;
+      return [id, rest];
+    }),
+  );
 }

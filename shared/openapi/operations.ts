@@ -2,8 +2,15 @@ import * as z from 'zod';
 // A named import: `z.core` as a value would carry every locale of zod into the bundle.
 import { $ZodOptional } from 'zod/v4/core';
 import {
-  countAnswerSchema, createdSchema, deleteAnswerSchema, healthAnswerSchema, listAnswerSchema, modelsAnswerSchema,
-  readRecordSchema, recordSchema, updateAnswerSchema,
+  countAnswerSchema,
+  createdSchema,
+  deleteAnswerSchema,
+  healthAnswerSchema,
+  listAnswerSchema,
+  modelsAnswerSchema,
+  readRecordSchema,
+  recordSchema,
+  updateAnswerSchema,
 } from '../api/responses';
 import { countRequest, createRequest, deleteRequest, descriptionOf, getOneRequest, listRequest, updateRequest } from '../api/requests';
 import { DOCS_ASSET_NAMES } from '../docs/assets';
@@ -40,18 +47,27 @@ export interface OperationDoc {
   parameters?: Array<Record<string, unknown>>;
 }
 
-const BODY_ERRORS: ErrorCode[] = ['malformed_json', 'invalid_request', 'payload_too_large', 'unknown_model', 'internal', 'secret_unavailable', 'database_unavailable'];
+const BODY_ERRORS: ErrorCode[] = [
+  'malformed_json',
+  'invalid_request',
+  'payload_too_large',
+  'unknown_model',
+  'internal',
+  'secret_unavailable',
+  'database_unavailable',
+];
 const FILTER_ERRORS: ErrorCode[] = ['invalid_filter', 'unknown_field'];
 
-const FILTERS_HELP = 'filters are Mongo-style: `{"field": value}` is equality, `{"field": {"$gt": 1}}` an operator '
-  + '($eq $ne $gt $gte $lt $lte $in $nin $between $exists $begins_with $contains), and $and/$or/$not combine them. '
-  + '`id` and the system fields can be filtered on. $ne and $nin keep records where the field is missing.';
+const FILTERS_HELP =
+  'filters are Mongo-style: `{"field": value}` is equality, `{"field": {"$gt": 1}}` an operator ' +
+  '($eq $ne $gt $gte $lt $lte $in $nin $between $exists $begins_with $contains), and $and/$or/$not combine them. ' +
+  '`id` and the system fields can be filtered on. $ne and $nin keep records where the field is missing.';
 
 /** The model's fields, each optional; an optional field may be null, which removes it. */
 function valuesSchema(model: Model) {
-  const shape = Object.fromEntries(Object.entries(model.schema.shape).map(([name, field]) => [
-    name, field instanceof $ZodOptional ? z.nullable(field) : z.optional(field),
-  ]));
+  const shape = Object.fromEntries(
+    Object.entries(model.schema.shape).map(([name, field]) => [name, field instanceof $ZodOptional ? z.nullable(field) : z.optional(field)]),
+  );
   return z.strictObject(shape).describe(descriptionOf(updateRequest.shape.values));
 }
 
@@ -71,11 +87,14 @@ export const RECORD_OPERATIONS: Record<'create' | 'get_one' | 'list' | 'count' |
     const sample = exampleData(model);
     const data = z.union([model.schema, z.array(model.schema).min(1).max(LIMITS.maxCreateBatch)]);
     return {
-      description: `Validates against the ${model.name} schema (422 lists every problem, nothing is stored). `
-        + `A batch of up to ${LIMITS.maxCreateBatch} is all or nothing.`,
+      description:
+        `Validates against the ${model.name} schema (422 lists every problem, nothing is stored). ` +
+        `A batch of up to ${LIMITS.maxCreateBatch} is all or nothing.`,
       request: {
         schema: z.strictObject({ ...createRequest.shape, data: data.describe(descriptionOf(createRequest.shape.data)) }),
-        examples: sample ? { one: { data: sample }, with_id: { id: 'example-1', data: sample }, batch: { data: [sample, sample], ids: ['example-2', 'example-3'] } } : {},
+        examples: sample
+          ? { one: { data: sample }, with_id: { id: 'example-1', data: sample }, batch: { data: [sample, sample], ids: ['example-2', 'example-3'] } }
+          : {},
       },
       success: { status: 201, description: 'Created', data: createdSchema(model), components: { [`${model.name}_record`]: recordSchema(model) } },
       errors: [...BODY_ERRORS, 'forbidden', 'conflict', 'validation_error'],
@@ -84,13 +103,23 @@ export const RECORD_OPERATIONS: Record<'create' | 'get_one' | 'list' | 'count' |
   get_one: (model) => ({
     description: `The first record in id order that matches. ${FILTERS_HELP}`,
     request: { name: 'get_one_request', schema: getOneRequest, examples: { by_id: { filters: { id: 'example-1' } } } },
-    success: { status: 200, description: 'The record; with fields, only id and the fields named', data: readRecordSchema(model), components: readComponents(model) },
+    success: {
+      status: 200,
+      description: 'The record; with fields, only id and the fields named',
+      data: readRecordSchema(model),
+      components: readComponents(model),
+    },
     errors: [...BODY_ERRORS, ...FILTER_ERRORS, 'not_found'],
   }),
   list: (model) => ({
-    description: `A page of at most limit records and a next_cursor (null at the end); a page can be short while `
-      + `next_cursor is not null. order_by: id or an indexed field (${model.indexed.join(', ') || 'none'}). ${FILTERS_HELP}`,
-    request: { name: 'list_request', schema: listRequest, examples: { all: { limit: 10 }, filtered: { filters: exampleFilter(model), order_by: '-id', limit: 10 } } },
+    description:
+      `A page of at most limit records and a next_cursor (null at the end); a page can be short while ` +
+      `next_cursor is not null. order_by: id or an indexed field (${model.indexed.join(', ') || 'none'}). ${FILTERS_HELP}`,
+    request: {
+      name: 'list_request',
+      schema: listRequest,
+      examples: { all: { limit: 10 }, filtered: { filters: exampleFilter(model), order_by: '-id', limit: 10 } },
+    },
     success: { status: 200, description: 'A page of records', data: listAnswerSchema(model), components: readComponents(model) },
     errors: [...BODY_ERRORS, ...FILTER_ERRORS, 'invalid_order_by', 'invalid_cursor'],
   }),
@@ -104,11 +133,17 @@ export const RECORD_OPERATIONS: Record<'create' | 'get_one' | 'list' | 'count' |
     const sample = exampleData(model);
     const field = Object.keys(sample ?? {})[0];
     return {
-      description: `Every matched record with its new values is validated first; one invalid result is a 422 and nothing is written. `
-        + `An empty filter needs allow_all, which needs the admin scope. ${FILTERS_HELP}`,
+      description:
+        `Every matched record with its new values is validated first; one invalid result is a 422 and nothing is written. ` +
+        `An empty filter needs allow_all, which needs the admin scope. ${FILTERS_HELP}`,
       request: {
         schema: z.strictObject({ ...updateRequest.shape, values: valuesSchema(model) }),
-        examples: field ? { by_id: { filters: { id: 'example-1' }, values: { [field]: sample![field] } }, capped: { filters: exampleFilter(model), values: { [field]: sample![field] }, max_affected: 10 } } : {},
+        examples: field
+          ? {
+              by_id: { filters: { id: 'example-1' }, values: { [field]: sample![field] } },
+              capped: { filters: exampleFilter(model), values: { [field]: sample![field] }, max_affected: 10 },
+            }
+          : {},
       },
       success: { status: 200, description: 'How many changed', data: updateAnswerSchema },
       errors: [...BODY_ERRORS, ...FILTER_ERRORS, 'forbidden', 'empty_filter', 'too_many_matches', 'validation_error'],
@@ -116,7 +151,11 @@ export const RECORD_OPERATIONS: Record<'create' | 'get_one' | 'list' | 'count' |
   },
   delete: () => ({
     description: `An empty filter needs allow_all, which needs the admin scope. ${FILTERS_HELP}`,
-    request: { name: 'delete_request', schema: deleteRequest, examples: { by_id: { filters: { id: 'example-1' } }, capped: { filters: { id: { $begins_with: 'example-' } }, max_affected: 10 } } },
+    request: {
+      name: 'delete_request',
+      schema: deleteRequest,
+      examples: { by_id: { filters: { id: 'example-1' } }, capped: { filters: { id: { $begins_with: 'example-' } }, max_affected: 10 } },
+    },
     success: { status: 200, description: 'How many were deleted', data: deleteAnswerSchema },
     errors: [...BODY_ERRORS, ...FILTER_ERRORS, 'forbidden', 'empty_filter', 'too_many_matches'],
   }),
@@ -134,42 +173,71 @@ export const SERVICE_OPERATIONS: Record<string, (route: Route) => OperationDoc> 
     errors: ['database_unavailable'],
   }),
   onebot: () => ({
-    description: 'The OneBot 11 HTTP POST receiver: point the bot implementation\'s post_url here. It authenticates with '
-      + 'X-Signature (HMAC-SHA1 of the raw body with the shared secret), not with a bearer token. A re-sent event is stored once (README "Duplicates").',
-    request: { name: 'onebot_post_body', schema: onebotEventSchema, examples: { heartbeat: { time: 1700000000, self_id: 10001, post_type: 'meta_event', meta_event_type: 'heartbeat', status: { online: true, good: true }, interval: 5000 } } },
+    description:
+      "The OneBot 11 HTTP POST receiver: point the bot implementation's post_url here. It authenticates with " +
+      'X-Signature (HMAC-SHA1 of the raw body with the shared secret), not with a bearer token. A re-sent event is stored once (README "Duplicates").',
+    request: {
+      name: 'onebot_post_body',
+      schema: onebotEventSchema,
+      examples: {
+        heartbeat: {
+          time: 1700000000,
+          self_id: 10001,
+          post_type: 'meta_event',
+          meta_event_type: 'heartbeat',
+          status: { online: true, good: true },
+          interval: 5000,
+        },
+      },
+    },
     // 200 `{}` rather than 204 for "nothing to do": LLOneBot warns on every empty answer (README).
     success: {
       status: 200,
-      description: 'Stored (or kept, while the database is unreachable, and stored later): the quick operation for the sender (reply, approve, ...), {} for none',
-      raw: { mediaType: 'application/json', schema: { type: 'object', description: 'A OneBot 11 quick operation', examples: [{ reply: 'pong', auto_escape: false }, {}] } },
+      description:
+        'Stored (or kept, while the database is unreachable, and stored later): the quick operation for the sender (reply, approve, ...), {} for none',
+      raw: {
+        mediaType: 'application/json',
+        schema: { type: 'object', description: 'A OneBot 11 quick operation', examples: [{ reply: 'pong', auto_escape: false }, {}] },
+      },
     },
     parameters: [
       { name: 'X-Self-ID', in: 'header', required: true, schema: { type: 'string' }, description: 'The bot account; equals self_id' },
-      { name: 'X-Signature', in: 'header', required: false, schema: { type: 'string', pattern: '^sha1=[0-9a-fA-F]{40}$' }, description: 'sha1=<hex HMAC-SHA1(secret, raw body)>; required when a secret is configured' },
+      {
+        name: 'X-Signature',
+        in: 'header',
+        required: false,
+        schema: { type: 'string', pattern: '^sha1=[0-9a-fA-F]{40}$' },
+        description: 'sha1=<hex HMAC-SHA1(secret, raw body)>; required when a secret is configured',
+      },
     ],
     errors: ['malformed_json', 'invalid_request', 'unauthorized', 'forbidden', 'payload_too_large', 'internal', 'database_unavailable'],
     // A sender is checked by its signature and bot id, never by a bearer token (shared/onebot/receive.ts).
     meanings: {
-      invalid_request: 'The X-Self-ID header is missing, or the body is not a OneBot 11 event: empty, not an object, no post_type, nested too deep, or a key that cannot be stored',
+      invalid_request:
+        'The X-Self-ID header is missing, or the body is not a OneBot 11 event: empty, not an object, no post_type, nested too deep, or a key that cannot be stored',
       unauthorized: 'A secret is configured and the X-Signature header is missing',
-      forbidden: 'The X-Signature does not match the body, the bot (X-Self-ID) is not in ONEBOT_SELF_IDS, or the event\'s self_id names another bot',
+      forbidden: "The X-Signature does not match the body, the bot (X-Self-ID) is not in ONEBOT_SELF_IDS, or the event's self_id names another bot",
     },
   }),
   openapi: () => ({
     description: 'Generated from the same zod schemas that check requests. Import it into Postman, API Gateway or a client generator.',
-    success: { status: 200, description: 'OpenAPI 3.1', raw: { mediaType: 'application/json', schema: { type: 'object', description: 'An OpenAPI 3.1 document' } } },
+    success: {
+      status: 200,
+      description: 'OpenAPI 3.1',
+      raw: { mediaType: 'application/json', schema: { type: 'object', description: 'An OpenAPI 3.1 document' } },
+    },
     errors: [],
   }),
-  docs: (route) => (route.path.includes('{asset}')
-    ? {
-      parameters: [{ name: 'asset', in: 'path', required: true, schema: { type: 'string', enum: [...DOCS_ASSET_NAMES] } }],
-      success: { status: 200, description: 'The file', raw: { mediaType: '*/*', schema: { type: 'string', format: 'binary' } } },
-      errors: ['route_not_found'],
-    }
-    : {
-      description: 'Swagger UI, served from this service (nothing from a CDN). Use Authorize to set a bearer token.',
-      success: { status: 200, description: 'The page', raw: { mediaType: 'text/html', schema: { type: 'string' } } },
-      errors: [],
-    }),
+  docs: (route) =>
+    route.path.includes('{asset}')
+      ? {
+          parameters: [{ name: 'asset', in: 'path', required: true, schema: { type: 'string', enum: [...DOCS_ASSET_NAMES] } }],
+          success: { status: 200, description: 'The file', raw: { mediaType: '*/*', schema: { type: 'string', format: 'binary' } } },
+          errors: ['route_not_found'],
+        }
+      : {
+          description: 'Swagger UI, served from this service (nothing from a CDN). Use Authorize to set a bearer token.',
+          success: { status: 200, description: 'The page', raw: { mediaType: 'text/html', schema: { type: 'string' } } },
+          errors: [],
+        },
 };
-

@@ -31,10 +31,16 @@ async function secret(): Promise<string> {
   return (await secretSetting('CURSOR_SECRET')) || processKey;
 }
 
-const sign = async (payload: string) => createHmac('sha256', await secret()).update(payload).digest('base64url');
+const sign = async (payload: string) =>
+  createHmac('sha256', await secret())
+    .update(payload)
+    .digest('base64url');
 
 export function queryFingerprint(filters: unknown, orderBy: unknown): string {
-  return createHash('sha256').update(stringifyExactJson({ filters: filters ?? {}, orderBy: orderBy ?? null })).digest('base64url').slice(0, 22);
+  return createHash('sha256')
+    .update(stringifyExactJson({ filters: filters ?? {}, orderBy: orderBy ?? null }))
+    .digest('base64url')
+    .slice(0, 22);
 }
 
 export async function encodeCursor(model: Model, fingerprint: string, positions: Position[]): Promise<string | null> {
@@ -71,7 +77,11 @@ const sealed = async (payload: object) => {
 
 export async function decodeCursor(cursor: string, model: Model, fingerprint: string, plan: AccessPlan): Promise<Position[]> {
   const parsed = payloadSchema.safeParse(await openCursor(cursor, model, fingerprint));
-  if (!parsed.success || parsed.data.p.length !== plan.shards.length || !parsed.data.p.every((p, i) => p === null || fitsPlan(model, plan, plan.shards[i], p))) {
+  if (
+    !parsed.success ||
+    parsed.data.p.length !== plan.shards.length ||
+    !parsed.data.p.every((p, i) => p === null || fitsPlan(model, plan, plan.shards[i], p))
+  ) {
     throw refuse('The cursor does not fit this query');
   }
   return parsed.data.p.map((p) => (p === null ? null : Object.keys(p).length === 0 ? undefined : p));
@@ -81,8 +91,7 @@ export async function decodeCursor(cursor: string, model: Model, fingerprint: st
  * Where a bulk update or delete that stopped short of its deadline goes on: after the record
  * `after` in id order ('' = from the first). Bound to the model and to the request's fingerprint.
  */
-export const encodeResumeCursor = (model: Model, fingerprint: string, after: string): Promise<string> =>
-  sealed({ m: model.name, q: fingerprint, a: after });
+export const encodeResumeCursor = (model: Model, fingerprint: string, after: string): Promise<string> => sealed({ m: model.name, q: fingerprint, a: after });
 
 export async function decodeResumeCursor(cursor: string, model: Model, fingerprint: string): Promise<string> {
   const parsed = z.strictObject({ m: z.string(), q: z.string(), a: z.string() }).safeParse(await openCursor(cursor, model, fingerprint));

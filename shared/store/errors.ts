@@ -17,14 +17,21 @@ export class InvalidRecord extends StoreError {
 
 /** An update's `values` that no record could take, whatever it holds. */
 export class InvalidValues extends StoreError {
-  constructor(message: string, readonly details: ErrorDetail[]) {
+  constructor(
+    message: string,
+    readonly details: ErrorDetail[],
+  ) {
     super(message);
   }
 }
 
 /** A filter the store cannot read; `path` is where in the request, `operators` the ones it knows when an unknown one was sent. */
 export class InvalidFilter extends StoreError {
-  constructor(readonly path: string, readonly problem: string, readonly operators?: ReadonlyArray<string>) {
+  constructor(
+    readonly path: string,
+    readonly problem: string,
+    readonly operators?: ReadonlyArray<string>,
+  ) {
     super(`Invalid filter at ${path}: ${problem}`);
   }
 }
@@ -47,14 +54,20 @@ export class UnknownField extends StoreError {
 
 /** An order_by the model cannot be read in; `sortable` lists the ones it can. */
 export class InvalidOrder extends StoreError {
-  constructor(readonly sortable: ReadonlyArray<string>, problem: string) {
+  constructor(
+    readonly sortable: ReadonlyArray<string>,
+    problem: string,
+  ) {
     super(problem);
   }
 }
 
 /** A cursor that is not this service's, or not of this request. */
 export class InvalidCursor extends StoreError {
-  constructor(message: string, readonly problem = message) {
+  constructor(
+    message: string,
+    readonly problem = message,
+  ) {
     super(message);
   }
 }
@@ -78,7 +91,11 @@ export class RecordNotFound extends StoreError {
  * wrote and could not take back because someone wrote them since.
  */
 export class RecordExists extends StoreError {
-  constructor(readonly model: string, readonly ids: ReadonlyArray<string>, readonly notRemoved: ReadonlyArray<string> = []) {
+  constructor(
+    readonly model: string,
+    readonly ids: ReadonlyArray<string>,
+    readonly notRemoved: ReadonlyArray<string> = [],
+  ) {
     super(`A record with id ${ids[0]} already exists in ${model}`);
   }
 }
@@ -99,7 +116,11 @@ export class TooManyMatches extends StoreError {
 
 /** A record over DynamoDB's item size, refused before it was written. */
 export class ItemTooLarge extends StoreError {
-  constructor(readonly id: string, readonly bytes: number, readonly maxBytes: number) {
+  constructor(
+    readonly id: string,
+    readonly bytes: number,
+    readonly maxBytes: number,
+  ) {
     super(`Record ${id} would be ${bytes} bytes, over DynamoDB's 400 KB item size`);
   }
 }
@@ -114,7 +135,9 @@ export class RecordBusy extends StoreError {
 /** A batch create that could not be written whole before the deadline; `notRemoved` stayed stored. */
 export class BatchOutOfTime extends StoreError {
   constructor(readonly notRemoved: ReadonlyArray<string>) {
-    super(`The batch could not be written whole before the function's deadline; ${notRemoved.length > 0 ? 'some records could not be removed again' : 'nothing was stored'}. Retry, or send fewer records`);
+    super(
+      `The batch could not be written whole before the function's deadline; ${notRemoved.length > 0 ? 'some records could not be removed again' : 'nothing was stored'}. Retry, or send fewer records`,
+    );
   }
 }
 
@@ -133,7 +156,10 @@ export type BulkCounts = { matched: number; failed: number } & ({ updated: numbe
  * the counts of what was changed before it, so a caller knows exactly where things stand.
  */
 export class PartialWrite extends StoreError {
-  constructor(override readonly cause: unknown, readonly counts: BulkCounts) {
+  constructor(
+    override readonly cause: unknown,
+    readonly counts: BulkCounts,
+  ) {
     super(`A bulk write failed after ${'updated' in counts ? counts.updated : counts.deleted} of ${counts.matched} records`, { cause });
   }
 }

@@ -41,8 +41,10 @@ export function shardOf(model: Model, id: string): number {
 export const partitionKey = (model: Model, shard: number): string => `${model.name}#${shard}`;
 
 /** The primary key of a record's item: its shard's partition, its id as sort key. */
-export const itemKey = (model: Model, id: string): Record<string, string> =>
-  ({ [TABLE_KEY.partitionKey]: partitionKey(model, shardOf(model, id)), [TABLE_KEY.sortKey]: id });
+export const itemKey = (model: Model, id: string): Record<string, string> => ({
+  [TABLE_KEY.partitionKey]: partitionKey(model, shardOf(model, id)),
+  [TABLE_KEY.sortKey]: id,
+});
 
 export function indexSlotOf(model: Model, field: string): IndexSlot | undefined {
   const position = model.indexed.indexOf(field);
@@ -91,8 +93,7 @@ export function sortableValue(value: unknown): string {
 const EXACT_KEY_BYTES = LIMITS.maxIndexedStringBytes - 8;
 
 /** True when key conditions on this operand decide exactly, so the filter need not re-check. */
-export const keyIsExact = (value: unknown): boolean =>
-  typeof value !== 'string' || Buffer.byteLength(escapeString(value), 'utf8') <= EXACT_KEY_BYTES;
+export const keyIsExact = (value: unknown): boolean => typeof value !== 'string' || Buffer.byteLength(escapeString(value), 'utf8') <= EXACT_KEY_BYTES;
 
 /** A prefix of the index key of every string value that starts with this operand's first bytes. */
 export const keyPrefix = (value: string): string => `"${truncateUtf8(escapeString(value), EXACT_KEY_BYTES)}`;

@@ -4,7 +4,17 @@ import { compileFilter } from './filter/compile';
 import type { ExpressionBuilder } from './filter/expression';
 import { InvalidOrder } from './errors';
 import {
-  afterPrefix, indexPartitionKey, indexSlotOf, keyIsExact, keyPrefix, kindRange, partitionKey, shardOf, sortableValue, VALUE_AFTER, VALUE_END,
+  afterPrefix,
+  indexPartitionKey,
+  indexSlotOf,
+  keyIsExact,
+  keyPrefix,
+  kindRange,
+  partitionKey,
+  shardOf,
+  sortableValue,
+  VALUE_AFTER,
+  VALUE_END,
 } from './keys';
 import { TABLE_KEY } from './table';
 
@@ -139,8 +149,7 @@ export function planAccess(model: Model, filter: FilterNode, order: Order): Acce
       },
     };
   };
-  const rangeOn = (field: string, ops = RANGE_OPS) =>
-    conditions.find((c) => c.field === field && c.path.length <= 2 && ops.has(c.op));
+  const rangeOn = (field: string, ops = RANGE_OPS) => conditions.find((c) => c.field === field && c.path.length <= 2 && ops.has(c.op));
 
   if (order.field !== 'id') return index(order.field, rangeOn(order.field));
   const idEq = conditions.find((c) => c.field === 'id' && c.op === 'eq');

@@ -35,7 +35,6 @@ export function queryInput(options: ReadOptions, shard: number): QueryCommandInp
   };
 }
 
-
 function keyOf(plan: AccessPlan, item: Item): Key {
   return Object.fromEntries(plan.keyAttributes.map((a) => [a, item[a] as string]));
 }

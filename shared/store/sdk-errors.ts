@@ -6,10 +6,21 @@
 
 /** SDK error names that mean "the database is busy or unreachable, try again". */
 const UNAVAILABLE = new Set([
-  'ProvisionedThroughputExceededException', 'ThrottlingException', 'RequestLimitExceeded', 'InternalServerError',
-  'ServiceUnavailable', 'ServiceUnavailableException', 'TimeoutError', 'RequestTimeout', 'RequestTimeoutException',
-  'ResourceNotFoundException', 'ResourceInUseException', 'LimitExceededException', 'TransactionInProgressException',
-  'UnrecognizedClientException', 'AccessDeniedException',
+  'ProvisionedThroughputExceededException',
+  'ThrottlingException',
+  'RequestLimitExceeded',
+  'InternalServerError',
+  'ServiceUnavailable',
+  'ServiceUnavailableException',
+  'TimeoutError',
+  'RequestTimeout',
+  'RequestTimeoutException',
+  'ResourceNotFoundException',
+  'ResourceInUseException',
+  'LimitExceededException',
+  'TransactionInProgressException',
+  'UnrecognizedClientException',
+  'AccessDeniedException',
 ]);
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ECONNABORTED']);
 

@@ -23,8 +23,11 @@ export const isConditionFailure = (error: unknown): boolean => error instanceof 
 export const wasRetried = (error: unknown): boolean => ((error as { $metadata?: { attempts?: number } }).$metadata?.attempts ?? 1) > 1;
 
 /** The strongly consistent read of a record's item as stored now. */
-export const currentItemParams = (model: Model, id: string): GetCommandInput =>
-  ({ TableName: settings().TABLE_NAME, Key: itemKey(model, id), ConsistentRead: true });
+export const currentItemParams = (model: Model, id: string): GetCommandInput => ({
+  TableName: settings().TABLE_NAME,
+  Key: itemKey(model, id),
+  ConsistentRead: true,
+});
 
 /** The item as stored now, or undefined. */
 export async function currentItem(model: Model, id: string): Promise<Item | undefined> {

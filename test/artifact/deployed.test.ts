@@ -26,19 +26,26 @@ async function withService<T>(options: Partial<Parameters<typeof startArtifactAp
 }
 
 const post = (url: string, path: string, body: unknown, headers: Record<string, string> = {}) =>
-  fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
-
-describe('every function answers only its own route keys (fail closed)', () => {
-  test.each(['create', 'get_one', 'list', 'count', 'update', 'delete', 'models', 'health', 'openapi', 'docs'])('%s invoked with $default and no token is 404 and changes nothing', async (fn) => {
-    const before = await storedItems({ name: 'reaction', shards: 1 });
-    const event = { ...apiEvent('POST', '/api/db/reaction/create', JSON.stringify({ data: { user_id: 1, content: 'sneaked' } })), routeKey: '$default' };
-    const answer = await harness().invoke(fn, event);
-    expect(answer).toMatchObject({ kind: 'answer', result: { statusCode: 404 } });
-    expect(JSON.parse((answer as { result: { body: string } }).result.body)).toMatchObject({ status: 'error', data: { error: 'route_not_found' } });
-    expect(await storedItems({ name: 'reaction', shards: 1 })).toEqual(before);
+  fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
   });
 
-  test('the create bundle given another function\'s route key is 404', async () => {
+describe('every function answers only its own route keys (fail closed)', () => {
+  test.each(['create', 'get_one', 'list', 'count', 'update', 'delete', 'models', 'health', 'openapi', 'docs'])(
+    '%s invoked with $default and no token is 404 and changes nothing',
+    async (fn) => {
+      const before = await storedItems({ name: 'reaction', shards: 1 });
+      const event = { ...apiEvent('POST', '/api/db/reaction/create', JSON.stringify({ data: { user_id: 1, content: 'sneaked' } })), routeKey: '$default' };
+      const answer = await harness().invoke(fn, event);
+      expect(answer).toMatchObject({ kind: 'answer', result: { statusCode: 404 } });
+      expect(JSON.parse((answer as { result: { body: string } }).result.body)).toMatchObject({ status: 'error', data: { error: 'route_not_found' } });
+      expect(await storedItems({ name: 'reaction', shards: 1 })).toEqual(before);
+    },
+  );
+
+  test("the create bundle given another function's route key is 404", async () => {
     const event = { ...apiEvent('POST', '/api/db/reaction/create', JSON.stringify({ data: { user_id: 1, content: 'x' } })), routeKey: 'GET /api/db/health' };
     expect(await harness().invoke('create', event)).toMatchObject({ kind: 'answer', result: { statusCode: 404 } });
   });
@@ -58,7 +65,13 @@ describe('secrets', () => {
       const r = await post(service.url, '/api/db/reaction/count', {}, ADMIN);
       expect(r.status).toBe(500);
       expect(await r.json()).toMatchObject({ status: 'error', data: { error: 'secret_unavailable', secret: 'API_TOKENS' } });
-      const logged = service.sandboxes.get('count')!.logs.map((line) => { try { return JSON.parse(line); } catch { return {}; } });
+      const logged = service.sandboxes.get('count')!.logs.map((line) => {
+        try {
+          return JSON.parse(line);
+        } catch {
+          return {};
+        }
+      });
       expect(logged).toContainEqual(expect.objectContaining({ code: 'secret_unavailable', secret: 'API_TOKENS', name: 'AccessDeniedException' }));
     });
   });
@@ -73,12 +86,12 @@ describe('payload limits, as API Gateway and Lambda apply them', () => {
     expect(harness().sandboxes.get('create')!.coldStarts).toBe(coldStarts);
   });
 
-  test('a body whose event would pass Lambda\'s 6 MB is 413 too', async () => {
+  test("a body whose event would pass Lambda's 6 MB is 413 too", async () => {
     const r = await api.post('/api/db/reaction/create', Buffer.alloc(5 * 1024 * 1024, 0x20));
     expect(r.status).toBe(413);
   });
 
-  test('a stranger\'s 2 MB body is 401; a caller\'s is the service\'s own 413', async () => {
+  test("a stranger's 2 MB body is 401; a caller's is the service's own 413", async () => {
     const body = JSON.stringify({ data: { user_id: 1, content: 'x'.repeat(2 * 1024 * 1024) } });
     const stranger = await post(harness().url, '/api/db/reaction/create', body);
     expect(stranger.status).toBe(401);
@@ -95,35 +108,62 @@ describe('a deliberately short function timeout', () => {
       const ids = Array.from({ length: LIMITS.maxCreateBatch }, (_, i) => `t-${String(start + i).padStart(5, '0')}`);
       expect((await api.post('/api/db/reaction/create', { data: ids.map((_, i) => ({ user_id: start + i, content: 'timeout' })), ids })).status).toBe(201);
     }
-    await withService({ timeoutSeconds: 3, secrets: (name) => (name === 'API_TOKENS' ? JSON.stringify({ [ARTIFACT_TOKEN]: ['read', 'write', 'admin'] }) : undefined) }, async (service) => {
-      let cursor: string | undefined;
-      let updated = 0;
-      const answers: Array<{ complete: boolean; updated: number }> = [];
-      while (answers.length < 50) {
-        const r = await post(service.url, '/api/db/reaction/update', { filters: { content: 'timeout' }, values: { user_name: 'late' }, ...(cursor ? { cursor } : {}) }, ADMIN);
-        expect(r.status).toBe(200);
-        const { data } = (await r.json()) as { data: { complete: boolean; updated: number; next_cursor: string } };
-        answers.push(data);
-        updated += data.updated;
-        // What the answer says is what is stored: no write goes on after it.
-        await new Promise((resolve) => setTimeout(resolve, 200));
-        const stored = (await storedItems({ name: 'reaction', shards: 1 })).filter((i) => String(i.id).startsWith('t-') && i._version === 2);
-        expect(stored).toHaveLength(updated);
-        if (data.complete) break;
-        cursor = data.next_cursor;
-      }
-      expect(answers[0].complete).toBe(false);
-      expect(answers.at(-1)!.complete).toBe(true);
-      expect(updated).toBe(N);
-    });
+    await withService(
+      { timeoutSeconds: 3, secrets: (name) => (name === 'API_TOKENS' ? JSON.stringify({ [ARTIFACT_TOKEN]: ['read', 'write', 'admin'] }) : undefined) },
+      async (service) => {
+        let cursor: string | undefined;
+        let updated = 0;
+        const answers: Array<{ complete: boolean; updated: number }> = [];
+        while (answers.length < 50) {
+          const r = await post(
+            service.url,
+            '/api/db/reaction/update',
+            { filters: { content: 'timeout' }, values: { user_name: 'late' }, ...(cursor ? { cursor } : {}) },
+            ADMIN,
+          );
+          expect(r.status).toBe(200);
+          const { data } = (await r.json()) as { data: { complete: boolean; updated: number; next_cursor: string } };
+          answers.push(data);
+          updated += data.updated;
+          // What the answer says is what is stored: no write goes on after it.
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          const stored = (await storedItems({ name: 'reaction', shards: 1 })).filter((i) => String(i.id).startsWith('t-') && i._version === 2);
+          expect(stored).toHaveLength(updated);
+          if (data.complete) break;
+          cursor = data.next_cursor;
+        }
+        expect(answers[0].complete).toBe(false);
+        expect(answers.at(-1)!.complete).toBe(true);
+        expect(updated).toBe(N);
+      },
+    );
   }, 180_000);
 });
 
 describe('the scheduled health check', () => {
   test('runs from its bundle on a schedule event and writes its metrics as EMF', async () => {
-    const scheduled = { version: '0', id: 'e1', 'detail-type': 'Scheduled Event', source: 'aws.events', account: '000000000000', time: new Date().toISOString(), region: 'us-east-1', resources: [], detail: {} };
+    const scheduled = {
+      version: '0',
+      id: 'e1',
+      'detail-type': 'Scheduled Event',
+      source: 'aws.events',
+      account: '000000000000',
+      time: new Date().toISOString(),
+      region: 'us-east-1',
+      resources: [],
+      detail: {},
+    };
     expect(await harness().invoke('health_check', scheduled)).toMatchObject({ kind: 'answer' });
-    const docs = harness().sandboxes.get('health_check')!.logs.flatMap((line) => { try { return [JSON.parse(line)]; } catch { return []; } }).filter((d) => d._aws);
+    const docs = harness()
+      .sandboxes.get('health_check')!
+      .logs.flatMap((line) => {
+        try {
+          return [JSON.parse(line)];
+        } catch {
+          return [];
+        }
+      })
+      .filter((d) => d._aws);
     expect(docs.at(-1)).toMatchObject({ Table: settings().TABLE_NAME, Healthy: 1, OverdueBots: 0 });
   });
 });
@@ -132,9 +172,17 @@ describe('least privilege', () => {
   test('every bundle sent only DynamoDB actions its role is granted', async () => {
     // A create batch that conflicts removes what it wrote: DeleteItem is exercised too.
     await api.post('/api/db/reaction/create', { id: 'priv-1', data: { user_id: 1, content: 'x' } });
-    await api.post('/api/db/reaction/create', { data: [{ user_id: 2, content: 'y' }, { user_id: 3, content: 'z' }], ids: ['priv-2', 'priv-1'] });
+    await api.post('/api/db/reaction/create', {
+      data: [
+        { user_id: 2, content: 'y' },
+        { user_id: 3, content: 'z' },
+      ],
+      ids: ['priv-2', 'priv-1'],
+    });
     await api.post('/api/db/reaction/delete', { filters: { id: 'priv-1' } });
-    const page = await db().send(new QueryCommand({ TableName: settings().TABLE_NAME, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': 'reaction#0' }, Limit: 1 }));
+    const page = await db().send(
+      new QueryCommand({ TableName: settings().TABLE_NAME, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': 'reaction#0' }, Limit: 1 }),
+    );
     expect(page.Items).toBeDefined();
     for (const [name, sent] of harness().actionsSent) {
       const granted = harness().assembly.functions.get(name)!.tableActions;

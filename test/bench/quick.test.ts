@@ -9,7 +9,9 @@ test('npm run bench -- --quick runs every benchmark and writes the report', () =
   const out = mkdtempSync(join(tmpdir(), 'bench-quick-'));
   try {
     const run = spawnSync(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'scripts/bench/run.ts', '--quick', '--out', out], {
-      encoding: 'utf8', timeout: 170_000, env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+      encoding: 'utf8',
+      timeout: 170_000,
+      env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     });
     expect(run.stderr).not.toMatch(/Error:/);
     expect(run.status).toBe(0);

@@ -11,7 +11,17 @@ const as = (token: string) => ({ authorization: `Bearer ${token}` });
 const reaction = (op: string) => `/api/db/reaction/${op}`;
 
 beforeAll(async () => {
-  const r = await api.post(reaction('create'), { data: [{ user_id: 1, content: '+1' }, { user_id: 2, content: 'eyes' }], ids: ['a', 'b'] }, as('root'));
+  const r = await api.post(
+    reaction('create'),
+    {
+      data: [
+        { user_id: 1, content: '+1' },
+        { user_id: 2, content: 'eyes' },
+      ],
+      ids: ['a', 'b'],
+    },
+    as('root'),
+  );
   expect(r.status).toBe(201);
 });
 
@@ -116,16 +126,17 @@ describe('open mode: no token configured', () => {
     process.env.API_TOKENS = JSON.stringify(TOKENS);
   });
 
-  const event = (sourceIp: string) => ({
-    version: '2.0',
-    routeKey: 'POST /api/db/{model_name}/list',
-    rawPath: '/api/db/reaction/list',
-    rawQueryString: '',
-    headers: {},
-    pathParameters: { model_name: 'reaction' },
-    requestContext: { http: { method: 'POST', path: '/api/db/reaction/list', sourceIp } },
-    isBase64Encoded: false,
-  }) as unknown as APIGatewayProxyEventV2;
+  const event = (sourceIp: string) =>
+    ({
+      version: '2.0',
+      routeKey: 'POST /api/db/{model_name}/list',
+      rawPath: '/api/db/reaction/list',
+      rawQueryString: '',
+      headers: {},
+      pathParameters: { model_name: 'reaction' },
+      requestContext: { http: { method: 'POST', path: '/api/db/reaction/list', sourceIp } },
+      isBase64Encoded: false,
+    }) as unknown as APIGatewayProxyEventV2;
 
   localOnly('the local server serves loopback clients without a token', async () => {
     const r = await api.post(reaction('count'), {});

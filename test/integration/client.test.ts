@@ -10,7 +10,10 @@ const reactions = (token = 'writer') => client(token).db.model(reaction);
 
 /** The RecordgateError a call rejects with. */
 async function failureOf(call: Promise<unknown>): Promise<RecordgateError> {
-  const error = await call.then(() => undefined, (e: unknown) => e);
+  const error = await call.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(RecordgateError);
   return error as RecordgateError;
 }
@@ -27,11 +30,26 @@ test('create one, then see it in list, get_one and count', async () => {
 });
 
 test('create a batch; update and delete by filter', async () => {
-  const { records } = await reactions().create({ data: [{ user_id: 2, content: 'eyes' }, { user_id: 3, content: 'eyes' }], ids: ['b-1', 'b-2'] });
+  const { records } = await reactions().create({
+    data: [
+      { user_id: 2, content: 'eyes' },
+      { user_id: 3, content: 'eyes' },
+    ],
+    ids: ['b-1', 'b-2'],
+  });
   expect(records.map((r) => r.id)).toEqual(['b-1', 'b-2']);
-  expect(await reactions().update({ filters: { content: 'eyes' }, values: { user_name: 'seen' } })).toEqual({ updated: 2, matched: 2, skipped: 0, complete: true, next_cursor: null });
+  expect(await reactions().update({ filters: { content: 'eyes' }, values: { user_name: 'seen' } })).toEqual({
+    updated: 2,
+    matched: 2,
+    skipped: 0,
+    complete: true,
+    next_cursor: null,
+  });
   const after = await reactions('reader').list({ filters: { content: 'eyes' } });
-  expect(after.items.map((r) => [r.user_name, r._version])).toEqual([['seen', 2], ['seen', 2]]);
+  expect(after.items.map((r) => [r.user_name, r._version])).toEqual([
+    ['seen', 2],
+    ['seen', 2],
+  ]);
 
   const admin = await failureOf(reactions().delete({ filters: { id: 'b-1' } }));
   expect(admin.status).toBe(403);
@@ -74,7 +92,7 @@ test('models and health', async () => {
   expect(await client().health()).toMatchObject({ database: 'ok' });
 });
 
-describe('errors carry the envelope\'s code and details', () => {
+describe("errors carry the envelope's code and details", () => {
   test('validation_error lists each field, and nothing is stored', async () => {
     const error = await failureOf(reactions().create({ id: 'bad', data: { user_id: 1, content: null as unknown as string } }));
     expect(error.status).toBe(422);

@@ -62,9 +62,7 @@ test(`${N} concurrent creates of one id: exactly one 201, the rest 409, one reco
 
 test('concurrent overlapping batch creates: each batch is all or nothing', async () => {
   const batches = Array.from({ length: 8 }, (_, b) => [`o-${b}`, `o-${b + 1}`, `o-${b + 2}`]);
-  const replies = await Promise.all(
-    batches.map((ids, b) => api.post(reaction('create'), { data: ids.map(() => ({ user_id: b, content: 'overlap' })), ids })),
-  );
+  const replies = await Promise.all(batches.map((ids, b) => api.post(reaction('create'), { data: ids.map(() => ({ user_id: b, content: 'overlap' })), ids })));
   const stored = (await tableSnapshot()).filter((i) => (i.d as { content?: string }).content === 'overlap');
   const winners = replies.flatMap((r, b) => (r.status === 201 ? [b] : []));
   // Zero winners is possible: two batches that each saw the other's record both give up.

@@ -19,11 +19,7 @@ function heldFor(text: string): Promise<{ ms: number; answer: string }> {
 
 describe('the local server cuts idle and half-sent connections', () => {
   test('a silent connection, half a request line and half the headers are closed within about 10 s', async () => {
-    const held = await Promise.all([
-      heldFor(''),
-      heldFor('POST /api/db/reaction/cre'),
-      heldFor('POST /api/db/reaction/count HTTP/1.1\r\nHost: x\r\n'),
-    ]);
+    const held = await Promise.all([heldFor(''), heldFor('POST /api/db/reaction/cre'), heldFor('POST /api/db/reaction/count HTTP/1.1\r\nHost: x\r\n')]);
     for (const { ms } of held) expect(ms).toBeLessThan(13_000);
     expect(held[2].answer).toMatch(/^HTTP\/1\.1 408/);
   }, 30_000);

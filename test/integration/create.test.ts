@@ -37,14 +37,26 @@ describe('create', () => {
   });
 
   test('a batch of records with ids is created together', async () => {
-    const r = await create({ data: [{ user_id: 10, content: 'eyes' }, { user_id: 11, content: 'laugh' }], ids: ['batch-a', 'batch-b'] });
+    const r = await create({
+      data: [
+        { user_id: 10, content: 'eyes' },
+        { user_id: 11, content: 'laugh' },
+      ],
+      ids: ['batch-a', 'batch-b'],
+    });
     expect(r.status).toBe(201);
     expect(r.body.data.records.map((x: { id: string }) => x.id)).toEqual(['batch-a', 'batch-b']);
   });
 
   test('a batch with one existing id changes nothing and names the conflict', async () => {
     const before = await storedItems(reaction);
-    const r = await create({ data: [{ user_id: 12, content: 'new' }, { user_id: 13, content: 'clash' }], ids: ['batch-new', 'batch-a'] });
+    const r = await create({
+      data: [
+        { user_id: 12, content: 'new' },
+        { user_id: 13, content: 'clash' },
+      ],
+      ids: ['batch-new', 'batch-a'],
+    });
     expect(r.status).toBe(409);
     expect(r.body.data).toMatchObject({ error: 'conflict', ids: ['batch-a'] });
     expect(await storedItems(reaction)).toEqual(before);
@@ -52,7 +64,13 @@ describe('create', () => {
 
   test('a batch that repeats an id is refused before writing', async () => {
     const before = await storedItems(reaction);
-    const r = await create({ data: [{ user_id: 1, content: 'x' }, { user_id: 2, content: 'y' }], ids: ['dup', 'dup'] });
+    const r = await create({
+      data: [
+        { user_id: 1, content: 'x' },
+        { user_id: 2, content: 'y' },
+      ],
+      ids: ['dup', 'dup'],
+    });
     expect(r.status).toBe(409);
     expect(await storedItems(reaction)).toEqual(before);
   });
@@ -100,7 +118,12 @@ describe('the reaction schema', () => {
 
   test('a batch with one invalid record stores none and lists the problem by index', async () => {
     const before = await storedItems(reaction);
-    const r = await create({ data: [{ user_id: 1, content: 'ok' }, { user_id: 'x', content: 'bad' }] });
+    const r = await create({
+      data: [
+        { user_id: 1, content: 'ok' },
+        { user_id: 'x', content: 'bad' },
+      ],
+    });
     expect(r.status).toBe(422);
     expect(r.body.data.details).toEqual([{ path: 'data.1.user_id', message: expect.any(String) }]);
     expect(await storedItems(reaction)).toEqual(before);
@@ -146,6 +169,16 @@ describe('ids', () => {
   test('id and ids must match the shape of data', async () => {
     expect((await create({ id: 'a', data: [{ user_id: 1, content: 'x' }] })).body.data.error).toBe('invalid_request');
     expect((await create({ ids: ['a'], data: { user_id: 1, content: 'x' } })).body.data.error).toBe('invalid_request');
-    expect((await create({ ids: ['a'], data: [{ user_id: 1, content: 'x' }, { user_id: 2, content: 'y' }] })).body.data.error).toBe('invalid_request');
+    expect(
+      (
+        await create({
+          ids: ['a'],
+          data: [
+            { user_id: 1, content: 'x' },
+            { user_id: 2, content: 'y' },
+          ],
+        })
+      ).body.data.error,
+    ).toBe('invalid_request');
   });
 });

@@ -29,11 +29,16 @@ describe('cursors the service did not issue for this query are 400 invalid_curso
 
   test.each([
     ['a start key outside the id range of the filter', { id: { $lt: 'a3' } }, undefined, [{ pk: 'reaction#0', sk: 'zzz' }]],
-    ['another model\'s partition', undefined, undefined, [{ pk: 'onebot_rule#0', sk: 'a1' }]],
+    ["another model's partition", undefined, undefined, [{ pk: 'onebot_rule#0', sk: 'a1' }]],
     ['an extra attribute', undefined, undefined, [{ pk: 'reaction#0', sk: 'a1', d: 'x' }]],
     ['an index read without its index keys', undefined, 'content', [{ pk: 'reaction#0', sk: 'a1' }]],
     ['an index key of another record', undefined, 'content', [{ pk: 'reaction#0', sk: 'a1', g2pk: 'reaction#content#0', g2sk: '"c4\u0000a4' }]],
-    ['an index key outside the filter\'s range', { content: { $gte: 'c3' } }, 'content', [{ pk: 'reaction#0', sk: 'a1', g2pk: 'reaction#content#0', g2sk: '"c1\u0000a1' }]],
+    [
+      "an index key outside the filter's range",
+      { content: { $gte: 'c3' } },
+      'content',
+      [{ pk: 'reaction#0', sk: 'a1', g2pk: 'reaction#content#0', g2sk: '"c1\u0000a1' }],
+    ],
   ])('signed with the real key, %s', async (_, filters, orderBy, positions) => {
     process.env.CURSOR_SECRET = SECRET;
     const r = await list({ filters, order_by: orderBy, cursor: forge(SECRET, filters, orderBy, positions) });

@@ -52,7 +52,7 @@ test('a body over 1 MB is 413 payload_too_large and stores nothing', async () =>
   expect(await storedItems({ name: 'reaction', shards: 1 })).toEqual([]);
 });
 
-test('a record over DynamoDB\'s 400 KB item size is 413, not a 500', async () => {
+test("a record over DynamoDB's 400 KB item size is 413, not a 500", async () => {
   const r = await api.post('/api/db/reaction/create', { data: { user_id: 1, content: 'y'.repeat(500_000) } });
   expect(r.status).toBe(413);
   expect(r.body.data.error).toBe('payload_too_large');

@@ -19,11 +19,17 @@ function sdkError(kind: FaultKind): Error {
   switch (kind) {
     case 'throughput':
       return Object.assign(new Error('The level of configured provisioned throughput for the table was exceeded'), {
-        name: 'ProvisionedThroughputExceededException', $fault: 'client', $retryable: { throttling: true }, ...meta(400),
+        name: 'ProvisionedThroughputExceededException',
+        $fault: 'client',
+        $retryable: { throttling: true },
+        ...meta(400),
       });
     case 'throttling':
       return Object.assign(new Error('Rate of requests exceeds the allowed throughput'), {
-        name: 'ThrottlingException', $fault: 'client', $retryable: { throttling: true }, ...meta(400),
+        name: 'ThrottlingException',
+        $fault: 'client',
+        $retryable: { throttling: true },
+        ...meta(400),
       });
     case 'internal':
       return Object.assign(new Error('Internal server error'), { name: 'InternalServerError', $fault: 'server', ...meta(500) });
@@ -114,9 +120,15 @@ describe.each(KINDS)('%s', (kind) => {
 
 describe('reads', () => {
   test('a list retries a failed query, and a query that keeps failing is 503', async () => {
-    const retried = await withFaults((c) => (c.command === 'Query' && c.nth === 1 ? { kind: 'internal' } : undefined), () => api.post(reaction('list'), {}));
+    const retried = await withFaults(
+      (c) => (c.command === 'Query' && c.nth === 1 ? { kind: 'internal' } : undefined),
+      () => api.post(reaction('list'), {}),
+    );
     expect(retried.result.status).toBe(200);
-    const failed = await withFaults((c) => (c.command === 'Query' ? { kind: 'throughput' } : undefined), () => api.post(reaction('count'), {}));
+    const failed = await withFaults(
+      (c) => (c.command === 'Query' ? { kind: 'throughput' } : undefined),
+      () => api.post(reaction('count'), {}),
+    );
     expect(failed.result.status).toBe(503);
     expect(failed.result.headers.get('retry-after')).toBe('1');
   }, 30_000);
@@ -175,7 +187,9 @@ describe('answers lost after DynamoDB applied the write', () => {
   const lostOnce = (command: string) => (c: Call) => (c.command === command && c.nth === 1 ? { kind: 'reset' as const, after: true } : undefined);
 
   test('a create is 201 and stored once, not a 409 against itself', async () => {
-    const { result, calls } = await withFaults(lostOnce('PutItem'), () => api.post(reaction('create'), { id: 'lost-create', data: { user_id: 1, content: 'lost' } }));
+    const { result, calls } = await withFaults(lostOnce('PutItem'), () =>
+      api.post(reaction('create'), { id: 'lost-create', data: { user_id: 1, content: 'lost' } }),
+    );
     expect(result.status).toBe(201);
     expect(attemptsOf(calls, 'PutItem')).toBe(2);
     const stored = (await tableSnapshot()).filter((i) => i.id === 'lost-create');
@@ -186,7 +200,8 @@ describe('answers lost after DynamoDB applied the write', () => {
   test('an update is applied once and counted once', async () => {
     await api.post(reaction('create'), { id: 'lost-update', data: { user_id: 2, content: 'lost' } });
     const { result, calls } = await withFaults(lostOnce('UpdateItem'), () =>
-      api.post(reaction('update'), { filters: { id: 'lost-update' }, values: { user_name: 'once' } }));
+      api.post(reaction('update'), { filters: { id: 'lost-update' }, values: { user_name: 'once' } }),
+    );
     expect(result.status).toBe(200);
     expect(result.body.data).toEqual({ updated: 1, matched: 1, skipped: 0, complete: true, next_cursor: null });
     expect(attemptsOf(calls, 'UpdateItem')).toBe(2);
@@ -202,7 +217,7 @@ describe('answers lost after DynamoDB applied the write', () => {
     expect((await tableSnapshot()).filter((i) => i.id === 'lost-delete')).toEqual([]);
   });
 
-  test('a create that meets someone else\'s record on a retry is still a 409', async () => {
+  test("a create that meets someone else's record on a retry is still a 409", async () => {
     await api.post(reaction('create'), { id: 'taken', data: { user_id: 4, content: 'first' } });
     const before = await tableSnapshot();
     const { result } = await withFaults(

@@ -31,10 +31,11 @@ beforeAll(async () => {
   expect(r.status).toBe(201);
   // onebot_event is read-only through the API: its records are written as the receiver writes them.
   const event = (id: string, group_id: unknown, event: Record<string, unknown>) => ({ id, data: { self_id: 1, post_type: 'message', group_id, event } });
-  await createRecords(onebotEvent, [
-    event('e-abc', 'abc', { sender: SENDER, tags: ['a', 'b'], flag: false }),
-    event('e-7', 7, { sender: { nickname: 'Bob' }, tags: ['b'], flag: true }),
-  ], () => []);
+  await createRecords(
+    onebotEvent,
+    [event('e-abc', 'abc', { sender: SENDER, tags: ['a', 'b'], flag: false }), event('e-7', 7, { sender: { nickname: 'Bob' }, tags: ['b'], flag: true })],
+    () => [],
+  );
 });
 
 describe('1. indexed strings longer than the index key prefix', () => {
@@ -53,7 +54,7 @@ describe('1. indexed strings longer than the index key prefix', () => {
   });
 });
 
-test('2. a range on a field mixing numbers and strings keeps to the operand\'s kind, in any order', async () => {
+test("2. a range on a field mixing numbers and strings keeps to the operand's kind, in any order", async () => {
   expect(await listIds('onebot_event', { filters: { group_id: { $gt: 'a' } }, order_by: 'group_id' })).toEqual(['e-abc']);
   expect(await listIds('onebot_event', { filters: { group_id: { $gt: 'a' } } })).toEqual(['e-abc']);
   expect(await listIds('onebot_event', { filters: { group_id: { $lt: 100 } }, order_by: '-group_id' })).toEqual(['e-7']);
@@ -89,7 +90,7 @@ test('6. the empty string and false in $in, $nin and $between', async () => {
   expect(await count('onebot_event', { 'event.flag': false })).toBe(1);
 });
 
-describe('7. a filter\'s cost is bounded', () => {
+describe("7. a filter's cost is bounded", () => {
   test('nested $not answers in a fraction of a second', async () => {
     const filters = {
       $not: { $not: { $not: { user_name: { $exists: false }, content: { $exists: true } }, user_id: { $exists: true } }, id: { $exists: true } },
@@ -103,7 +104,7 @@ describe('7. a filter\'s cost is bounded', () => {
     expect(Date.now() - started).toBeLessThan(1000);
   });
 
-  test('a filter that would compile past DynamoDB\'s 4 KB expression is 400 invalid_filter', async () => {
+  test("a filter that would compile past DynamoDB's 4 KB expression is 400 invalid_filter", async () => {
     const values = Array.from({ length: 100 }, (_, i) => `v${i}`);
     const filters = { $or: Array.from({ length: 10 }, () => ({ content: { $nin: values } })) };
     const r = await post('reaction', 'count', { filters });

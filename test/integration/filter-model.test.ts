@@ -5,9 +5,7 @@ import { StoreError } from '../../shared/store/errors';
 import { parseFilter } from '../../shared/store/filter/parse';
 import { compareForOrder, matches, type Item } from '../../shared/store/filter/reference';
 import { parseOrder, planAccess } from '../../shared/store/plan';
-import {
-  countRecords, createRecords, deleteRecords, getOneRecord, listRecords, updateRecords, type ApiRecord,
-} from '../../shared/store/records';
+import { countRecords, createRecords, deleteRecords, getOneRecord, listRecords, updateRecords, type ApiRecord } from '../../shared/store/records';
 import { FIXED_RECORDS, filter, FUZZ, orderBy, recordData } from '../support/filter-arbitraries';
 import { fuzzModel } from '../support/models';
 import { storedItems } from '../support/stored';
@@ -67,7 +65,17 @@ function expectedIds(items: Item[], node: ReturnType<typeof parseFilter>, order 
 const reached = new Set<string>();
 function notePath(model: Model, node: ReturnType<typeof parseFilter>, order: string): void {
   const plan = planAccess(model, node, parseOrder(model, order));
-  reached.add(plan.indexName ? (plan.exact ? 'index key only' : 'index + filter') : plan.shards.length === 1 && model.shards > 1 ? 'point' : plan.exact ? 'partition key only' : 'partition + filter');
+  reached.add(
+    plan.indexName
+      ? plan.exact
+        ? 'index key only'
+        : 'index + filter'
+      : plan.shards.length === 1 && model.shards > 1
+        ? 'point'
+        : plan.exact
+          ? 'partition key only'
+          : 'partition + filter',
+  );
   if (plan.shards.length > 1) reached.add('sharded merge');
 }
 
@@ -83,58 +91,71 @@ const PLANNER_PATHS: Array<[Record<string, unknown>, string, number]> = [
   [{ flag: false }, 'mix', 3], // filter only, ordered through an index
 ];
 
-test.each(MODELS.map((m) => [m.name, m]))('list, count and get_one answer what the reference model says (%s)', async (_, model) => {
-  const items = await storedItems(model);
-  await fc.assert(
-    fc.asyncProperty(filter, orderBy, fc.constantFrom(1, 3, 7, 100), async (filters, order, limit) => {
-      const parsed = parse(model, filters);
-      if (!parsed.ok) {
-        expect(await refusal(countRecords(model, { filters }))).toBe(parsed.code);
-        return;
-      }
-      checked += 1;
-      notePath(model, parsed.node, order);
-      const expected = expectedIds(items, parsed.node, order);
-      expect(await everyPage(model, filters, order, limit)).toEqual(expected);
-      expect((await countRecords(model, { filters })).count).toBe(expected.length);
-      const first = expectedIds(items, parsed.node)[0];
-      if (first === undefined) expect(await refusal(getOneRecord(model, { filters }))).toBe('not_found');
-      else expect((await getOneRecord(model, { filters })).id).toBe(first);
-    }),
-    { seed: FUZZ.seed, numRuns: 70 * FUZZ.runs, endOnFailure: true, examples: PLANNER_PATHS },
-  );
-}, 1_800_000);
+test.each(MODELS.map((m) => [m.name, m]))(
+  'list, count and get_one answer what the reference model says (%s)',
+  async (_, model) => {
+    const items = await storedItems(model);
+    await fc.assert(
+      fc.asyncProperty(filter, orderBy, fc.constantFrom(1, 3, 7, 100), async (filters, order, limit) => {
+        const parsed = parse(model, filters);
+        if (!parsed.ok) {
+          expect(await refusal(countRecords(model, { filters }))).toBe(parsed.code);
+          return;
+        }
+        checked += 1;
+        notePath(model, parsed.node, order);
+        const expected = expectedIds(items, parsed.node, order);
+        expect(await everyPage(model, filters, order, limit)).toEqual(expected);
+        expect((await countRecords(model, { filters })).count).toBe(expected.length);
+        const first = expectedIds(items, parsed.node)[0];
+        if (first === undefined) expect(await refusal(getOneRecord(model, { filters }))).toBe('not_found');
+        else expect((await getOneRecord(model, { filters })).id).toBe(first);
+      }),
+      { seed: FUZZ.seed, numRuns: 70 * FUZZ.runs, endOnFailure: true, examples: PLANNER_PATHS },
+    );
+  },
+  1_800_000,
+);
 
-test.each(MODELS.map((m) => [m.name, m]))('update and delete change exactly the records the model matches (%s)', async (_, model) => {
-  let run = 0;
-  await fc.assert(
-    fc.asyncProperty(filter, async (filters) => {
-      const parsed = parse(model, filters);
-      if (!parsed.ok) return;
-      checked += 1;
-      notePath(model, parsed.node, 'id');
-      const before = await storedItems(model);
-      const expected = expectedIds(before, parsed.node);
-      const mark = `run${run++}`;
-      const updated = await updateRecords(model, { filters, values: { mark }, allow_all: true });
-      expect(updated.updated).toBe(expected.length);
-      const marked = (await storedItems(model)).filter((item) => (item.d as { mark?: string }).mark === mark).map((item) => item.id);
-      expect(marked.sort()).toEqual([...expected].sort());
+test.each(MODELS.map((m) => [m.name, m]))(
+  'update and delete change exactly the records the model matches (%s)',
+  async (_, model) => {
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(filter, async (filters) => {
+        const parsed = parse(model, filters);
+        if (!parsed.ok) return;
+        checked += 1;
+        notePath(model, parsed.node, 'id');
+        const before = await storedItems(model);
+        const expected = expectedIds(before, parsed.node);
+        const mark = `run${run++}`;
+        const updated = await updateRecords(model, { filters, values: { mark }, allow_all: true });
+        expect(updated.updated).toBe(expected.length);
+        const marked = (await storedItems(model)).filter((item) => (item.d as { mark?: string }).mark === mark).map((item) => item.id);
+        expect(marked.sort()).toEqual([...expected].sort());
 
-      // The update may have changed what matches (_version, for one): the model reads the table again.
-      const updatedItems = await storedItems(model);
-      const doomed = expectedIds(updatedItems, parsed.node);
-      const deleted = await deleteRecords(model, { filters, allow_all: true });
-      expect(deleted.deleted).toBe(doomed.length);
-      const left = new Set((await storedItems(model)).map((item) => item.id));
-      const removed = updatedItems.filter((item) => !left.has(item.id));
-      expect(removed.map((item) => item.id).sort()).toEqual([...doomed].sort());
-      // Put them back for the next run.
-      if (removed.length > 0) await createRecords(model, removed.map((item) => ({ id: item.id as string, data: item.d })), (i) => ['data', i]);
-    }),
-    { seed: FUZZ.seed + 1, numRuns: 12 * FUZZ.runs, endOnFailure: true },
-  );
-}, 1_800_000);
+        // The update may have changed what matches (_version, for one): the model reads the table again.
+        const updatedItems = await storedItems(model);
+        const doomed = expectedIds(updatedItems, parsed.node);
+        const deleted = await deleteRecords(model, { filters, allow_all: true });
+        expect(deleted.deleted).toBe(doomed.length);
+        const left = new Set((await storedItems(model)).map((item) => item.id));
+        const removed = updatedItems.filter((item) => !left.has(item.id));
+        expect(removed.map((item) => item.id).sort()).toEqual([...doomed].sort());
+        // Put them back for the next run.
+        if (removed.length > 0)
+          await createRecords(
+            model,
+            removed.map((item) => ({ id: item.id as string, data: item.d })),
+            (i) => ['data', i],
+          );
+      }),
+      { seed: FUZZ.seed + 1, numRuns: 12 * FUZZ.runs, endOnFailure: true },
+    );
+  },
+  1_800_000,
+);
 
 test('the generated filters reached every planner path', () => {
   expect([...reached].sort()).toEqual(['index + filter', 'index key only', 'partition + filter', 'partition key only', 'point', 'sharded merge'].sort());

@@ -8,17 +8,58 @@ import { watchedTable } from '../support/table-snapshot';
  */
 const api = useApi();
 const OPERATIONS = ['create', 'get_one', 'list', 'count', 'update', 'delete'];
-const LEAKS = /\bat \S+ \(|\bat (?:async )?\S+:\d+|Exception|node_modules|\/work\/|\.ts:\d+|ExpressionAttribute|Invalid (?:Key|Update|Filter|Condition)Expression/;
+const LEAKS =
+  /\bat \S+ \(|\bat (?:async )?\S+:\d+|Exception|node_modules|\/work\/|\.ts:\d+|ExpressionAttribute|Invalid (?:Key|Update|Filter|Condition)Expression/;
 
 /** JSON text built by hand, so keys such as __proto__ and number literals such as 1e400 reach the wire as written. */
 type Json = { text: string };
 const raw = (text: string): Json => ({ text });
 
 const ADVERSARIAL_KEYS = [
-  '__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'size', 'name', 'count', 'key', 'value', 'AND',
-  '#a', ':v', ')', '(', 'OR', 'a OR b', '#pk = :pk', 'attribute_exists(pk)', 'pk', 'sk', 'd', 'id', '_version', '_created_at',
-  'user_id', 'content', 'user_name', 'user_id.x', 'a..b', '.', '', ' ', '$or', '$and', '$not', '$in', '$gt', '$where', '$exists',
-  '\u0000', '\u202e', '😀', 'ÿ'.repeat(300),
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
+  'size',
+  'name',
+  'count',
+  'key',
+  'value',
+  'AND',
+  '#a',
+  ':v',
+  ')',
+  '(',
+  'OR',
+  'a OR b',
+  '#pk = :pk',
+  'attribute_exists(pk)',
+  'pk',
+  'sk',
+  'd',
+  'id',
+  '_version',
+  '_created_at',
+  'user_id',
+  'content',
+  'user_name',
+  'user_id.x',
+  'a..b',
+  '.',
+  '',
+  ' ',
+  '$or',
+  '$and',
+  '$not',
+  '$in',
+  '$gt',
+  '$where',
+  '$exists',
+  '\u0000',
+  '\u202e',
+  '😀',
+  'ÿ'.repeat(300),
 ];
 const HUGE_NUMBERS = ['1e400', '-1e400', '1e-400', '1234567890123456789012345678901234567890', '-0', '0.1', '9007199254740993', '1E+126', '5e-131'];
 // biome-ignore lint/suspicious/noTemplateCurlyInString: '${x}' is hostile input sent as written, not a template
@@ -34,7 +75,8 @@ const scalar: fc.Arbitrary<Json> = fc.oneof(
 );
 const { value: jsonValue } = fc.letrec<{ value: Json; object: Json; array: Json }>((tie) => ({
   value: fc.oneof({ depthSize: 'small', withCrossShrink: true }, scalar, tie('object'), tie('array')),
-  object: fc.array(fc.tuple(key, tie('value')), { maxLength: 5 })
+  object: fc
+    .array(fc.tuple(key, tie('value')), { maxLength: 5 })
     .map((entries) => raw(`{${entries.map(([k, v]) => `${JSON.stringify(k)}:${v.text}`).join(',')}}`)),
   array: fc.array(tie('value'), { maxLength: 5 }).map((items) => raw(`[${items.map((v) => v.text).join(',')}]`)),
 }));
@@ -62,63 +104,115 @@ let table: ReturnType<typeof watchedTable>;
 
 beforeAll(async () => {
   table = watchedTable();
-  const r = await api.post('/api/db/reaction/create', { data: [{ user_id: 1, content: '+1' }, { user_id: 2, content: 'size', user_name: 'count' }], ids: ['a', 'b'] });
+  const r = await api.post('/api/db/reaction/create', {
+    data: [
+      { user_id: 1, content: '+1' },
+      { user_id: 2, content: 'size', user_name: 'count' },
+    ],
+    ids: ['a', 'b'],
+  });
   expect(r.status).toBe(201);
 });
 
 test('random bodies on every operation', async () => {
-  await fc.assert(fc.asyncProperty(fc.constantFrom(...OPERATIONS), jsonValue, async (op, body) => {
-    await sendChecked('POST', `/api/db/reaction/${op}`, body.text);
-  }), RUNS);
+  await fc.assert(
+    fc.asyncProperty(fc.constantFrom(...OPERATIONS), jsonValue, async (op, body) => {
+      await sendChecked('POST', `/api/db/reaction/${op}`, body.text);
+    }),
+    RUNS,
+  );
 }, 60_000);
 
 test('adversarial filters on reads and bulk writes', async () => {
-  await fc.assert(fc.asyncProperty(fc.constantFrom('get_one', 'list', 'count', 'update', 'delete'), filter, jsonValue, async (op, f, values) => {
-    const extra = op === 'update' ? `,"values":${values.text}` : '';
-    await sendChecked('POST', `/api/db/reaction/${op}`, `{"filters":${f.text}${extra}}`);
-  }), RUNS);
+  await fc.assert(
+    fc.asyncProperty(fc.constantFrom('get_one', 'list', 'count', 'update', 'delete'), filter, jsonValue, async (op, f, values) => {
+      const extra = op === 'update' ? `,"values":${values.text}` : '';
+      await sendChecked('POST', `/api/db/reaction/${op}`, `{"filters":${f.text}${extra}}`);
+    }),
+    RUNS,
+  );
 }, 60_000);
 
 test('adversarial record data on create and as update values', async () => {
   const data = objectOf(fc.array(fc.tuple(fc.oneof(key, fc.constantFrom('user_id', 'content', 'user_name')), jsonValue), { maxLength: 5 }));
-  await fc.assert(fc.asyncProperty(data, fc.boolean(), async (d, asUpdate) => {
-    const body = asUpdate ? `{"filters":{"id":"a"},"values":${d.text}}` : `{"data":${d.text}}`;
-    await sendChecked('POST', `/api/db/reaction/${asUpdate ? 'update' : 'create'}`, body);
-  }), RUNS);
+  await fc.assert(
+    fc.asyncProperty(data, fc.boolean(), async (d, asUpdate) => {
+      const body = asUpdate ? `{"filters":{"id":"a"},"values":${d.text}}` : `{"data":${d.text}}`;
+      await sendChecked('POST', `/api/db/reaction/${asUpdate ? 'update' : 'create'}`, body);
+    }),
+    RUNS,
+  );
 }, 60_000);
 
 test('random paths and methods', async () => {
   const segment = fc.oneof(
-    fc.constantFrom('reaction', '__proto__', 'constructor', '..', '.', '%00', '%2F', '%E0%A4%A', '%', '%zz', 'a'.repeat(2000), 'models', 'health', 'onebot', '%F0%9F%98%80'),
+    fc.constantFrom(
+      'reaction',
+      '__proto__',
+      'constructor',
+      '..',
+      '.',
+      '%00',
+      '%2F',
+      '%E0%A4%A',
+      '%',
+      '%zz',
+      'a'.repeat(2000),
+      'models',
+      'health',
+      'onebot',
+      '%F0%9F%98%80',
+    ),
     fc.string({ maxLength: 10 }).map(encodeURIComponent),
   );
-  await fc.assert(fc.asyncProperty(fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'), fc.array(segment, { minLength: 1, maxLength: 4 }), fc.option(fc.constantFrom(...OPERATIONS)), async (method, segments, op) => {
-    await sendChecked(method, `/api/db/${segments.join('/')}${op ? `/${op}` : ''}`, method === 'GET' ? undefined : '{"filters":{}}');
-  }), RUNS);
+  await fc.assert(
+    fc.asyncProperty(
+      fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'),
+      fc.array(segment, { minLength: 1, maxLength: 4 }),
+      fc.option(fc.constantFrom(...OPERATIONS)),
+      async (method, segments, op) => {
+        await sendChecked(method, `/api/db/${segments.join('/')}${op ? `/${op}` : ''}`, method === 'GET' ? undefined : '{"filters":{}}');
+      },
+    ),
+    RUNS,
+  );
 }, 60_000);
 
 test('random headers', async () => {
-  const value = fc.oneof(fc.string({ maxLength: 40 }), fc.constantFrom('Bearer', 'Bearer ', 'bearer x y', 'Basic Og==', 'application/xml', 'text/plain; charset=utf-16', 'x'.repeat(6000)));
+  const value = fc.oneof(
+    fc.string({ maxLength: 40 }),
+    fc.constantFrom('Bearer', 'Bearer ', 'bearer x y', 'Basic Og==', 'application/xml', 'text/plain; charset=utf-16', 'x'.repeat(6000)),
+  );
   const headerName = fc.constantFrom('authorization', 'content-type', 'content-encoding', 'x-forwarded-for', 'accept', 'x-amz-date', 'cookie');
-  await fc.assert(fc.asyncProperty(fc.dictionary(headerName, value, { maxKeys: 4 }), async (headers) => {
-    // fetch refuses header values it cannot send (control characters); those never reach a server.
-    const safe = Object.fromEntries(Object.entries(headers).filter(([, v]) => /^[\t\x20-\x7e]*$/.test(v)));
-    await sendChecked('POST', '/api/db/reaction/delete', '{"filters":{"id":"a"},"max_affected":0}', safe);
-  }), RUNS);
+  await fc.assert(
+    fc.asyncProperty(fc.dictionary(headerName, value, { maxKeys: 4 }), async (headers) => {
+      // fetch refuses header values it cannot send (control characters); those never reach a server.
+      const safe = Object.fromEntries(Object.entries(headers).filter(([, v]) => /^[\t\x20-\x7e]*$/.test(v)));
+      await sendChecked('POST', '/api/db/reaction/delete', '{"filters":{"id":"a"},"max_affected":0}', safe);
+    }),
+    RUNS,
+  );
 }, 60_000);
 
 describe('fixed hostile cases', () => {
   const deep = (levels: number, open: string, close: string, inner = '1') => open.repeat(levels) + inner + close.repeat(levels);
 
-  test.each([100, 1_000, 5_000, 10_000, 100_000])('JSON nested %i levels deep is a 4xx everywhere', async (levels) => {
-    for (const [open, close] of [['[', ']'], ['{"a":', '}']]) {
-      const nested = deep(levels, open, close);
-      await sendChecked('POST', '/api/db/reaction/create', `{"data":{"user_id":1,"content":"x","meta":${nested}}}`);
-      await sendChecked('POST', '/api/db/reaction/count', `{"filters":{"content":${nested}}}`);
-      await sendChecked('POST', '/api/db/reaction/update', `{"filters":{"id":"a"},"values":{"content":${nested}}}`);
-      await sendChecked('POST', '/api/db/reaction/list', deep(levels, open, close, '{}'));
-    }
-  }, 60_000);
+  test.each([100, 1_000, 5_000, 10_000, 100_000])(
+    'JSON nested %i levels deep is a 4xx everywhere',
+    async (levels) => {
+      for (const [open, close] of [
+        ['[', ']'],
+        ['{"a":', '}'],
+      ]) {
+        const nested = deep(levels, open, close);
+        await sendChecked('POST', '/api/db/reaction/create', `{"data":{"user_id":1,"content":"x","meta":${nested}}}`);
+        await sendChecked('POST', '/api/db/reaction/count', `{"filters":{"content":${nested}}}`);
+        await sendChecked('POST', '/api/db/reaction/update', `{"filters":{"id":"a"},"values":{"content":${nested}}}`);
+        await sendChecked('POST', '/api/db/reaction/list', deep(levels, open, close, '{}'));
+      }
+    },
+    60_000,
+  );
 
   test('the same filter nested deep through $and is refused by depth', async () => {
     const r = await sendChecked('POST', '/api/db/reaction/delete', `{"filters":${deep(5_000, '{"$and":[', ']}', '{"id":"a"}')}}`);

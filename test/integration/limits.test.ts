@@ -21,7 +21,13 @@ async function refusedUnchanged(send: () => Promise<Reply>, status: number, code
 }
 
 beforeAll(async () => {
-  const r = await api.post(reaction('create'), { data: [{ user_id: 1, content: '+1' }, { user_id: 2, content: 'big' }], ids: ['one', 'big'] });
+  const r = await api.post(reaction('create'), {
+    data: [
+      { user_id: 1, content: '+1' },
+      { user_id: 2, content: 'big' },
+    ],
+    ids: ['one', 'big'],
+  });
   expect(r.status).toBe(201);
 });
 
@@ -32,12 +38,16 @@ describe('request size', () => {
     expect(r.body.data.max_bytes).toBe(LIMITS.maxBodyBytes);
   });
 
-  test('a record over DynamoDB\'s 400 KB item size is 413 on create, not a 500', async () => {
+  test("a record over DynamoDB's 400 KB item size is 413 on create, not a 500", async () => {
     await refusedUnchanged(() => api.post(reaction('create'), { data: { user_id: 4, content: 'x'.repeat(410 * 1024) } }), 413, 'payload_too_large');
   });
 
   test('a batch with one oversized record stores none of them', async () => {
-    const records = [{ user_id: 5, content: 'small' }, { user_id: 6, content: 'x'.repeat(410 * 1024) }, { user_id: 7, content: 'small' }];
+    const records = [
+      { user_id: 5, content: 'small' },
+      { user_id: 6, content: 'x'.repeat(410 * 1024) },
+      { user_id: 7, content: 'small' },
+    ];
     await refusedUnchanged(() => api.post(reaction('create'), { data: records }), 413, 'payload_too_large');
   });
 
@@ -45,7 +55,8 @@ describe('request size', () => {
     expect((await api.post(reaction('update'), { filters: { id: 'big' }, values: { content: 'y'.repeat(300 * 1024) } })).status).toBe(200);
     await refusedUnchanged(
       () => api.post(reaction('update'), { filters: { id: 'big' }, values: { user_name: 'z'.repeat(200 * 1024) } }),
-      413, 'payload_too_large',
+      413,
+      'payload_too_large',
     );
   });
 
@@ -55,7 +66,11 @@ describe('request size', () => {
     const atLimit = `{"filters":${nested((LIMITS.maxJsonDepth - 2) / 2)}}`;
     const r = await api.post(reaction('count'), atLimit);
     expect(r.body.data.error).toBe('invalid_filter');
-    const deeper = await refusedUnchanged(() => api.post(reaction('delete'), `{"filters":{"x":${'['.repeat(LIMITS.maxJsonDepth)}]${']'.repeat(LIMITS.maxJsonDepth - 1)}}}`), 400, 'invalid_request');
+    const deeper = await refusedUnchanged(
+      () => api.post(reaction('delete'), `{"filters":{"x":${'['.repeat(LIMITS.maxJsonDepth)}]${']'.repeat(LIMITS.maxJsonDepth - 1)}}}`),
+      400,
+      'invalid_request',
+    );
     expect(deeper.body.data.max_depth).toBe(LIMITS.maxJsonDepth);
     // Brackets inside strings do not nest.
     expect((await api.post(reaction('count'), { filters: { content: `\\"${'[{'.repeat(100)}` } })).status).toBe(200);
@@ -68,7 +83,11 @@ describe('request size', () => {
   });
 
   test(`an id over ${LIMITS.maxIdLength} characters is 400`, async () => {
-    const r = await refusedUnchanged(() => api.post(reaction('create'), { id: 'i'.repeat(LIMITS.maxIdLength + 1), data: { user_id: 1, content: 'c' } }), 400, 'invalid_request');
+    const r = await refusedUnchanged(
+      () => api.post(reaction('create'), { id: 'i'.repeat(LIMITS.maxIdLength + 1), data: { user_id: 1, content: 'c' } }),
+      400,
+      'invalid_request',
+    );
     expect(r.body.data.details[0].path).toBe('id');
   });
 });
@@ -79,7 +98,11 @@ describe('filter size', () => {
 
   test(`filter objects nested ${LIMITS.maxFilterDepth} levels deep work, deeper is invalid_filter`, async () => {
     expect((await api.post(reaction('count'), { filters: nested(LIMITS.maxFilterDepth) })).body.data.count).toBe(1);
-    const r = await refusedUnchanged(() => api.post(reaction('update'), { filters: nested(LIMITS.maxFilterDepth + 1), values: { content: 'no' } }), 400, 'invalid_filter');
+    const r = await refusedUnchanged(
+      () => api.post(reaction('update'), { filters: nested(LIMITS.maxFilterDepth + 1), values: { content: 'no' } }),
+      400,
+      'invalid_filter',
+    );
     expect(r.body.data.details[0].message).toContain(`deeper than ${LIMITS.maxFilterDepth}`);
   });
 
@@ -93,7 +116,11 @@ describe('filter size', () => {
   test(`an $in list over ${LIMITS.maxInValues} values is invalid_filter`, async () => {
     const values = (n: number) => Array.from({ length: n }, (_, i) => i);
     expect((await api.post(reaction('count'), { filters: { user_id: { $in: values(LIMITS.maxInValues) } } })).body.data.count).toBe(2);
-    const r = await refusedUnchanged(() => api.post(reaction('delete'), { filters: { user_id: { $nin: values(LIMITS.maxInValues + 1) } } }), 400, 'invalid_filter');
+    const r = await refusedUnchanged(
+      () => api.post(reaction('delete'), { filters: { user_id: { $nin: values(LIMITS.maxInValues + 1) } } }),
+      400,
+      'invalid_filter',
+    );
     expect(r.body.data.path).toBe('filters.user_id.$nin');
   });
 
@@ -101,7 +128,8 @@ describe('filter size', () => {
     expect((await api.post(reaction('count'), { filters: { content: { $contains: 'c'.repeat(LIMITS.maxFilterStringLength) } } })).status).toBe(200);
     const r = await refusedUnchanged(
       () => api.post(reaction('update'), { filters: { content: { $begins_with: 'c'.repeat(LIMITS.maxFilterStringLength + 1) } }, values: { content: 'no' } }),
-      400, 'invalid_filter',
+      400,
+      'invalid_filter',
     );
     expect(r.body.data.path).toBe('filters.content.$begins_with');
   });
@@ -116,12 +144,20 @@ describe('paging and bulk guards', () => {
   });
 
   test(`max_affected over ${LIMITS.maxAffected} is invalid_request`, async () => {
-    const r = await refusedUnchanged(() => api.post(reaction('delete'), { filters: {}, allow_all: true, max_affected: LIMITS.maxAffected + 1 }), 400, 'invalid_request');
+    const r = await refusedUnchanged(
+      () => api.post(reaction('delete'), { filters: {}, allow_all: true, max_affected: LIMITS.maxAffected + 1 }),
+      400,
+      'invalid_request',
+    );
     expect(r.body.data.details[0].path).toBe('max_affected');
   });
 
   test('more matches than max_affected is 409 too_many_matches and nothing changes', async () => {
-    const r = await refusedUnchanged(() => api.post(reaction('update'), { filters: {}, allow_all: true, values: { user_name: 'all' }, max_affected: 1 }), 409, 'too_many_matches');
+    const r = await refusedUnchanged(
+      () => api.post(reaction('update'), { filters: {}, allow_all: true, values: { user_name: 'all' }, max_affected: 1 }),
+      409,
+      'too_many_matches',
+    );
     expect(r.body.data).toMatchObject({ max_affected: 1, matched_at_least: 2 });
   });
 });
@@ -143,7 +179,16 @@ describe(`over ${LIMITS.maxScannedPerRequest} records`, () => {
     let requests = numbers.map((n) => {
       const id = seeded(n);
       const data = { user_id: n, content: 'bulk' };
-      const item = { pk: partitionKey(reactionModel, shardOf(reactionModel, id)), sk: id, ...indexAttributes(reactionModel, id, data), id, d: data, _created_at: now, _updated_at: now, _version: 1 };
+      const item = {
+        pk: partitionKey(reactionModel, shardOf(reactionModel, id)),
+        sk: id,
+        ...indexAttributes(reactionModel, id, data),
+        id,
+        d: data,
+        _created_at: now,
+        _updated_at: now,
+        _version: 1,
+      };
       return { PutRequest: { Item: item } };
     });
     while (requests.length > 0) {

@@ -4,7 +4,7 @@ import { tableSnapshot } from '../support/table-snapshot';
 const api = useApi();
 const post = (op: string, body: unknown) => api.post(`/api/db/reaction/${op}`, body);
 
-describe('error messages say what is wrong, in the caller\'s terms', () => {
+describe("error messages say what is wrong, in the caller's terms", () => {
   test('an empty id is "must not be empty", and nothing about control characters', async () => {
     const r = await post('create', { id: '', data: { user_id: 1, content: 'x' } });
     expect(r.status).toBe(400);

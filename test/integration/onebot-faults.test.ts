@@ -27,7 +27,11 @@ test('a heartbeat whose bot-status write fails is still stored and acknowledged'
     { step: 'deserialize', name, priority: 'high' },
   );
   try {
-    const r = await api.post('/onebot/v11/', { time: 1700000000, self_id: 777, post_type: 'meta_event', meta_event_type: 'heartbeat', status: { online: true, good: true }, interval: 5000 }, { 'x-self-id': '777' });
+    const r = await api.post(
+      '/onebot/v11/',
+      { time: 1700000000, self_id: 777, post_type: 'meta_event', meta_event_type: 'heartbeat', status: { online: true, good: true }, interval: 5000 },
+      { 'x-self-id': '777' },
+    );
     expect(r.status).toBe(200);
   } finally {
     db().middlewareStack.remove(name);

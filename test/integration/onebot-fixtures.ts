@@ -12,11 +12,64 @@ const group = 30003;
 
 /** One event of every type in the OneBot 11 event list, plus what senders add in the field. */
 export const EVENTS: Record<string, Record<string, unknown>> = {
-  'message private string': { post_type: 'message', message_type: 'private', sub_type: 'friend', message_id: 11, user_id: 20002, message: 'hi [CQ:face,id=178] &#91;x&#93;', raw_message: 'hi [CQ:face,id=178] &#91;x&#93;', font: 0, sender },
-  'message private array': { post_type: 'message', message_type: 'private', sub_type: 'group', message_id: 12, user_id: 20002, message: [{ type: 'text', data: { text: 'hi [x]' } }, { type: 'face', data: { id: '178' } }], raw_message: 'hi &#91;x&#93;[CQ:face,id=178]', font: 0, sender },
-  'message group string': { post_type: 'message', message_type: 'group', sub_type: 'normal', message_id: -2147483648, group_id: group, user_id: 20002, anonymous: null, message: 'hello', raw_message: 'hello', font: 0, sender: { ...sender, card: '', area: '', level: '1', role: 'member', title: '' } },
-  'message group array': { post_type: 'message', message_type: 'group', sub_type: 'anonymous', message_id: 14, group_id: group, user_id: 80000000, anonymous: { id: 1, name: 'anon', flag: 'f' }, message: [{ type: 'text', data: { text: 'hello' } }], raw_message: 'hello', font: 0, sender },
-  'notice group_upload': { post_type: 'notice', notice_type: 'group_upload', group_id: group, user_id: 20002, file: { id: 'f1', name: 'a.txt', size: 3, busid: 102 } },
+  'message private string': {
+    post_type: 'message',
+    message_type: 'private',
+    sub_type: 'friend',
+    message_id: 11,
+    user_id: 20002,
+    message: 'hi [CQ:face,id=178] &#91;x&#93;',
+    raw_message: 'hi [CQ:face,id=178] &#91;x&#93;',
+    font: 0,
+    sender,
+  },
+  'message private array': {
+    post_type: 'message',
+    message_type: 'private',
+    sub_type: 'group',
+    message_id: 12,
+    user_id: 20002,
+    message: [
+      { type: 'text', data: { text: 'hi [x]' } },
+      { type: 'face', data: { id: '178' } },
+    ],
+    raw_message: 'hi &#91;x&#93;[CQ:face,id=178]',
+    font: 0,
+    sender,
+  },
+  'message group string': {
+    post_type: 'message',
+    message_type: 'group',
+    sub_type: 'normal',
+    message_id: -2147483648,
+    group_id: group,
+    user_id: 20002,
+    anonymous: null,
+    message: 'hello',
+    raw_message: 'hello',
+    font: 0,
+    sender: { ...sender, card: '', area: '', level: '1', role: 'member', title: '' },
+  },
+  'message group array': {
+    post_type: 'message',
+    message_type: 'group',
+    sub_type: 'anonymous',
+    message_id: 14,
+    group_id: group,
+    user_id: 80000000,
+    anonymous: { id: 1, name: 'anon', flag: 'f' },
+    message: [{ type: 'text', data: { text: 'hello' } }],
+    raw_message: 'hello',
+    font: 0,
+    sender,
+  },
+  'notice group_upload': {
+    post_type: 'notice',
+    notice_type: 'group_upload',
+    group_id: group,
+    user_id: 20002,
+    file: { id: 'f1', name: 'a.txt', size: 3, busid: 102 },
+  },
   'notice group_admin': { post_type: 'notice', notice_type: 'group_admin', sub_type: 'set', group_id: group, user_id: 20002 },
   'notice group_decrease': { post_type: 'notice', notice_type: 'group_decrease', sub_type: 'kick', group_id: group, operator_id: 40004, user_id: 20002 },
   'notice group_increase': { post_type: 'notice', notice_type: 'group_increase', sub_type: 'approve', group_id: group, operator_id: 40004, user_id: 20002 },
@@ -31,8 +84,26 @@ export const EVENTS: Record<string, Record<string, unknown>> = {
   'request group': { post_type: 'request', request_type: 'group', sub_type: 'add', group_id: group, user_id: 20002, comment: 'answer: 42', flag: 'flag-2' },
   'meta_event lifecycle': { post_type: 'meta_event', meta_event_type: 'lifecycle', sub_type: 'enable' },
   'meta_event heartbeat': { post_type: 'meta_event', meta_event_type: 'heartbeat', status: { online: true, good: true }, interval: 5000 },
-  'message_sent (NapCat)': { post_type: 'message_sent', message_type: 'private', sub_type: 'friend', message_id: 15, user_id: SELF_ID, target_id: 20002, message_format: 'array', real_seq: '123', message: [{ type: 'text', data: { text: 'hi' } }], raw_message: 'hi' },
-  'notice group_msg_emoji_like (NapCat)': { post_type: 'notice', notice_type: 'group_msg_emoji_like', group_id: group, user_id: 20002, message_id: 13, likes: [{ emoji_id: '76', count: 1 }] },
+  'message_sent (NapCat)': {
+    post_type: 'message_sent',
+    message_type: 'private',
+    sub_type: 'friend',
+    message_id: 15,
+    user_id: SELF_ID,
+    target_id: 20002,
+    message_format: 'array',
+    real_seq: '123',
+    message: [{ type: 'text', data: { text: 'hi' } }],
+    raw_message: 'hi',
+  },
+  'notice group_msg_emoji_like (NapCat)': {
+    post_type: 'notice',
+    notice_type: 'group_msg_emoji_like',
+    group_id: group,
+    user_id: 20002,
+    message_id: 13,
+    likes: [{ emoji_id: '76', count: 1 }],
+  },
 };
 
 /** The event's type fields as the receiver files them. */
@@ -57,7 +128,8 @@ export function idOf(body: string | Buffer, headerSelfId = String(SELF_ID)): str
   }
   const self = idText(event.self_id) ?? headerSelfId;
   const messageId = idText(event.message_id);
-  if ((event.post_type === 'message' || event.post_type === 'message_sent') && messageId !== undefined) return sha256(`${event.post_type}\n${self}\n${messageId}`);
+  if ((event.post_type === 'message' || event.post_type === 'message_sent') && messageId !== undefined)
+    return sha256(`${event.post_type}\n${self}\n${messageId}`);
   if (event.post_type === 'request' && typeof event.flag === 'string' && event.flag !== '') return sha256(`request\n${self}\n${event.flag}`);
   return sha256(body);
 }
@@ -79,7 +151,8 @@ export function deliver(api: Api, path: string, body: string | Buffer, { selfId 
 }
 
 /** Records of onebot_event matching filters, through the record API. */
-export async function storedEvents(api: Api, filters: Record<string, unknown>): Promise<Record<string, any>[]> { // eslint-disable-line @typescript-eslint/no-explicit-any
+export async function storedEvents(api: Api, filters: Record<string, unknown>): Promise<Record<string, any>[]> {
+  // eslint-disable-line @typescript-eslint/no-explicit-any
   const r = await api.post('/api/db/onebot_event/list', { filters, limit: 1000 });
   expect(r.status).toBe(200);
   return r.body.data.items;

@@ -42,7 +42,19 @@ test('database cut mid-run: every acknowledged event is stored exactly once afte
   const napcat = napCat({ selfId: 20501, token: SECRET, time: () => 1_810_000_000 });
   const gocq = goCqhttp({ selfId: 20502, secret: SECRET });
   const poke = (i: number): Json => ({ post_type: 'notice', notice_type: 'notify', sub_type: 'poke', group_id: GROUP, user_id: 40000 + i, target_id: 20501 });
-  const message = (i: number): Json => ({ post_type: 'message', message_type: 'group', sub_type: 'normal', message_id: 7000 + i, group_id: GROUP, user_id: 40000 + i, anonymous: null, message: `m${i}`, raw_message: `m${i}`, font: 0, sender: { user_id: 40000 + i } });
+  const message = (i: number): Json => ({
+    post_type: 'message',
+    message_type: 'group',
+    sub_type: 'normal',
+    message_id: 7000 + i,
+    group_id: GROUP,
+    user_id: 40000 + i,
+    anonymous: null,
+    message: `m${i}`,
+    raw_message: `m${i}`,
+    font: 0,
+    sender: { user_id: 40000 + i },
+  });
 
   // One go-cqhttp message stored before the cut, whose re-send arrives during it.
   const early = message(0);
@@ -79,12 +91,23 @@ test('database cut mid-run: every acknowledged event is stored exactly once afte
 
 test('an event too big for a record is kept whole in the data directory, with a record pointing at it', async () => {
   const sender = napCat({ selfId: 20503, token: SECRET });
-  const big: Json = { post_type: 'notice', notice_type: 'group_upload', group_id: GROUP, user_id: 40100, file: { id: 'f', name: 'x'.repeat(600_000), size: 1, busid: 1 } };
+  const big: Json = {
+    post_type: 'notice',
+    notice_type: 'group_upload',
+    group_id: GROUP,
+    user_id: 40100,
+    file: { id: 'f', name: 'x'.repeat(600_000), size: 1, busid: 1 },
+  };
   const bytes = sender.serialize(big);
   expect(bytes.length).toBeGreaterThan(400 * 1024);
   expect((await sender.resend(url(), big, bytes)).status).toBe(200);
   const [stored] = await storedEvents(api, { self_id: 20503 });
   expect(stored.event).toBeUndefined();
-  expect(stored).toMatchObject({ post_type: 'notice', detail_type: 'group_upload', group_id: GROUP, event_ref: { bytes: bytes.length, location: expect.stringMatching(/^file:onebot-events\//) } });
+  expect(stored).toMatchObject({
+    post_type: 'notice',
+    detail_type: 'group_upload',
+    group_id: GROUP,
+    event_ref: { bytes: bytes.length, location: expect.stringMatching(/^file:onebot-events\//) },
+  });
   expect(readFileSync(join(process.env.DATA_DIR!, stored.event_ref.location.slice(5))).equals(bytes)).toBe(true);
 });

@@ -4,8 +4,7 @@ import { storedItems } from '../support/stored';
 // Heartbeats and lifecycle events expire through DynamoDB's TTL; other events stay.
 const api = useApi();
 const onebotEvent = { name: 'onebot_event', shards: 4 };
-const deliver = (event: Record<string, unknown>) =>
-  api.post('/onebot/v11/', { time: 1700000000, self_id: 10001, ...event }, { 'x-self-id': '10001' });
+const deliver = (event: Record<string, unknown>) => api.post('/onebot/v11/', { time: 1700000000, self_id: 10001, ...event }, { 'x-self-id': '10001' });
 
 beforeAll(() => {
   delete process.env.ONEBOT_SECRET;
@@ -16,12 +15,30 @@ afterEach(() => {
 });
 
 const ttlOf = async (post_type: string, sub: string) =>
-  (await storedItems(onebotEvent)).find((i) => (i.d as { post_type: string; sub_type?: string }).post_type === post_type && (i.d as { sub_type?: string }).sub_type === sub)?._ttl;
+  (await storedItems(onebotEvent)).find(
+    (i) => (i.d as { post_type: string; sub_type?: string }).post_type === post_type && (i.d as { sub_type?: string }).sub_type === sub,
+  )?._ttl;
 
 test('a heartbeat expires after 7 days by default; a message never does', async () => {
   const before = Math.floor(Date.now() / 1000);
-  expect((await deliver({ post_type: 'meta_event', meta_event_type: 'heartbeat', sub_type: 'beat-a', status: { online: true, good: true }, interval: 5000 })).status).toBe(200);
-  expect((await deliver({ post_type: 'message', message_type: 'private', sub_type: 'friend', message_id: 1, user_id: 2, message: 'hi', raw_message: 'hi', font: 0, sender: {} })).status).toBe(200);
+  expect(
+    (await deliver({ post_type: 'meta_event', meta_event_type: 'heartbeat', sub_type: 'beat-a', status: { online: true, good: true }, interval: 5000 })).status,
+  ).toBe(200);
+  expect(
+    (
+      await deliver({
+        post_type: 'message',
+        message_type: 'private',
+        sub_type: 'friend',
+        message_id: 1,
+        user_id: 2,
+        message: 'hi',
+        raw_message: 'hi',
+        font: 0,
+        sender: {},
+      })
+    ).status,
+  ).toBe(200);
   const ttl = Number(await ttlOf('meta_event', 'beat-a'));
   expect(ttl).toBeGreaterThanOrEqual(before + 7 * 86_400);
   expect(ttl).toBeLessThanOrEqual(Math.floor(Date.now() / 1000) + 7 * 86_400);

@@ -27,9 +27,18 @@ const readers = ['go-cqhttp', 'NapCat', 'LLOneBot'] as const;
 
 let nextMessageId = 1;
 const groupMessage = (message: unknown, extra: Json = {}): Json => ({
-  post_type: 'message', message_type: 'group', sub_type: 'normal', message_id: nextMessageId++, group_id: GROUP, user_id: USER,
-  anonymous: null, message, raw_message: typeof message === 'string' ? message : '', font: 0,
-  sender: { user_id: USER, nickname: 'alice', card: '', role: 'member' }, ...extra,
+  post_type: 'message',
+  message_type: 'group',
+  sub_type: 'normal',
+  message_id: nextMessageId++,
+  group_id: GROUP,
+  user_id: USER,
+  anonymous: null,
+  message,
+  raw_message: typeof message === 'string' ? message : '',
+  font: 0,
+  sender: { user_id: USER, nickname: 'alice', card: '', role: 'member' },
+  ...extra,
 });
 const rule = async (data: Json) => {
   const r = await api.post('/api/db/onebot_rule/create', { data });
@@ -81,7 +90,10 @@ describe('rules match what a person typed', () => {
     await rule({ match: 'regex', pattern, reply: 'rolled' });
     const text = `/roll${readers.indexOf(name)} 20`;
     expect((await senders[name].post(url(), groupMessage(`[CQ:at,qq=${BOTS.gocq}] ${text}  `))).sent).toBe('rolled');
-    const segments = [{ type: 'at', data: { qq: String(BOTS.napcat) } }, { type: 'text', data: { text: ` ${text}` } }];
+    const segments = [
+      { type: 'at', data: { qq: String(BOTS.napcat) } },
+      { type: 'text', data: { text: ` ${text}` } },
+    ];
     expect((await senders[name].post(url(), groupMessage(segments))).sent).toBe('rolled');
   });
 });
@@ -90,7 +102,10 @@ describe('deduplication merges re-sends and only re-sends', () => {
   const poke = { post_type: 'notice', notice_type: 'notify', sub_type: 'poke', group_id: GROUP, user_id: USER, target_id: 1 };
 
   test.each(['NapCat', 'LLOneBot'])('%s: the same poke twice in one second is two events', async (name) => {
-    const fixed = name === 'NapCat' ? napCat({ selfId: 20201, token: SECRET, time: () => 1_800_000_000 }) : llOneBot({ selfId: 20202, token: SECRET, time: () => 1_800_000_000 });
+    const fixed =
+      name === 'NapCat'
+        ? napCat({ selfId: 20201, token: SECRET, time: () => 1_800_000_000 })
+        : llOneBot({ selfId: 20202, token: SECRET, time: () => 1_800_000_000 });
     const bytes = [fixed.serialize(poke), fixed.serialize(poke)];
     expect(bytes[0].equals(bytes[1])).toBe(true);
     for (let i = 0; i < 2; i++) expect((await fixed.post(url(), poke)).status).toBe(200);
@@ -154,7 +169,7 @@ describe('what is done about a rule, and how', () => {
     expect(stored).toMatchObject({ answer: { reply: 'pong' }, done: { via: 'quick_operation' } });
   });
 
-  describe('with the bot\'s API root configured (ONEBOT_API_ROOTS)', () => {
+  describe("with the bot's API root configured (ONEBOT_API_ROOTS)", () => {
     let botApi: Awaited<ReturnType<typeof startBotApi>>;
     beforeAll(async () => {
       botApi = await startBotApi(TOKEN);
@@ -173,10 +188,31 @@ describe('what is done about a rule, and how', () => {
       const message = groupMessage('api ping');
       await sender.post(url(), message);
       await sender.post(url(), { post_type: 'request', request_type: 'friend', user_id: USER, comment: 'api friend', flag: 'f-api' });
-      await sender.post(url(), { post_type: 'request', request_type: 'group', sub_type: 'invite', group_id: GROUP, user_id: USER, comment: 'api group', flag: 'g-api' });
+      await sender.post(url(), {
+        post_type: 'request',
+        request_type: 'group',
+        sub_type: 'invite',
+        group_id: GROUP,
+        user_id: USER,
+        comment: 'api group',
+        flag: 'g-api',
+      });
 
       expect(botApi.calls).toEqual([
-        { action: 'send_msg', authorization: `Bearer ${TOKEN}`, params: { message_type: 'group', group_id: GROUP, message: [{ type: 'at', data: { qq: String(USER) } }, { type: 'text', data: { text: ' ' } }, { type: 'text', data: { text: 'pong' } }], auto_escape: false } },
+        {
+          action: 'send_msg',
+          authorization: `Bearer ${TOKEN}`,
+          params: {
+            message_type: 'group',
+            group_id: GROUP,
+            message: [
+              { type: 'at', data: { qq: String(USER) } },
+              { type: 'text', data: { text: ' ' } },
+              { type: 'text', data: { text: 'pong' } },
+            ],
+            auto_escape: false,
+          },
+        },
         { action: 'set_friend_add_request', authorization: `Bearer ${TOKEN}`, params: { flag: 'f-api', approve: true, remark: 'via api' } },
         { action: 'set_group_add_request', authorization: `Bearer ${TOKEN}`, params: { flag: 'g-api', sub_type: 'invite', approve: false, reason: 'no' } },
       ]);

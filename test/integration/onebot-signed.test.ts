@@ -16,7 +16,9 @@ describe('with a secret, every event type on every route', () => {
     ...(typeof event.message_id === 'number' && String(event.post_type).startsWith('message') ? { message_id: event.message_id + r * 1000 } : {}),
     ...(typeof event.flag === 'string' ? { flag: `${event.flag}-${r}` } : {}),
   });
-  const cases = Object.entries(EVENTS).flatMap(([name, event], i) => ROUTES.map((route, r) => ({ name, event: onRoute(event, r), route, time: 1_700_000_000 + i * 10 + r })));
+  const cases = Object.entries(EVENTS).flatMap(([name, event], i) =>
+    ROUTES.map((route, r) => ({ name, event: onRoute(event, r), route, time: 1_700_000_000 + i * 10 + r })),
+  );
 
   test.each(cases)('$name on $route: 200 {} and stored', async ({ event, route, time }) => {
     const body = bodyOf(event, time);
@@ -25,7 +27,10 @@ describe('with a secret, every event type on every route', () => {
     expect(r.text).toBe('{}');
     const [stored] = await storedEvents(api, { id: idOf(body) });
     expect(stored).toMatchObject({
-      self_id: SELF_ID, post_type: event.post_type, detail_type: detailOf(event), time,
+      self_id: SELF_ID,
+      post_type: event.post_type,
+      detail_type: detailOf(event),
+      time,
       event: JSON.parse(body),
     });
     for (const field of ['sub_type', 'user_id', 'group_id', 'message_id'] as const) expect(stored[field]).toEqual(event[field]);
@@ -52,7 +57,12 @@ describe('signature check', () => {
     ['X-Signature empty', { signature: '' }, 401, 'unauthorized'],
     ['X-Signature of other bytes', { signature: sign(SECRET, `${body} `) }, 403, 'forbidden'],
     ['X-Signature with another secret', { signature: sign('clé-秘密', body) }, 403, 'forbidden'],
-    ['X-Signature made with the secret\'s Latin-1 bytes', { signature: `sha1=${require('node:crypto').createHmac('sha1', Buffer.from(SECRET, 'latin1')).update(body).digest('hex')}` }, 403, 'forbidden'],
+    [
+      "X-Signature made with the secret's Latin-1 bytes",
+      { signature: `sha1=${require('node:crypto').createHmac('sha1', Buffer.from(SECRET, 'latin1')).update(body).digest('hex')}` },
+      403,
+      'forbidden',
+    ],
     ['X-Signature without sha1=', { signature: sign(SECRET, body).slice(5) }, 403, 'forbidden'],
     ['X-Signature of another algorithm', { signature: sign(SECRET, body).replace('sha1=', 'sha256=') }, 403, 'forbidden'],
     ['X-Signature truncated', { signature: sign(SECRET, body).slice(0, -2) }, 403, 'forbidden'],
@@ -81,21 +91,26 @@ describe('signature check', () => {
 
 describe('exact bytes and exact numbers', () => {
   test('.NET \\uXXXX escapes: the signature is over the bytes sent, the text is stored decoded', async () => {
-    const body = '{"time":1720000000,"self_id":10001,"post_type":"message","message_type":"private","sub_type":"friend","message_id":21,"user_id":20002,"message":"\\u4F60\\u597D \\u0026amp; \\uD83D\\uDE00","raw_message":"\\u4F60\\u597D","font":0}';
+    const body =
+      '{"time":1720000000,"self_id":10001,"post_type":"message","message_type":"private","sub_type":"friend","message_id":21,"user_id":20002,"message":"\\u4F60\\u597D \\u0026amp; \\uD83D\\uDE00","raw_message":"\\u4F60\\u597D","font":0}';
     expect((await signed('/onebot/v11/', body)).status).toBe(200);
     const [stored] = await storedEvents(api, { id: idOf(body) });
     expect(stored.event.message).toBe('你好 &amp; 😀');
   });
 
-  test('Go\'s \\u003c escaping is kept for the signature and decoded in the record', async () => {
-    const body = '{"post_type":"message","message_type":"group","sub_type":"normal","time":1720000001,"self_id":10001,"group_id":30003,"user_id":20002,"message_id":22,"message":"\\u003cb\\u003e \\u0026 \\u003e","raw_message":"\\u003cb\\u003e","font":0,"anonymous":null}';
+  test("Go's \\u003c escaping is kept for the signature and decoded in the record", async () => {
+    const body =
+      '{"post_type":"message","message_type":"group","sub_type":"normal","time":1720000001,"self_id":10001,"group_id":30003,"user_id":20002,"message_id":22,"message":"\\u003cb\\u003e \\u0026 \\u003e","raw_message":"\\u003cb\\u003e","font":0,"anonymous":null}';
     expect((await signed('/', body)).status).toBe(200);
     const [stored] = await storedEvents(api, { id: idOf(body) });
     expect(stored.event.message).toBe('<b> & >');
   });
 
   test('pretty-printed JSON with CRLF line ends is verified over its exact bytes', async () => {
-    const body = JSON.stringify({ time: 1720000002, self_id: SELF_ID, post_type: 'notice', notice_type: 'friend_add', user_id: 20002 }, null, '\t').replace(/\n/g, '\r\n');
+    const body = JSON.stringify({ time: 1720000002, self_id: SELF_ID, post_type: 'notice', notice_type: 'friend_add', user_id: 20002 }, null, '\t').replace(
+      /\n/g,
+      '\r\n',
+    );
     expect((await signed('/onebot/v11/http/', body)).status).toBe(200);
     expect(await storedEvents(api, { id: idOf(body) })).toHaveLength(1);
     // Re-serialising the parsed JSON (the bug of several receivers) gives another signature.
@@ -103,7 +118,8 @@ describe('exact bytes and exact numbers', () => {
   });
 
   test('ids beyond 2^53, negative int32 ids and string ids are stored and returned exactly', async () => {
-    const body = '{"time":1720000003,"self_id":1482675043933618437,"post_type":"message","message_type":"group","sub_type":"normal","message_id":1482675043933618437,"group_id":"123456789012345678901","user_id":-2147483648,"message":"big","raw_message":"big","font":0,"anonymous":null,"real_seq":"9007199254740993"}';
+    const body =
+      '{"time":1720000003,"self_id":1482675043933618437,"post_type":"message","message_type":"group","sub_type":"normal","message_id":1482675043933618437,"group_id":"123456789012345678901","user_id":-2147483648,"message":"big","raw_message":"big","font":0,"anonymous":null,"real_seq":"9007199254740993"}';
     expect((await signed('/', body, '1482675043933618437')).status).toBe(200);
     const found = await storedEvents(api, { message_id: NumberValue.from('1482675043933618437') });
     expect(found).toHaveLength(1);

@@ -15,7 +15,10 @@ let nextMessageId = 1_000_000;
 /** A new message each time: a message is one event per message_id. */
 const message = (message_type: 'private' | 'group', message: unknown, extra: Record<string, unknown> = {}) => ({
   ...(message_type === 'group' ? EVENTS['message group string'] : EVENTS['message private string']),
-  message_id: nextMessageId++, message, raw_message: typeof message === 'string' ? message : '', ...extra,
+  message_id: nextMessageId++,
+  message,
+  raw_message: typeof message === 'string' ? message : '',
+  ...extra,
 });
 
 async function createRule(data: Record<string, unknown>): Promise<string> {
@@ -76,7 +79,11 @@ describe('rules', () => {
     ];
     for (const [data, path] of invalid) {
       const r = await api.post('/api/db/onebot_rule/create', { data });
-      expect({ data, status: r.status, paths: r.body.data.details?.map((d: { path: string }) => d.path) }).toEqual({ data, status: 422, paths: expect.arrayContaining([path]) });
+      expect({ data, status: r.status, paths: r.body.data.details?.map((d: { path: string }) => d.path) }).toEqual({
+        data,
+        status: 422,
+        paths: expect.arrayContaining([path]),
+      });
     }
     expect((await api.post('/api/db/onebot_rule/count', {})).body.data.count).toBe(0);
   });
@@ -112,18 +119,33 @@ describe('rules', () => {
       expect((await post(message('group', 'ping'))).body).toEqual({ reply: 'pong', auto_escape: false, at_sender: false });
       // A mention is an at segment in the reply itself, never left to the sender's at_sender.
       expect((await post(message('group', 'vip'))).body).toEqual({
-        reply: [{ type: 'at', data: { qq: '20002' } }, { type: 'text', data: { text: ' ' } }, { type: 'text', data: { text: 'hello boss' } }], auto_escape: false, at_sender: false,
+        reply: [
+          { type: 'at', data: { qq: '20002' } },
+          { type: 'text', data: { text: ' ' } },
+          { type: 'text', data: { text: 'hello boss' } },
+        ],
+        auto_escape: false,
+        at_sender: false,
       });
     });
 
     test('the array format matches on its joined text segments', async () => {
-      const r = await post(message('group', [{ type: 'at', data: { qq: '10001' } }, { type: 'text', data: { text: 'pi' } }, { type: 'text', data: { text: 'ng' } }]));
+      const r = await post(
+        message('group', [
+          { type: 'at', data: { qq: '10001' } },
+          { type: 'text', data: { text: 'pi' } },
+          { type: 'text', data: { text: 'ng' } },
+        ]),
+      );
       expect(r.body).toEqual({ reply: 'pong', auto_escape: false, at_sender: false });
     });
 
     test('CQ text is unescaped and CQ codes dropped before matching; a CQ reply is sent as written', async () => {
       // The user typed "[help] please": in CQ text the brackets arrive escaped.
-      expect((await post(message('private', '[CQ:reply,id=5]&#91;help&#93; please'))).body).toEqual({ reply: [{ type: 'text', data: { text: 'see [docs] & more' } }], auto_escape: false });
+      expect((await post(message('private', '[CQ:reply,id=5]&#91;help&#93; please'))).body).toEqual({
+        reply: [{ type: 'text', data: { text: 'see [docs] & more' } }],
+        auto_escape: false,
+      });
       // A literal "[help]" can only be CQ-escaped; an unescaped one would be a (broken) CQ code, not text.
       expect((await post(message('private', '[CQ:face,id=1]/echo hi'))).body).toEqual({ reply: '[CQ:face,id=178] &#91;ok&#93;', auto_escape: false });
       expect((await post(message('private', '&#91;/echo&#93;'))).status).toBe(200);
@@ -143,7 +165,7 @@ describe('rules', () => {
       expect((await post(message('private', `${'a'.repeat(30)}b`))).body.reply).toBe('found b');
     });
 
-    test('no reply to the bot\'s own messages (message_sent), nor to other post types', async () => {
+    test("no reply to the bot's own messages (message_sent), nor to other post types", async () => {
       expect((await post({ ...EVENTS['message_sent (NapCat)'], message: 'ping', raw_message: 'ping' })).status).toBe(200);
       expect((await post({ ...EVENTS['notice friend_add'], message: 'ping' })).status).toBe(200);
     });

@@ -4,7 +4,13 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type * as z from 'zod';
 import {
-  countAnswerSchema, createdSchema, deleteAnswerSchema, healthAnswerSchema, listAnswerSchema, modelsAnswerSchema, recordSchema,
+  countAnswerSchema,
+  createdSchema,
+  deleteAnswerSchema,
+  healthAnswerSchema,
+  listAnswerSchema,
+  modelsAnswerSchema,
+  recordSchema,
   updateAnswerSchema,
 } from '../../shared/api/responses';
 import { assetsDir, DOCS_ASSET_NAMES, INIT_SCRIPT, PACKAGE_ASSETS } from '../../shared/docs/assets';
@@ -80,7 +86,12 @@ describe('real answers match the documented schemas', () => {
     expect(one.status).toBe(201);
     expectShape(successEnvelope(createdSchema(reaction)), one.body);
     expectShape(successEnvelope(recordSchema(reaction)), one.body);
-    const batch = await reactionOp('create', { data: [{ user_id: 8, content: 'eyes' }, { user_id: 9, content: 'heart' }] });
+    const batch = await reactionOp('create', {
+      data: [
+        { user_id: 8, content: 'eyes' },
+        { user_id: 9, content: 'heart' },
+      ],
+    });
     expectShape(successEnvelope(createdSchema(reaction)), batch.body);
     expectShape(successEnvelope(recordSchema(reaction)), (await reactionOp('get_one', { filters: { id: 'doc-1' } })).body);
     expectShape(successEnvelope(listAnswerSchema(reaction)), (await reactionOp('list', { limit: 2 })).body);
@@ -115,7 +126,17 @@ describe('real answers validate against the served document', () => {
       const check = ajv.compile({ $ref: `openapi.json${$ref}` });
       return check(body) ? [] : check.errors;
     };
-    const seeded = await api.post('/api/db/reaction/create', { data: [{ user_id: 1, user_name: 'ann', content: '+1' }, { user_id: 2, content: 'eyes' }], ids: ['v-1', 'v-2'] }, root);
+    const seeded = await api.post(
+      '/api/db/reaction/create',
+      {
+        data: [
+          { user_id: 1, user_name: 'ann', content: '+1' },
+          { user_id: 2, content: 'eyes' },
+        ],
+        ids: ['v-1', 'v-2'],
+      },
+      root,
+    );
     expect(seeded.status).toBe(201);
   });
   const read = async (op: string, body: unknown, status = 200) => {
@@ -123,7 +144,6 @@ describe('real answers validate against the served document', () => {
     expect(r.status).toBe(status);
     return validate(`/api/db/reaction/${op}`, status, JSON.parse(r.text));
   };
-
 
   test.each([
     ['get_one', { filters: { id: 'v-1' } }],

@@ -70,7 +70,7 @@ describe('list filters', () => {
     [{ user_name: { $exists: false } }, 6],
     // Matches nothing; it once compiled to a key-attribute condition DynamoDB refuses (a 500).
     [{ $not: {} }, 0],
-    [{ $not: { $or: [{}, { content: "+1" }] } }, 0],
+    [{ $not: { $or: [{}, { content: '+1' }] } }, 0],
     [{ user_name: { $ne: null } }, 6],
     [{ $or: [{ user_id: 1 }, { content: 'rocket' }] }, 5],
     [{ $and: [{ content: 'heart' }, { user_id: { $lt: 6 } }] }, 2],

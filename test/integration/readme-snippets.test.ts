@@ -28,7 +28,13 @@ process.env.ONEBOT_SECRET = onebotSecret;
 const api = useApi();
 const run = promisify(execFile);
 
-interface Block { doc: string; line: number; lang: string; code: string; notRun?: string }
+interface Block {
+  doc: string;
+  line: number;
+  lang: string;
+  code: string;
+  notRun?: string;
+}
 
 function blocksOf(doc: string): Block[] {
   const lines = readFileSync(path.join(ROOT, doc), 'utf8').split('\n');
@@ -45,7 +51,7 @@ function blocksOf(doc: string): Block[] {
 }
 
 const blocks = DOCS.flatMap(blocksOf);
-const title = (b: Block) => `${b.doc}:${b.line} (${b.lang})${b.notRun === undefined ? "" : `, not run: ${b.notRun}`}`;
+const title = (b: Block) => `${b.doc}:${b.line} (${b.lang})${b.notRun === undefined ? '' : `, not run: ${b.notRun}`}`;
 const withServer = (code: string) => code.replaceAll(DOC_URL, api.url);
 
 // Each curl of a block appends "exit status body-in-base64" to $REPORT and prints the body as curl would.
@@ -60,16 +66,23 @@ curl() {
 }
 `;
 
-interface CurlCall { exit: number; status: number; body: string }
+interface CurlCall {
+  exit: number;
+  status: number;
+  body: string;
+}
 
 async function runShell(code: string, dir: string): Promise<CurlCall[]> {
   const report = path.join(dir, 'curl-report');
   writeFileSync(report, '');
   await run('bash', ['-c', `${CURL_REPORT}${withServer(code)}`], { cwd: dir, env: { ...process.env, REPORT: report } });
-  return readFileSync(report, 'utf8').split('\n').filter(Boolean).map((line) => {
-    const [exit, status, body = ''] = line.split(' ');
-    return { exit: Number(exit), status: Number(status), body: Buffer.from(body, 'base64').toString('utf8') };
-  });
+  return readFileSync(report, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [exit, status, body = ''] = line.split(' ');
+      return { exit: Number(exit), status: Number(status), body: Buffer.from(body, 'base64').toString('utf8') };
+    });
 }
 
 /** A project with this one installed, as a user would have it (node_modules/recordgate). */
@@ -93,33 +106,37 @@ test('the README starts the server with the OneBot secret its signed example use
 });
 
 // In document order: the README's blocks build on each other's records, as a reader's calls would.
-test.each(blocks.map((b) => [title(b), b] as const))('%s', async (_title, block) => {
-  if (block.notRun !== undefined) {
-    // Marked on purpose, with a reason; nothing else is left out.
-    expect(block.notRun.trim().length).toBeGreaterThan(0);
-    return;
-  }
-  if (block.lang === 'sh' || block.lang === 'bash') {
-    const calls = await runShell(block.code, dir);
-    expect(calls.length).toBe((block.code.match(/\bcurl -s\b/g) ?? []).length);
-    for (const call of calls) {
-      expect({ exit: call.exit, status: call.status }).toEqual({ exit: 0, status: expect.any(Number) });
-      expect([call.status >= 200 && call.status < 300, call.body]).toEqual([true, call.body]);
-      const answer = JSON.parse(call.body);
-      // The record API answers in an envelope; the OneBot receiver answers a quick operation ({} for none).
-      if ('status' in answer) expect(answer.status).toBe('success');
+test.each(blocks.map((b) => [title(b), b] as const))(
+  '%s',
+  async (_title, block) => {
+    if (block.notRun !== undefined) {
+      // Marked on purpose, with a reason; nothing else is left out.
+      expect(block.notRun.trim().length).toBeGreaterThan(0);
+      return;
     }
-    return;
-  }
-  if (block.lang === 'ts') {
-    const file = path.join(dir, `snippet-${block.line}.ts`);
-    writeFileSync(file, withServer(block.code));
-    const { stderr } = await run(path.join(ROOT, 'node_modules/.bin/tsx'), [file], { cwd: dir });
-    expect(stderr).toBe('');
-    return;
-  }
-  throw new Error(`${title(block)}: no way to run a ${block.lang || 'plain'} block; mark it <!-- not-run: reason --> if it is not a command`);
-}, 60_000);
+    if (block.lang === 'sh' || block.lang === 'bash') {
+      const calls = await runShell(block.code, dir);
+      expect(calls.length).toBe((block.code.match(/\bcurl -s\b/g) ?? []).length);
+      for (const call of calls) {
+        expect({ exit: call.exit, status: call.status }).toEqual({ exit: 0, status: expect.any(Number) });
+        expect([call.status >= 200 && call.status < 300, call.body]).toEqual([true, call.body]);
+        const answer = JSON.parse(call.body);
+        // The record API answers in an envelope; the OneBot receiver answers a quick operation ({} for none).
+        if ('status' in answer) expect(answer.status).toBe('success');
+      }
+      return;
+    }
+    if (block.lang === 'ts') {
+      const file = path.join(dir, `snippet-${block.line}.ts`);
+      writeFileSync(file, withServer(block.code));
+      const { stderr } = await run(path.join(ROOT, 'node_modules/.bin/tsx'), [file], { cwd: dir });
+      expect(stderr).toBe('');
+      return;
+    }
+    throw new Error(`${title(block)}: no way to run a ${block.lang || 'plain'} block; mark it <!-- not-run: reason --> if it is not a command`);
+  },
+  60_000,
+);
 
 test('the signed OneBot example was verified with the secret, not let through: unsigned, it is refused', async () => {
   const stored = await api.post('/api/db/onebot_event/count', {});
@@ -128,12 +145,14 @@ test('the signed OneBot example was verified with the secret, not let through: u
   expect(unsigned.status).toBe(401);
 });
 
-test('the TypeScript blocks type-check as a user\'s code would, with this repository\'s compiler options', () => {
-  const snippets = blocks.filter((b) => b.lang === 'ts' && b.notRun === undefined).map((b) => {
-    const file = path.join(dir, `typed-${b.line}.ts`);
-    writeFileSync(file, b.code);
-    return file;
-  });
+test("the TypeScript blocks type-check as a user's code would, with this repository's compiler options", () => {
+  const snippets = blocks
+    .filter((b) => b.lang === 'ts' && b.notRun === undefined)
+    .map((b) => {
+      const file = path.join(dir, `typed-${b.line}.ts`);
+      writeFileSync(file, b.code);
+      return file;
+    });
   const { config } = ts.readConfigFile(path.join(ROOT, 'tsconfig.json'), ts.sys.readFile);
   const { options } = ts.parseJsonConfigFileContent(config, ts.sys, ROOT);
   const program = ts.createProgram(snippets, { ...options, types: ['node'] });

@@ -11,7 +11,16 @@ const onebotEvents = async () => (await storedItems({ name: 'onebot_event', shar
 describe('routes as API Gateway selects them', () => {
   test.each(['/', '/onebot/v11/', '/onebot/v11/http', '/onebot/v11/http/'])('POST %s reaches the OneBot receiver and stores the event', async (path) => {
     const before = await onebotEvents();
-    const event = { time: 1767225600, self_id: 10001, post_type: 'notice', notice_type: 'group_increase', sub_type: 'approve', group_id: 1, user_id: path.length, operator_id: 2 };
+    const event = {
+      time: 1767225600,
+      self_id: 10001,
+      post_type: 'notice',
+      notice_type: 'group_increase',
+      sub_type: 'approve',
+      group_id: 1,
+      user_id: path.length,
+      operator_id: 2,
+    };
     const r = await api.post(path, JSON.stringify({ ...event, path }), { 'x-self-id': '10001' });
     expect(r.status).toBe(200);
     expect(r.body).toEqual({});
@@ -47,7 +56,6 @@ describe('routes as API Gateway selects them', () => {
   });
 });
 
-
 test('GET / sends a person to /docs; POST / stays the OneBot receiver', async () => {
   const r = await fetch(`${api.url}/`, { redirect: 'manual' });
   expect(r.status).toBe(302);
@@ -75,7 +83,9 @@ test('a chunked body over 10 MB is refused with 413 while it streams in', async 
 test('a declared Content-Length over 10 MB is refused before any byte of the body is read', async () => {
   const { request } = await import('node:http');
   const status = await new Promise<number>((resolve, reject) => {
-    const req = request(`${api.url}/api/db/reaction/create`, { method: 'POST', headers: { 'content-length': String(300 * 1024 * 1024) } }, (res) => resolve(res.statusCode ?? 0));
+    const req = request(`${api.url}/api/db/reaction/create`, { method: 'POST', headers: { 'content-length': String(300 * 1024 * 1024) } }, (res) =>
+      resolve(res.statusCode ?? 0),
+    );
     req.on('error', reject);
     req.write('{');
   });

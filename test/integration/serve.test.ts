@@ -19,7 +19,9 @@ function freshDir(): string {
 }
 
 function serve(env: Record<string, string>): ServeProcess {
-  const engineEnv: Record<string, string> = embedded ? {} : { DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT!, TABLE_NAME: env.TABLE_NAME ?? process.env.TABLE_NAME! };
+  const engineEnv: Record<string, string> = embedded
+    ? {}
+    : { DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT!, TABLE_NAME: env.TABLE_NAME ?? process.env.TABLE_NAME! };
   const server = spawnServe({ ...engineEnv, ...env });
   servers.push(server);
   return server;
@@ -53,7 +55,11 @@ describe('SIGTERM drains', () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     server.child.kill('SIGTERM');
     const answers = await within(40_000, 'the answers', server, Promise.all(batches));
-    const errors = server.output().split('\n').filter((line) => line.includes('"level":"error"')).map((line) => line.slice(0, 300));
+    const errors = server
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('"level":"error"'))
+      .map((line) => line.slice(0, 300));
     expect({ statuses: answers.map((a) => a.status), errors }).toEqual({ statuses: [201, 201], errors: [] });
     expect(await within(40_000, 'the exit', server, server.exited)).toEqual({ code: 0, signal: null });
     expect(server.output()).toMatch(/stopped: \d+ request\(s\) drained, engine closed/);

@@ -16,7 +16,11 @@ const data = (i: number) => ({
 const idOf = (i: number) => `n${String(i).padStart(4, '0')}`;
 
 beforeAll(async () => {
-  await createRecords(note, Array.from({ length: N }, (_, i) => ({ id: idOf(i), data: data(i) })), (i) => ['data', i]);
+  await createRecords(
+    note,
+    Array.from({ length: N }, (_, i) => ({ id: idOf(i), data: data(i) })),
+    (i) => ['data', i],
+  );
 });
 
 async function pageThrough(request: Parameters<typeof listRecords>[1]): Promise<ApiRecord[]> {
@@ -68,7 +72,9 @@ test('filtered paging with a FilterExpression still returns exactly the matches 
 
 test('count is exact across shards, with and without filters', async () => {
   expect((await countRecords(note, {})).count).toBe(N);
-  expect((await countRecords(note, { filters: { rank: 5 } })).count).toBe(Array.from({ length: N }, (_, i) => i).filter((i) => i % 10 !== 0 && rankOf(i) === 5).length);
+  expect((await countRecords(note, { filters: { rank: 5 } })).count).toBe(
+    Array.from({ length: N }, (_, i) => i).filter((i) => i % 10 !== 0 && rankOf(i) === 5).length,
+  );
   expect((await countRecords(note, { filters: { tags: { $contains: 'three' } } })).count).toBe(Math.ceil(N / 3));
   expect((await countRecords(note, { filters: { 'meta.stars': { $gt: NumberValue.from('199') } } })).count).toBe(N - 200);
 });

@@ -16,7 +16,7 @@ test.each([
   ['an empty key', { '': 1 }, 'data.reply.0.data.'],
   ['a constructor key', { constructor: 'x' }, 'data.reply.0.data.constructor'],
   ['a __proto__ key', JSON.parse('{"__proto__": {"a": 1}}'), 'data.reply.0.data.__proto__'],
-  ['data nested past DynamoDB\'s 32 levels', nested(40), 'data.reply.0.data'],
+  ["data nested past DynamoDB's 32 levels", nested(40), 'data.reply.0.data'],
 ])('%s is 422 with its path and stores nothing', async (_, data, path) => {
   const before = await tableSnapshot();
   const r = await api.post('/api/db/onebot_rule/create', rule(data));

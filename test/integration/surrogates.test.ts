@@ -15,7 +15,17 @@ describe('strings DynamoDB cannot store byte for byte (unpaired surrogates)', ()
     ['a low half alone', { id: 's\udfff', data: { user_id: 2, content: 'x' } }, 'id'],
     ['a value', { data: { user_id: 2, content: 'a\ud83d' } }, 'data.content'],
     ['a key', { data: { user_id: 2, content: 'x', 'k\udc00': 1 } }, 'data.k\udc00'],
-    ['a batch id', { data: [{ user_id: 2, content: 'x' }, { user_id: 3, content: 'y' }], ids: ['ok-1', '\ud800x'] }, 'ids.1'],
+    [
+      'a batch id',
+      {
+        data: [
+          { user_id: 2, content: 'x' },
+          { user_id: 3, content: 'y' },
+        ],
+        ids: ['ok-1', '\ud800x'],
+      },
+      'ids.1',
+    ],
   ])('create with %s: 422 with its path, nothing stored', async (_, body, path) => {
     const before = await tableSnapshot();
     const r = await post('create', body);

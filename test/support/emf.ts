@@ -1,7 +1,8 @@
 import { handler } from '../../functions/health_check/handler';
 
 /** Runs the scheduled health check once and returns the EMF documents it wrote to stdout. */
-export async function runHealthCheck(): Promise<Array<Record<string, any>>> { // eslint-disable-line @typescript-eslint/no-explicit-any
+export async function runHealthCheck(): Promise<Array<Record<string, any>>> {
+  // eslint-disable-line @typescript-eslint/no-explicit-any
   const lines: string[] = [];
   const write = jest.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
     lines.push(String(chunk));
@@ -12,5 +13,9 @@ export async function runHealthCheck(): Promise<Array<Record<string, any>>> { //
   } finally {
     write.mockRestore();
   }
-  return lines.flatMap((line) => line.split('\n')).filter(Boolean).map((line) => JSON.parse(line)).filter((doc) => doc._aws);
+  return lines
+    .flatMap((line) => line.split('\n'))
+    .filter(Boolean)
+    .map((line) => JSON.parse(line))
+    .filter((doc) => doc._aws);
 }

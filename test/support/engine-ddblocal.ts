@@ -33,5 +33,10 @@ export default async function setup(): Promise<void> {
   client.destroy();
   process.env.RG_TEST_DDBLOCAL_ENDPOINT = endpoint;
   const engines = ((globalThis as Record<string, unknown>).__rgEngines as unknown[]) ?? [];
-  (globalThis as Record<string, unknown>).__rgEngines = [...engines, async () => { child.kill(); }];
+  (globalThis as Record<string, unknown>).__rgEngines = [
+    ...engines,
+    async () => {
+      child.kill();
+    },
+  ];
 }

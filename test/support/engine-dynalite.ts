@@ -5,5 +5,8 @@ export default async function setup(): Promise<void> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   const { endpoint, server } = await startDynalite();
   process.env.RG_TEST_DYNALITE_ENDPOINT = endpoint;
-  (globalThis as Record<string, unknown>).__rgEngines = [...(((globalThis as Record<string, unknown>).__rgEngines as unknown[]) ?? []), () => new Promise((r) => server.close(r))];
+  (globalThis as Record<string, unknown>).__rgEngines = [
+    ...(((globalThis as Record<string, unknown>).__rgEngines as unknown[]) ?? []),
+    () => new Promise((r) => server.close(r)),
+  ];
 }

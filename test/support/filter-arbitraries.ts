@@ -7,7 +7,26 @@ import fc from 'fast-check';
  * strings, false, zero, mixed kinds, arrays and nested objects.
  */
 const q = (n: number) => 'q'.repeat(n);
-export const STRINGS = ['', 'a', 'ab', 'b', 'B', 'é', '～', '😀', 'a😀', 'x y', '\u0000', q(199), q(200), `${q(199)}é`, `${q(199)}b`, q(250), `${q(195)}😀z`, `${q(197)}～`];
+export const STRINGS = [
+  '',
+  'a',
+  'ab',
+  'b',
+  'B',
+  'é',
+  '～',
+  '😀',
+  'a😀',
+  'x y',
+  '\u0000',
+  q(199),
+  q(200),
+  `${q(199)}é`,
+  `${q(199)}b`,
+  q(250),
+  `${q(195)}😀z`,
+  `${q(197)}～`,
+];
 export const NUMBERS = [0, -1, 1, 1.5, 7, -0.25, 2 ** 52, 123456789];
 
 const string = fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...STRINGS) }, { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 3 }) });
@@ -79,7 +98,14 @@ function condition([path, value]: [string, fc.Arbitrary<unknown>]): fc.Arbitrary
     string.map((v) => ({ $begins_with: v.slice(0, 210) })),
     fc.oneof(string, value).map((v) => ({ $contains: v })),
   );
-  return fc.oneof({ weight: 5, arbitrary: op }, { weight: 1, arbitrary: op.map((o) => (o !== null && typeof o === 'object' && !Array.isArray(o) && Object.keys(o)[0]?.startsWith('$') ? { $not: o } : o)) })
+  return fc
+    .oneof(
+      { weight: 5, arbitrary: op },
+      {
+        weight: 1,
+        arbitrary: op.map((o) => (o !== null && typeof o === 'object' && !Array.isArray(o) && Object.keys(o)[0]?.startsWith('$') ? { $not: o } : o)),
+      },
+    )
     .map((o) => ({ [path]: o }));
 }
 

@@ -35,9 +35,10 @@ export async function startBotApi(token: string): Promise<{ url: string; calls: 
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     calls,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

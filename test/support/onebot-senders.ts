@@ -51,12 +51,16 @@ interface Answer {
 /** One POST with exactly these headers; `chunked` sends no Content-Length (NapCat). */
 function postOnce(url: string, headers: Record<string, string>, body: Buffer, timeoutMs: number, chunked = false): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', headers: chunked ? headers : { ...headers, 'Content-Length': String(body.length) }, timeout: timeoutMs }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
+    const req = request(
+      url,
+      { method: 'POST', headers: chunked ? headers : { ...headers, 'Content-Length': String(body.length) }, timeout: timeoutMs },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('timeout')));
     req.on('error', reject);
     if (chunked) {
@@ -94,8 +98,14 @@ function cqSegments(text: string): Segment[] {
  * anything else. A string is CQ-code text unless auto_escape, then literal text.
  */
 export function rendered(message: unknown, autoEscape: boolean): string {
-  const segments: Segment[] = typeof message === 'string' ? (autoEscape ? [{ type: 'text', data: { text: message } }] : cqSegments(message))
-    : Array.isArray(message) ? message as Segment[] : [message as Segment];
+  const segments: Segment[] =
+    typeof message === 'string'
+      ? autoEscape
+        ? [{ type: 'text', data: { text: message } }]
+        : cqSegments(message)
+      : Array.isArray(message)
+        ? (message as Segment[])
+        : [message as Segment];
   return segments.map((s) => (s.type === 'text' ? String(s.data.text) : s.type === 'at' ? `@${String(s.data.qq)}` : `[${s.type}]`)).join('');
 }
 
@@ -105,7 +115,14 @@ function actOn(event: Json, quick: Json, reply: (message: unknown, autoEscape: b
     return { quick, sent: reply(quick.reply, quick.auto_escape === true) };
   }
   if (event.post_type === 'request' && typeof quick.approve === 'boolean') {
-    return { quick, handled: { approve: quick.approve, ...(quick.remark !== undefined ? { remark: String(quick.remark) } : {}), ...(quick.reason !== undefined ? { reason: String(quick.reason) } : {}) } };
+    return {
+      quick,
+      handled: {
+        approve: quick.approve,
+        ...(quick.remark !== undefined ? { remark: String(quick.remark) } : {}),
+        ...(quick.reason !== undefined ? { reason: String(quick.reason) } : {}),
+      },
+    };
   }
   return { quick };
 }
@@ -210,7 +227,7 @@ export function napCat(options: NodeSenderOptions): SenderEmulation {
     // RequestUtil.HttpGetText: http.request, chunked body; a non-2xx status rejects.
     const answer = await postOnce(url, nodeHeaders(selfId, token, bytes), bytes, 120_000, true);
     if (answer.status < 200 || answer.status >= 300) return { attempts: 1, status: answer.status, warnings: ['新消息事件HTTP上报返回快速操作失败'] };
-    const quick = answer.text ? JSON.parse(answer.text) as Json : {};
+    const quick = answer.text ? (JSON.parse(answer.text) as Json) : {};
     return { attempts: 1, status: answer.status, warnings: [], ...actOn(event, quick, rendered) };
   };
   return {
@@ -229,7 +246,7 @@ export function llOneBot(options: NodeSenderOptions): SenderEmulation {
     // fetch(): its own User-Agent, a Content-Length; res.json() whatever the status.
     const response = await fetch(url, { method: 'POST', headers: nodeHeaders(selfId, token, bytes), body: bytes });
     try {
-      const quick = await response.json() as Json;
+      const quick = (await response.json()) as Json;
       return { attempts: 1, status: response.status, warnings: [], ...actOn(event, quick, rendered) };
     } catch {
       return { attempts: 1, status: response.status, warnings: ['HTTP 事件上报返回数据解析失败'] };
@@ -250,19 +267,24 @@ export function llOneBot(options: NodeSenderOptions): SenderEmulation {
 /** System.Text.Json's default encoder: compact; non-ASCII and `"&'+<>` as upper-case \uXXXX. */
 function dotnetJson(value: unknown): string {
   if (typeof value === 'string') {
-    return `"${[...value].map((ch) => {
-      const escapeOne = (code: number) => `\\u${code.toString(16).toUpperCase().padStart(4, '0')}`;
-      if (ch === '\\') return '\\\\';
-      if (ch === '\n') return '\\n';
-      if (ch === '\r') return '\\r';
-      if (ch === '\t') return '\\t';
-      if ('"&\'+<>'.includes(ch) || ch.charCodeAt(0) < 0x20) return escapeOne(ch.charCodeAt(0));
-      if (ch.charCodeAt(0) > 0x7e) return [...Array(ch.length).keys()].map((i) => escapeOne(ch.charCodeAt(i))).join('');
-      return ch;
-    }).join('')}"`;
+    return `"${[...value]
+      .map((ch) => {
+        const escapeOne = (code: number) => `\\u${code.toString(16).toUpperCase().padStart(4, '0')}`;
+        if (ch === '\\') return '\\\\';
+        if (ch === '\n') return '\\n';
+        if (ch === '\r') return '\\r';
+        if (ch === '\t') return '\\t';
+        if ('"&\'+<>'.includes(ch) || ch.charCodeAt(0) < 0x20) return escapeOne(ch.charCodeAt(0));
+        if (ch.charCodeAt(0) > 0x7e) return [...Array(ch.length).keys()].map((i) => escapeOne(ch.charCodeAt(i))).join('');
+        return ch;
+      })
+      .join('')}"`;
   }
   if (Array.isArray(value)) return `[${value.map(dotnetJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') return `{${Object.entries(value).map(([k, v]) => `${dotnetJson(k)}:${dotnetJson(v)}`).join(',')}}`;
+  if (value !== null && typeof value === 'object')
+    return `{${Object.entries(value)
+      .map(([k, v]) => `${dotnetJson(k)}:${dotnetJson(v)}`)
+      .join(',')}}`;
   return JSON.stringify(value);
 }
 

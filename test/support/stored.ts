@@ -9,13 +9,15 @@ export async function storedItems(model: Pick<Model, 'name' | 'shards'>): Promis
   for (let shard = 0; shard < model.shards; shard++) {
     let next: Record<string, unknown> | undefined;
     do {
-      const page = await db().send(new QueryCommand({
-        TableName: settings().TABLE_NAME,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': `${model.name}#${shard}` },
-        ConsistentRead: true,
-        ExclusiveStartKey: next,
-      }));
+      const page = await db().send(
+        new QueryCommand({
+          TableName: settings().TABLE_NAME,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': `${model.name}#${shard}` },
+          ConsistentRead: true,
+          ExclusiveStartKey: next,
+        }),
+      );
       items.push(...(page.Items ?? []));
       next = page.LastEvaluatedKey;
     } while (next);

@@ -5,7 +5,9 @@ import { AWS_LIMITS, FUNCTION_SETTINGS, LIMITS, ONEBOT_LIMITS } from '../../shar
 const ROOT = path.resolve(__dirname, '../..');
 const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
 const n = (value: number) => value.toLocaleString('en-US');
-const DOCS = readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`);
+const DOCS = readdirSync(path.join(ROOT, 'docs'))
+  .filter((f) => f.endsWith('.md'))
+  .map((f) => `docs/${f}`);
 // Written by npm run bench, not by hand.
 const GENERATED = ['docs/benchmarks.md'];
 
@@ -22,14 +24,23 @@ describe('the README is a front door', () => {
   });
 });
 
-test.each(DOCS.filter((d) => !GENERATED.includes(d) && !['docs/decisions.md', 'docs/reliability.md'].includes(d)))('%s opens with a table of contents whose entries exist', (doc) => {
-  const text = read(doc);
-  expect(text).toMatch(/^# .+\n[\s\S]*?\n## Contents\n- \[/);
-  const anchors = [...text.matchAll(/^- \[[^\]]+\]\(#([^)]+)\)$/gm)].map((m) => m[1]);
-  const headings = [...text.matchAll(/^## (.+)$/gm)].map((m) => m[1].toLowerCase().replace(/[`()/,.:]/g, '').replace(/[^a-z0-9 _-]/g, '').replace(/ /g, '-'));
-  expect(anchors.length).toBeGreaterThan(0);
-  for (const anchor of anchors) expect(headings).toContain(anchor);
-});
+test.each(DOCS.filter((d) => !GENERATED.includes(d) && !['docs/decisions.md', 'docs/reliability.md'].includes(d)))(
+  '%s opens with a table of contents whose entries exist',
+  (doc) => {
+    const text = read(doc);
+    expect(text).toMatch(/^# .+\n[\s\S]*?\n## Contents\n- \[/);
+    const anchors = [...text.matchAll(/^- \[[^\]]+\]\(#([^)]+)\)$/gm)].map((m) => m[1]);
+    const headings = [...text.matchAll(/^## (.+)$/gm)].map((m) =>
+      m[1]
+        .toLowerCase()
+        .replace(/[`()/,.:]/g, '')
+        .replace(/[^a-z0-9 _-]/g, '')
+        .replace(/ /g, '-'),
+    );
+    expect(anchors.length).toBeGreaterThan(0);
+    for (const anchor of anchors) expect(headings).toContain(anchor);
+  },
+);
 
 test.each(['README.md', ...DOCS])('every relative link in %s points at a file that exists', (doc) => {
   const links = [...read(doc).matchAll(/\]\(([^)#\s]+)(#[^)]*)?\)/g)].map((m) => m[1]).filter((l) => !/^[a-z]+:/.test(l));
@@ -37,10 +48,18 @@ test.each(['README.md', ...DOCS])('every relative link in %s points at a file th
 });
 
 describe('the limits table says what shared/limits.ts enforces', () => {
-  const rows = new Map(read('docs/security.md').split('\n').filter((l) => l.startsWith('| ')).map((l) => {
-    const [label, value] = l.split('|').slice(1).map((c) => c.trim());
-    return [label, value] as const;
-  }));
+  const rows = new Map(
+    read('docs/security.md')
+      .split('\n')
+      .filter((l) => l.startsWith('| '))
+      .map((l) => {
+        const [label, value] = l
+          .split('|')
+          .slice(1)
+          .map((c) => c.trim());
+        return [label, value] as const;
+      }),
+  );
   test.each([
     ['request body', `${n(LIMITS.maxBodyBytes)} bytes`],
     ['nesting of arrays/objects in a body', `${LIMITS.maxJsonDepth} levels`],

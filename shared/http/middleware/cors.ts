@@ -8,13 +8,14 @@ import { ROUTES } from '../routes';
  * the `$default` function, which answers it 204 before any token is asked for: browsers send
  * none with it.
  */
-export const cors = (origins: string[]) => httpCors({
-  origins,
-  disableBeforePreflightResponse: false,
-  methods: [...new Set(ROUTES.map((r) => r.method))].join(', '),
-  headers: 'authorization, content-type',
-  // A browser client needs these to retry (503) and to tell a missing token from a weak one (401/403).
-  exposeHeaders: 'retry-after, www-authenticate',
-  // Each preflight is an invocation; browsers cap this at 2 h (Chromium) or 24 h (Firefox).
-  maxAge: 7200,
-});
+export const cors = (origins: string[]) =>
+  httpCors({
+    origins,
+    disableBeforePreflightResponse: false,
+    methods: [...new Set(ROUTES.map((r) => r.method))].join(', '),
+    headers: 'authorization, content-type',
+    // A browser client needs these to retry (503) and to tell a missing token from a weak one (401/403).
+    exposeHeaders: 'retry-after, www-authenticate',
+    // Each preflight is an invocation; browsers cap this at 2 h (Chromium) or 24 h (Firefox).
+    maxAge: 7200,
+  });

@@ -20,7 +20,9 @@ export function readBody({ parseBody }: { parseBody: boolean }) {
     before: async ({ event, context }: HttpRequest) => {
       const rawBody = rawBodyOf(event);
       if (rawBody.length > LIMITS.maxBodyBytes) {
-        throw new ApiError('payload_too_large', `The body is ${rawBody.length} bytes; at most ${LIMITS.maxBodyBytes} are accepted`, { max_bytes: LIMITS.maxBodyBytes });
+        throw new ApiError('payload_too_large', `The body is ${rawBody.length} bytes; at most ${LIMITS.maxBodyBytes} are accepted`, {
+          max_bytes: LIMITS.maxBodyBytes,
+        });
       }
       context.apiRequest = {
         event,

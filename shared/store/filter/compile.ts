@@ -10,8 +10,7 @@ import type { ExpressionBuilder } from './expression';
  * Whether a filter matches everything, decided before anything is compiled: a part compiled and
  * then dropped would leave its names and values in the expression, which DynamoDB refuses.
  */
-const matchesAll = (node: FilterNode): boolean =>
-  (node.kind === 'and' && node.items.every(matchesAll)) || (node.kind === 'or' && node.items.some(matchesAll));
+const matchesAll = (node: FilterNode): boolean => (node.kind === 'and' && node.items.every(matchesAll)) || (node.kind === 'or' && node.items.some(matchesAll));
 
 export function compileFilter(node: FilterNode, x: ExpressionBuilder): string | undefined {
   if (matchesAll(node)) return undefined;

@@ -12,13 +12,22 @@ import { utf8Order } from '../utf8-order';
 
 /** `$op` names accepted in operator objects, and the comparison each stands for. */
 const OPERATORS: Record<string, CompareOp | 'exists'> = {
-  $eq: 'eq', $ne: 'ne', $gt: 'gt', $gte: 'gte', $lt: 'lt', $lte: 'lte', $in: 'in', $nin: 'nin',
-  $between: 'between', $exists: 'exists', $begins_with: 'begins_with', $contains: 'contains',
+  $eq: 'eq',
+  $ne: 'ne',
+  $gt: 'gt',
+  $gte: 'gte',
+  $lt: 'lt',
+  $lte: 'lte',
+  $in: 'in',
+  $nin: 'nin',
+  $between: 'between',
+  $exists: 'exists',
+  $begins_with: 'begins_with',
+  $contains: 'contains',
 };
 const LOGICAL = ['$and', '$or', '$not'];
 
-const ownProperty = <T>(object: Record<string, T> | undefined, key: string): T | undefined =>
-  object && Object.hasOwn(object, key) ? object[key] : undefined;
+const ownProperty = <T>(object: Record<string, T> | undefined, key: string): T | undefined => (object && Object.hasOwn(object, key) ? object[key] : undefined);
 
 const invalid = (path: PropertyKey[], message: string, operators?: string[]) => new InvalidFilter(pathText(path), message, operators);
 
@@ -75,7 +84,8 @@ class FilterParser {
       throw new UnknownField(this.model.name, key, { path: where, message: `unknown field ${key}` }, available, where);
     }
     for (const segment of rest) {
-      const next: FieldSchema | undefined = ownProperty(schema.properties, segment) ?? (typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined);
+      const next: FieldSchema | undefined =
+        ownProperty(schema.properties, segment) ?? (typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined);
       if (!next) {
         // A schema that names no kinds (inside a free-form object) may hold objects at any depth.
         const kinds = acceptedKinds(schema);
@@ -205,7 +215,10 @@ export function parseFilter(model: Model, filters: unknown, path: PropertyKey[] 
   // DynamoDB refuses an expression over 4 KB; a delete adds a clause to the filter.
   const compiled = compileFilter(node, new ExpressionBuilder()) ?? '';
   if (compiled.length > LIMITS.maxFilterExpressionLength) {
-    throw invalid(path, `the filter compiles to ${compiled.length} characters of DynamoDB expression, more than ${LIMITS.maxFilterExpressionLength}; use fewer conditions or shorter $in lists`);
+    throw invalid(
+      path,
+      `the filter compiles to ${compiled.length} characters of DynamoDB expression, more than ${LIMITS.maxFilterExpressionLength}; use fewer conditions or shorter $in lists`,
+    );
   }
   return node;
 }

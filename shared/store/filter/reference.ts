@@ -24,7 +24,6 @@ const valueAt = (item: Item, path: ReadonlyArray<string>): unknown =>
 
 const isNothing = (value: unknown) => value === undefined || value === null;
 
-
 export function sameValue(a: unknown, b: unknown): boolean {
   if (isExactNumber(a) && isExactNumber(b)) return compareDecimal(numberText(a), numberText(b)) === 0;
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((v, i) => sameValue(v, b[i]));

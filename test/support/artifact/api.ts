@@ -44,30 +44,33 @@ export async function startArtifactApi(options: ArtifactOptions): Promise<Artifa
     actionsSent.set(fn.name, sent);
     const proxy = await startRecordingProxy(options.engine, sent);
     servers.push(proxy.server);
-    sandboxes.set(fn.name, new FunctionSandboxes(fn, {
-      timeoutSeconds: options.timeoutSeconds,
-      resolve: (name, value) => {
-        // The Parameters and Secrets extension's port (infra/secrets.ts) is the stand-in's here.
-        if (name === 'PARAMETERS_SECRETS_EXTENSION_HTTP_PORT') return String(secrets.port);
-        if (typeof value === 'string') return value;
-        if (name === 'TABLE_NAME') return options.table;
-        if (name.endsWith('_SECRET_ARN')) return secretArn(name.replace(/_SECRET_ARN$/, ''));
-        // Other resources (the OneBot queue and bucket) have no stand-in: a call there fails, as
-        // it would against an unreachable service.
-        return `artifact-unresolved-${name.toLowerCase()}`;
-      },
-      lambdaEnvironment: {
-        AWS_REGION: 'us-east-1',
-        AWS_DEFAULT_REGION: 'us-east-1',
-        AWS_ACCESS_KEY_ID: 'artifact',
-        AWS_SECRET_ACCESS_KEY: 'artifact',
-        AWS_SESSION_TOKEN: SESSION_TOKEN,
-        AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint,
-        AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
-        // Lambda runs Node 22; here Node 20 would make the pinned SDK print its upgrade notice.
-        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-      },
-    }));
+    sandboxes.set(
+      fn.name,
+      new FunctionSandboxes(fn, {
+        timeoutSeconds: options.timeoutSeconds,
+        resolve: (name, value) => {
+          // The Parameters and Secrets extension's port (infra/secrets.ts) is the stand-in's here.
+          if (name === 'PARAMETERS_SECRETS_EXTENSION_HTTP_PORT') return String(secrets.port);
+          if (typeof value === 'string') return value;
+          if (name === 'TABLE_NAME') return options.table;
+          if (name.endsWith('_SECRET_ARN')) return secretArn(name.replace(/_SECRET_ARN$/, ''));
+          // Other resources (the OneBot queue and bucket) have no stand-in: a call there fails, as
+          // it would against an unreachable service.
+          return `artifact-unresolved-${name.toLowerCase()}`;
+        },
+        lambdaEnvironment: {
+          AWS_REGION: 'us-east-1',
+          AWS_DEFAULT_REGION: 'us-east-1',
+          AWS_ACCESS_KEY_ID: 'artifact',
+          AWS_SECRET_ACCESS_KEY: 'artifact',
+          AWS_SESSION_TOKEN: SESSION_TOKEN,
+          AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint,
+          AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
+          // Lambda runs Node 22; here Node 20 would make the pinned SDK print its upgrade notice.
+          AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+        },
+      }),
+    );
   }
   const invoke = (fn: string, event: unknown) => {
     const sandbox = sandboxes.get(fn);
@@ -80,7 +83,11 @@ export async function startArtifactApi(options: ArtifactOptions): Promise<Artifa
     port: 0,
     host: '127.0.0.1',
     route: (method, rawPath) => {
-      const found = selectRoute(keyed.map((r) => ({ key: r.key, target: r })), method, rawPath);
+      const found = selectRoute(
+        keyed.map((r) => ({ key: r.key, target: r })),
+        method,
+        rawPath,
+      );
       if (found) return { key: found.target.key, target: found.target.target, params: found.params };
       if (!fallback) throw new Error('the template has no $default route');
       return { key: '$default', target: fallback, params: {} };

@@ -36,11 +36,13 @@ export function readAssembly(stackName = 'Recordgate'): Assembly {
   for (const [logicalId, fn] of ofType('AWS::Lambda::Function')) {
     const name = String(fn.Properties.Description).replace(/^recordgate /, '');
     const roleId = fn.Properties.Role['Fn::GetAtt'][0];
-    const tableActions = new Set(policies
-      .filter(([, p]) => p.Properties.Roles.some((r: { Ref: string }) => r.Ref === roleId))
-      .flatMap(([, p]) => p.Properties.PolicyDocument.Statement)
-      .flatMap((s: { Action: string | string[] }) => [s.Action].flat())
-      .filter((a: string) => a.startsWith('dynamodb:')));
+    const tableActions = new Set(
+      policies
+        .filter(([, p]) => p.Properties.Roles.some((r: { Ref: string }) => r.Ref === roleId))
+        .flatMap(([, p]) => p.Properties.PolicyDocument.Statement)
+        .flatMap((s: { Action: string | string[] }) => [s.Action].flat())
+        .filter((a: string) => a.startsWith('dynamodb:')),
+    );
     functions.set(name, {
       name,
       logicalId,

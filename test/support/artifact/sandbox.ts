@@ -58,7 +58,10 @@ export class FunctionSandboxes {
   readonly logs: string[] = [];
   coldStarts = 0;
 
-  constructor(private readonly fn: DeployedFunction, private readonly settings: SandboxSettings) {
+  constructor(
+    private readonly fn: DeployedFunction,
+    private readonly settings: SandboxSettings,
+  ) {
     const root = mkdtempSync(path.join(tmpdir(), `rg-lambda-${fn.name}-`));
     this.taskRoot = path.join(root, 'task');
     cpSync(fn.assetDir, this.taskRoot, { recursive: true });
@@ -66,7 +69,9 @@ export class FunctionSandboxes {
   }
 
   private environment(): Record<string, string> {
-    const fromTemplate = Object.fromEntries(Object.entries(this.fn.environment).map(([k, v]) => [k, this.settings.resolve(k, v).replace(/^\/var\/task(?=\/|$)/, this.taskRoot)]));
+    const fromTemplate = Object.fromEntries(
+      Object.entries(this.fn.environment).map(([k, v]) => [k, this.settings.resolve(k, v).replace(/^\/var\/task(?=\/|$)/, this.taskRoot)]),
+    );
     return {
       PATH: process.env.PATH ?? '/usr/bin:/bin',
       ...this.settings.lambdaEnvironment,
@@ -80,7 +85,10 @@ export class FunctionSandboxes {
   private start(): Sandbox {
     this.coldStarts += 1;
     const child = fork(path.join(this.taskRoot, '..', 'runtime.js'), [], {
-      cwd: this.taskRoot, env: this.environment(), stdio: ['ignore', 'pipe', 'pipe', 'ipc'], execArgv: [],
+      cwd: this.taskRoot,
+      env: this.environment(),
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      execArgv: [],
     });
     this.all.add(child);
     child.on('exit', () => this.all.delete(child));

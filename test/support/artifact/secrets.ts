@@ -29,7 +29,7 @@ export async function startSecretsStandIn(source: SecretSource): Promise<{ serve
         return;
       }
       if (req.headers['x-aws-parameters-secrets-token'] !== SESSION_TOKEN) {
-        res.writeHead(401).end('stand-in: X-Aws-Parameters-Secrets-Token is not this function\'s session token');
+        res.writeHead(401).end("stand-in: X-Aws-Parameters-Secrets-Token is not this function's session token");
         return;
       }
       const name = nameOfArn(secretId);
@@ -40,7 +40,16 @@ export async function startSecretsStandIn(source: SecretSource): Promise<{ serve
         return;
       }
       res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ ARN: secretId, Name: name, VersionId: 'v1', SecretString: value ?? '', VersionStages: ['AWSCURRENT'], CreatedDate: '1970-01-01T00:00:00Z' }));
+      res.end(
+        JSON.stringify({
+          ARN: secretId,
+          Name: name,
+          VersionId: 'v1',
+          SecretString: value ?? '',
+          VersionStages: ['AWSCURRENT'],
+          CreatedDate: '1970-01-01T00:00:00Z',
+        }),
+      );
       return;
     }
     const chunks: Buffer[] = [];

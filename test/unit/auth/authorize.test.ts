@@ -39,9 +39,12 @@ describe('route scopes', () => {
     expect(scopeOfRouteKey(key)).toBe(scope);
   });
 
-  test.each(['POST /api/db/{model_name}/drop', 'POST /onebot/v11/', 'ANY /{proxy+}', '', undefined])('a route key the table lacks (%p) has no scope, never public', (key) => {
-    expect(scopeOfRouteKey(key)).toBeUndefined();
-  });
+  test.each(['POST /api/db/{model_name}/drop', 'POST /onebot/v11/', 'ANY /{proxy+}', '', undefined])(
+    'a route key the table lacks (%p) has no scope, never public',
+    (key) => {
+      expect(scopeOfRouteKey(key)).toBeUndefined();
+    },
+  );
 });
 
 describe('open mode (no token configured)', () => {
@@ -119,7 +122,7 @@ describe('a JWT verified by API Gateway (jwtIssuer deployments)', () => {
   const withJwt = (routeKey: string, jwt: object): APIGatewayProxyEventV2 =>
     ({ routeKey, headers: {}, requestContext: { http: { sourceIp: '203.0.113.9' }, authorizer: { jwt } } }) as unknown as APIGatewayProxyEventV2;
 
-  test('its prefixed scopes are the caller\'s scopes; API_TOKENS is not consulted', async () => {
+  test("its prefixed scopes are the caller's scopes; API_TOKENS is not consulted", async () => {
     process.env.AWS_LAMBDA_FUNCTION_NAME = 'recordgate-list';
     process.env.JWT_SCOPE_PREFIX = 'recordgate/';
     process.env.API_TOKENS = '{}';
@@ -129,7 +132,9 @@ describe('a JWT verified by API Gateway (jwtIssuer deployments)', () => {
 
   test('the scope claim is used when API Gateway passes no scope list, and a missing scope is 403', async () => {
     process.env.JWT_SCOPE_PREFIX = 'recordgate/';
-    const error = await refusal(authorizeRoute(withJwt('POST /api/db/{model_name}/delete', { scopes: null, claims: { scope: 'recordgate/read recordgate/write' } })));
+    const error = await refusal(
+      authorizeRoute(withJwt('POST /api/db/{model_name}/delete', { scopes: null, claims: { scope: 'recordgate/read recordgate/write' } })),
+    );
     expect(error.code).toBe('forbidden');
     expect(error.extra).toEqual({ required_scope: 'admin' });
   });

@@ -4,6 +4,9 @@ test.each(['127.0.0.1', '127.255.3.9', '::1', '0:0:0:0:0:0:0:1', '::ffff:127.0.0
   expect(isLoopback(ip)).toBe(true);
 });
 
-test.each([undefined, '', '10.0.0.1', '192.168.1.2', '128.0.0.1', '::ffff:10.0.0.1', '::2', 'fe80::1', '127.0.0.1.evil', 'localhost', '0.0.0.0'])('%s is not loopback', (ip) => {
-  expect(isLoopback(ip)).toBe(false);
-});
+test.each([undefined, '', '10.0.0.1', '192.168.1.2', '128.0.0.1', '::ffff:10.0.0.1', '::2', 'fe80::1', '127.0.0.1.evil', 'localhost', '0.0.0.0'])(
+  '%s is not loopback',
+  (ip) => {
+    expect(isLoopback(ip)).toBe(false);
+  },
+);

@@ -8,7 +8,13 @@ const ROOT = path.resolve(__dirname, '../../..');
 async function clientInputs(): Promise<string[]> {
   const result = await build({
     entryPoints: [path.join(ROOT, packageExports['./client'])],
-    absWorkingDir: ROOT, bundle: true, platform: 'node', format: 'cjs', write: false, metafile: true, logLevel: 'silent',
+    absWorkingDir: ROOT,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
   });
   return Object.keys(result.metafile.inputs);
 }

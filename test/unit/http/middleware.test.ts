@@ -27,13 +27,17 @@ test('every answer, errors included, carries the security headers, each under on
     await call(httpHandler('health', echo), request('GET', '/api/db/health')),
     await call(httpHandler('list', echo), request('POST', '/api/db/reaction/list', {}, '{', LIST_KEY)),
   ]) {
-    expect(r.headers).toMatchObject({ 'x-content-type-options': 'nosniff', 'strict-transport-security': 'max-age=15552000; includeSubDomains', 'referrer-policy': 'no-referrer' });
+    expect(r.headers).toMatchObject({
+      'x-content-type-options': 'nosniff',
+      'strict-transport-security': 'max-age=15552000; includeSubDomains',
+      'referrer-policy': 'no-referrer',
+    });
     expect(Object.keys(r.headers).every((name) => name === name.toLowerCase())).toBe(true);
     expect(Object.values(r.headers).every((value) => typeof value === 'string' && value !== '')).toBe(true);
   }
 });
 
-test('an operation\'s own header wins over a package default: the docs page keeps its CSP', async () => {
+test("an operation's own header wins over a package default: the docs page keeps its CSP", async () => {
   const r = await call(httpHandler('docs', docsOperation), request('GET', '/docs'));
   expect(r.headers['content-security-policy']).toContain("script-src 'self'");
   expect(r.headers['x-frame-options']).toBe('DENY');
@@ -48,7 +52,12 @@ test('an answer an operation shares between requests is never changed by the cha
 
 test('an unexpected error is the internal envelope, logged once', async () => {
   const log = spyOnLog('error');
-  const r = await call(httpHandler('health', async () => { throw new TypeError('boom'); }), request('GET', '/api/db/health'));
+  const r = await call(
+    httpHandler('health', async () => {
+      throw new TypeError('boom');
+    }),
+    request('GET', '/api/db/health'),
+  );
   expect(r.statusCode).toBe(500);
   expect(JSON.parse(r.body!).data).toEqual({ error: 'internal' });
   expect(log).toHaveBeenCalledTimes(1);
@@ -59,7 +68,7 @@ test('an unexpected error is the internal envelope, logged once', async () => {
 describe('CORS', () => {
   const origin = { origin: 'https://app.example' };
 
-  test('is off unless CORS_ORIGINS is set: no CORS header, and a preflight is the fallback\'s 405', async () => {
+  test("is off unless CORS_ORIGINS is set: no CORS header, and a preflight is the fallback's 405", async () => {
     const r = await call(httpHandler('health', echo), request('GET', '/api/db/health', origin));
     expect(Object.keys(r.headers).filter((name) => name.startsWith('access-control-'))).toEqual([]);
     const preflight = { ...request('OPTIONS', '/api/db/health', { ...origin, 'access-control-request-method': 'GET' }), routeKey: '$default' };
@@ -70,7 +79,11 @@ describe('CORS', () => {
     process.env.CORS_ORIGINS = 'https://app.example, https://*.example.org';
     const handler = httpHandler('list', echo);
     const ok = await call(handler, request('POST', '/api/db/reaction/list', origin, '{}', LIST_KEY));
-    expect(ok.headers).toMatchObject({ 'access-control-allow-origin': 'https://app.example', 'access-control-expose-headers': 'retry-after, www-authenticate', vary: 'Origin' });
+    expect(ok.headers).toMatchObject({
+      'access-control-allow-origin': 'https://app.example',
+      'access-control-expose-headers': 'retry-after, www-authenticate',
+      vary: 'Origin',
+    });
     const refused = await call(handler, request('POST', '/api/db/reaction/list', { origin: 'https://a.example.org' }, '{', LIST_KEY));
     expect(refused.statusCode).toBe(400);
     expect(refused.headers['access-control-allow-origin']).toBe('https://a.example.org');
@@ -80,10 +93,22 @@ describe('CORS', () => {
 
   test('with CORS_ORIGINS, a preflight reaches $default and is answered 204 without a token', async () => {
     process.env.CORS_ORIGINS = 'https://app.example';
-    const preflight = { ...request('OPTIONS', '/api/db/reaction/delete', { ...origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' }), routeKey: '$default' };
+    const preflight = {
+      ...request('OPTIONS', '/api/db/reaction/delete', {
+        ...origin,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization',
+      }),
+      routeKey: '$default',
+    };
     const r = await call(httpHandler('onebot', withDefaultRoute(echo)), preflight);
     expect(r.statusCode).toBe(204);
-    expect(r.headers).toMatchObject({ 'Access-Control-Allow-Origin': 'https://app.example', 'Access-Control-Allow-Methods': 'GET, POST', 'Access-Control-Allow-Headers': 'authorization, content-type', 'Access-Control-Max-Age': '7200' });
+    expect(r.headers).toMatchObject({
+      'Access-Control-Allow-Origin': 'https://app.example',
+      'Access-Control-Allow-Methods': 'GET, POST',
+      'Access-Control-Allow-Headers': 'authorization, content-type',
+      'Access-Control-Max-Age': '7200',
+    });
   });
 
   test('/openapi.json stays readable from any origin whatever CORS_ORIGINS says', async () => {

@@ -1,6 +1,20 @@
 import {
-  BatchOutOfTime, EmptyFilter, InvalidCursor, InvalidFilter, InvalidOrder, InvalidRecord, InvalidValues, ItemTooLarge,
-  PartialWrite, RecordBusy, RecordExists, RecordNotFound, RepeatedIds, TableUnreachable, TooManyMatches, UnknownField,
+  BatchOutOfTime,
+  EmptyFilter,
+  InvalidCursor,
+  InvalidFilter,
+  InvalidOrder,
+  InvalidRecord,
+  InvalidValues,
+  ItemTooLarge,
+  PartialWrite,
+  RecordBusy,
+  RecordExists,
+  RecordNotFound,
+  RepeatedIds,
+  TableUnreachable,
+  TooManyMatches,
+  UnknownField,
 } from '../../../shared/store/errors';
 import { ApiError } from '../../../shared/http/errors';
 import { errorResult } from '../../../shared/http/respond';
@@ -17,7 +31,7 @@ test('an ApiError is answered as it is, in the envelope', () => {
 
 test('an unexpected error is 500 internal and its message and stack stay in the log', () => {
   const log = spyOnLog('error');
-  const result = errorResult(new TypeError('Cannot read properties of undefined (reading \'secret-detail\')'));
+  const result = errorResult(new TypeError("Cannot read properties of undefined (reading 'secret-detail')"));
   expect(result.statusCode).toBe(500);
   expect(body(result)).toEqual({ status: 'error', message: 'Internal error; it has been logged', data: { error: 'internal' } });
   expect(result.body).not.toContain('secret-detail');
@@ -25,20 +39,18 @@ test('an unexpected error is 500 internal and its message and stack stay in the 
   log.mockRestore();
 });
 
-test.each([
-  ['ProvisionedThroughputExceededException'],
-  ['ThrottlingException'],
-  ['InternalServerError'],
-  ['ResourceNotFoundException'],
-])('the SDK\'s %s is 503 database_unavailable with Retry-After, no SDK text', (name) => {
-  const log = quiet();
-  const result = errorResult(Object.assign(new Error(`${name}: detail from AWS`), { name, $metadata: {} }));
-  expect(result.statusCode).toBe(503);
-  expect(result.headers['retry-after']).toBe('1');
-  expect(body(result).data).toEqual({ error: 'database_unavailable' });
-  expect(result.body).not.toContain('AWS');
-  log.mockRestore();
-});
+test.each([['ProvisionedThroughputExceededException'], ['ThrottlingException'], ['InternalServerError'], ['ResourceNotFoundException']])(
+  "the SDK's %s is 503 database_unavailable with Retry-After, no SDK text",
+  (name) => {
+    const log = quiet();
+    const result = errorResult(Object.assign(new Error(`${name}: detail from AWS`), { name, $metadata: {} }));
+    expect(result.statusCode).toBe(503);
+    expect(result.headers['retry-after']).toBe('1');
+    expect(body(result).data).toEqual({ error: 'database_unavailable' });
+    expect(result.body).not.toContain('AWS');
+    log.mockRestore();
+  },
+);
 
 test('a socket error, even wrapped by the SDK, is 503', () => {
   const log = quiet();
@@ -54,12 +66,14 @@ test('DynamoDB refusing an oversized item is 413, and bulk counts reach the enve
   expect(body(result).data).toEqual({ error: 'payload_too_large', updated: 3, matched: 5, failed: 2 });
 });
 
-test('a bulk write stopped by a busy record answers the store error\'s 503, its counts and the one Retry-After', () => {
+test("a bulk write stopped by a busy record answers the store error's 503, its counts and the one Retry-After", () => {
   const result = errorResult(new PartialWrite(new RecordBusy('r1'), { deleted: 1, matched: 2, failed: 1 }));
   expect(result.statusCode).toBe(503);
   expect(result.headers['retry-after']).toBe('1');
   expect(body(result)).toEqual({
-    status: 'error', message: 'Record r1 kept changing under this update; retry later', data: { error: 'database_unavailable', deleted: 1, matched: 2, failed: 1 },
+    status: 'error',
+    message: 'Record r1 kept changing under this update; retry later',
+    data: { error: 'database_unavailable', deleted: 1, matched: 2, failed: 1 },
   });
 });
 
@@ -68,10 +82,22 @@ const detail = { path: 'x', message: 'bad' };
 test.each([
   [new InvalidRecord([detail]), 422, { error: 'validation_error', details: [detail] }],
   [new InvalidValues('values is empty', [detail]), 400, { error: 'invalid_request', details: [detail] }],
-  [new InvalidFilter('filters.a', 'bad', ['$eq']), 400, { error: 'invalid_filter', path: 'filters.a', details: [{ path: 'filters.a', message: 'bad' }], operators: ['$eq'] }],
-  [new UnknownField('note', 'f', { path: 'fields', message: 'unknown field f' }, ['id']), 400, { error: 'unknown_field', field: 'f', model: 'note', available: ['id'], details: [{ path: 'fields', message: 'unknown field f' }] }],
+  [
+    new InvalidFilter('filters.a', 'bad', ['$eq']),
+    400,
+    { error: 'invalid_filter', path: 'filters.a', details: [{ path: 'filters.a', message: 'bad' }], operators: ['$eq'] },
+  ],
+  [
+    new UnknownField('note', 'f', { path: 'fields', message: 'unknown field f' }, ['id']),
+    400,
+    { error: 'unknown_field', field: 'f', model: 'note', available: ['id'], details: [{ path: 'fields', message: 'unknown field f' }] },
+  ],
   [new InvalidOrder(['id'], 'cannot order'), 400, { error: 'invalid_order_by', sortable: ['id'], details: [{ path: 'order_by', message: 'cannot order' }] }],
-  [new InvalidCursor('The cursor does not fit this query', 'not a position'), 400, { error: 'invalid_cursor', details: [{ path: 'cursor', message: 'not a position' }] }],
+  [
+    new InvalidCursor('The cursor does not fit this query', 'not a position'),
+    400,
+    { error: 'invalid_cursor', details: [{ path: 'cursor', message: 'not a position' }] },
+  ],
   [new EmptyFilter(), 400, { error: 'empty_filter', details: [{ path: 'filters', message: 'empty filter without allow_all' }] }],
   [new RecordNotFound('note'), 404, { error: 'not_found', model: 'note' }],
   [new RecordExists('note', ['a'], ['b']), 409, { error: 'conflict', ids: ['a'], created: ['b'] }],

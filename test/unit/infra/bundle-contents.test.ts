@@ -7,15 +7,25 @@ const RECORD_OPERATIONS = { create: 'create', get_one: 'get-one', list: 'list', 
 
 async function bundleInputs(fn: string): Promise<string[]> {
   const { metafile } = await build({
-    ...ESBUILD_OPTIONS, external: [...ESBUILD_OPTIONS.external], mainFields: [...ESBUILD_OPTIONS.mainFields],
-    entryPoints: [handlerEntry(fn)], write: false, outfile: 'index.js', metafile: true, logLevel: 'error',
+    ...ESBUILD_OPTIONS,
+    external: [...ESBUILD_OPTIONS.external],
+    mainFields: [...ESBUILD_OPTIONS.mainFields],
+    entryPoints: [handlerEntry(fn)],
+    write: false,
+    outfile: 'index.js',
+    metafile: true,
+    logLevel: 'error',
   });
   return Object.values(metafile.outputs).flatMap((o) => Object.keys(o.inputs));
 }
 
-test.each(Object.entries(RECORD_OPERATIONS))('the %s bundle holds its own operation only', async (fn, module) => {
-  const inputs = await bundleInputs(fn);
-  const operations = inputs.filter((i) => /^shared\/api\/(create|get-one|list|count|update|delete|models|health)\.ts$/.test(i));
-  expect(operations).toEqual([`shared/api/${module}.ts`]);
-  expect(inputs.filter((i) => i.startsWith('shared/onebot/bots') || i.startsWith('shared/openapi/'))).toEqual([]);
-}, 60_000);
+test.each(Object.entries(RECORD_OPERATIONS))(
+  'the %s bundle holds its own operation only',
+  async (fn, module) => {
+    const inputs = await bundleInputs(fn);
+    const operations = inputs.filter((i) => /^shared\/api\/(create|get-one|list|count|update|delete|models|health)\.ts$/.test(i));
+    expect(operations).toEqual([`shared/api/${module}.ts`]);
+    expect(inputs.filter((i) => i.startsWith('shared/onebot/bots') || i.startsWith('shared/openapi/'))).toEqual([]);
+  },
+  60_000,
+);

@@ -23,7 +23,9 @@ describe('table', () => {
       Replicas: [Match.objectLike({ PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true }, DeletionProtectionEnabled: true })],
       LocalSecondaryIndexes: Match.absent(),
     });
-    template.hasResourceProperties('AWS::DynamoDB::GlobalTable', { AttributeDefinitions: Match.arrayEquals(input.AttributeDefinitions!.map(() => Match.anyValue())) });
+    template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      AttributeDefinitions: Match.arrayEquals(input.AttributeDefinitions!.map(() => Match.anyValue())),
+    });
   });
 
   test('is retained when the stack goes, unless the dev switch says destroy', () => {
@@ -44,13 +46,19 @@ describe('functions', () => {
     const props = index.functionProps(name);
     const { memoryMb, timeoutSeconds } = FUNCTION_DESCRIPTORS[name].lambda;
     expect(props).toMatchObject({
-      Runtime: 'nodejs22.x', Architectures: ['arm64'], MemorySize: memoryMb, Timeout: timeoutSeconds, Handler: 'index.handler',
+      Runtime: 'nodejs22.x',
+      Architectures: ['arm64'],
+      MemorySize: memoryMb,
+      Timeout: timeoutSeconds,
+      Handler: 'index.handler',
       LoggingConfig: { LogFormat: 'JSON', LogGroup: { Ref: expect.any(String) } },
     });
     expect(index.resources[props.LoggingConfig.LogGroup.Ref].Properties.RetentionInDays).toBe(30);
     // Its role writes its own log group only, and never through the broad managed policy.
     const logStatements = index.statementsOf(name).filter((s) => s.actions.some((a) => a.startsWith('logs:')));
-    expect(logStatements).toEqual([{ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [{ 'Fn::GetAtt': [props.LoggingConfig.LogGroup.Ref, 'Arn'] }] }]);
+    expect(logStatements).toEqual([
+      { actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [{ 'Fn::GetAtt': [props.LoggingConfig.LogGroup.Ref, 'Arn'] }] },
+    ]);
   });
 
   test('no role uses a managed policy', () => {
@@ -82,14 +90,21 @@ describe('least privilege', () => {
   });
 
   test.each(FUNCTIONS)('%s is told of exactly the secrets it reads', (name) => {
-    const named = Object.keys(secretOf(name)).filter((key) => key.endsWith('_SECRET_ARN')).map((key) => key.replace(/_SECRET_ARN$/, ''));
+    const named = Object.keys(secretOf(name))
+      .filter((key) => key.endsWith('_SECRET_ARN'))
+      .map((key) => key.replace(/_SECRET_ARN$/, ''));
     expect(named).toEqual(accessOf(name).secrets);
   });
 
   test('a function may read exactly the secrets named in its environment', () => {
     for (const name of FUNCTIONS) {
-      const named = Object.entries(secretOf(name)).filter(([key]) => key.endsWith('_SECRET_ARN')).map(([, value]) => value);
-      const granted = index.statementsOf(name).filter((s) => s.actions.includes('secretsmanager:GetSecretValue')).flatMap((s) => s.resources);
+      const named = Object.entries(secretOf(name))
+        .filter(([key]) => key.endsWith('_SECRET_ARN'))
+        .map(([, value]) => value);
+      const granted = index
+        .statementsOf(name)
+        .filter((s) => s.actions.includes('secretsmanager:GetSecretValue'))
+        .flatMap((s) => s.resources);
       expect(granted).toEqual(named);
     }
   });
@@ -141,9 +156,12 @@ describe('HTTP API', () => {
   test('a JWT authorizer, when asked for, guards exactly the bearer-token routes with their scope', () => {
     const jwt = synthTemplate({ jwtIssuer: 'https://id.example.com/', jwtAudience: 'recordgate', jwtScopePrefix: 'rg/' });
     jwt.template.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
-      AuthorizerType: 'JWT', JwtConfiguration: { Issuer: 'https://id.example.com/', Audience: ['recordgate'] },
+      AuthorizerType: 'JWT',
+      JwtConfiguration: { Issuer: 'https://id.example.com/', Audience: ['recordgate'] },
     });
-    const jwtRoutes = templateIndex(jwt.template).ofType('AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties);
+    const jwtRoutes = templateIndex(jwt.template)
+      .ofType('AWS::ApiGatewayV2::Route')
+      .map(([, r]) => r.Properties);
     for (const route of KEYED_ROUTES) {
       const deployed = jwtRoutes.find((r) => r.RouteKey === routeKey(route))!;
       if (tokenRoutes.includes(route)) expect(deployed).toMatchObject({ AuthorizationType: 'JWT', AuthorizationScopes: [`rg/${route.scope}`] });
@@ -166,9 +184,13 @@ describe('OneBot queue', () => {
   test('the queue has a dead-letter queue and feeds onebot_queue, which reports failures one by one', () => {
     template.hasResourceProperties('AWS::SQS::Queue', { RedrivePolicy: { deadLetterTargetArn: Match.anyValue(), maxReceiveCount: 5 }, VisibilityTimeout: 60 });
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
-      FunctionName: { Ref: index.functionId('onebot_queue') }, FunctionResponseTypes: ['ReportBatchItemFailures'],
+      FunctionName: { Ref: index.functionId('onebot_queue') },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
     });
-    expect(index.functionProps('onebot_queue').Environment.Variables).toMatchObject({ TABLE_NAME: { Ref: expect.any(String) }, ONEBOT_BUCKET: { Ref: expect.any(String) } });
+    expect(index.functionProps('onebot_queue').Environment.Variables).toMatchObject({
+      TABLE_NAME: { Ref: expect.any(String) },
+      ONEBOT_BUCKET: { Ref: expect.any(String) },
+    });
   });
 
   test('the bucket is private, encrypted, TLS only; queue overflow expires, big events stay', () => {
@@ -210,8 +232,15 @@ describe('alarms', () => {
       Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [index.functionId('health_check'), 'Arn'] }, RetryPolicy: { MaximumRetryAttempts: 0 } })],
     });
     expect(named('health')).toMatchObject({
-      Namespace: HEALTH_METRICS.namespace, MetricName: HEALTH_METRICS.healthy, Statistic: 'Minimum', Period: 60,
-      Threshold: 1, ComparisonOperator: 'LessThanThreshold', EvaluationPeriods: 3, DatapointsToAlarm: 2, TreatMissingData: 'breaching',
+      Namespace: HEALTH_METRICS.namespace,
+      MetricName: HEALTH_METRICS.healthy,
+      Statistic: 'Minimum',
+      Period: 60,
+      Threshold: 1,
+      ComparisonOperator: 'LessThanThreshold',
+      EvaluationPeriods: 3,
+      DatapointsToAlarm: 2,
+      TreatMissingData: 'breaching',
       Dimensions: [{ Name: HEALTH_METRICS.dimension, Value: { Ref: expect.any(String) } }],
     });
   });
@@ -219,18 +248,25 @@ describe('alarms', () => {
   test('API 5xx rate and p99 latency', () => {
     const fiveXx = named('api-5xx');
     expect(fiveXx).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanThreshold', EvaluationPeriods: 2, DatapointsToAlarm: 2 });
-    expect(fiveXx.Metrics.map((m: { Expression?: string; MetricStat?: { Metric: { MetricName: string } } }) => m.Expression ?? m.MetricStat!.Metric.MetricName).sort())
-      .toEqual(['5xx', 'Count', 'IF(requests > 0, 100 * errors / requests, 0)']);
+    expect(
+      fiveXx.Metrics.map(
+        (m: { Expression?: string; MetricStat?: { Metric: { MetricName: string } } }) => m.Expression ?? m.MetricStat!.Metric.MetricName,
+      ).sort(),
+    ).toEqual(['5xx', 'Count', 'IF(requests > 0, 100 * errors / requests, 0)']);
     expect(named('api-p99-latency')).toMatchObject({ MetricName: 'Latency', ExtendedStatistic: 'p99', Threshold: 3000, EvaluationPeriods: 3 });
   });
 
   test('DynamoDB throttles (table and every index) and system errors', () => {
     const throttles = named('table-throttles');
     expect(throttles).toMatchObject({ Threshold: 25, EvaluationPeriods: 2 });
-    expect(throttles.Metrics.filter((m: { MetricStat?: unknown }) => m.MetricStat)).toHaveLength(2 * (1 + createTableInput('x').GlobalSecondaryIndexes!.length));
+    expect(throttles.Metrics.filter((m: { MetricStat?: unknown }) => m.MetricStat)).toHaveLength(
+      2 * (1 + createTableInput('x').GlobalSecondaryIndexes!.length),
+    );
     const systemErrors = named('table-system-errors');
     expect(systemErrors).toMatchObject({ Threshold: 5, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
-    expect(systemErrors.Metrics.filter((m: { MetricStat?: { Metric: { MetricName: string } } }) => m.MetricStat?.Metric.MetricName === 'SystemErrors').length).toBeGreaterThanOrEqual(5);
+    expect(
+      systemErrors.Metrics.filter((m: { MetricStat?: { Metric: { MetricName: string } } }) => m.MetricStat?.Metric.MetricName === 'SystemErrors').length,
+    ).toBeGreaterThanOrEqual(5);
   });
 
   test.each(FUNCTIONS)('%s has an errors and a throttles alarm', (name) => {
@@ -244,9 +280,24 @@ describe('alarms', () => {
 
   test('overdue bots and the OneBot queue alarm on their own; every other alarm feeds the composite, which notifies the topic', () => {
     const topicRef = { Ref: index.ofType('AWS::SNS::Topic')[0][0] };
-    expect(named('bots-overdue')).toMatchObject({ MetricName: HEALTH_METRICS.overdueBots, AlarmActions: [topicRef], OKActions: [topicRef], EvaluationPeriods: 3 });
-    expect(named('onebot-queue-age')).toMatchObject({ MetricName: 'ApproximateAgeOfOldestMessage', Namespace: 'AWS/SQS', Threshold: 900, AlarmActions: [topicRef] });
-    expect(named('onebot-dead-letters')).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible', Namespace: 'AWS/SQS', Threshold: 1, AlarmActions: [topicRef] });
+    expect(named('bots-overdue')).toMatchObject({
+      MetricName: HEALTH_METRICS.overdueBots,
+      AlarmActions: [topicRef],
+      OKActions: [topicRef],
+      EvaluationPeriods: 3,
+    });
+    expect(named('onebot-queue-age')).toMatchObject({
+      MetricName: 'ApproximateAgeOfOldestMessage',
+      Namespace: 'AWS/SQS',
+      Threshold: 900,
+      AlarmActions: [topicRef],
+    });
+    expect(named('onebot-dead-letters')).toMatchObject({
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Namespace: 'AWS/SQS',
+      Threshold: 1,
+      AlarmActions: [topicRef],
+    });
     const composite = index.ofType('AWS::CloudWatch::CompositeAlarm')[0][1].Properties;
     expect(composite.AlarmActions).toEqual([topicRef]);
     const rule = JSON.stringify(composite.AlarmRule);
@@ -260,25 +311,38 @@ describe('alarms', () => {
   test('subscribers come from the alarmEmail context', () => {
     const endpoints = index.ofType('AWS::SNS::Subscription').map(([, s]) => s.Properties.Endpoint);
     expect(endpoints.sort()).toEqual(['oncall@example.com', 'ops@example.com']);
-    template.hasResourceProperties('AWS::SNS::TopicPolicy', Match.objectLike({ PolicyDocument: Match.objectLike({ Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) }) }));
+    template.hasResourceProperties(
+      'AWS::SNS::TopicPolicy',
+      Match.objectLike({
+        PolicyDocument: Match.objectLike({
+          Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
+        }),
+      }),
+    );
   });
 
-  test('the topic lets this account\'s CloudWatch alarms publish, and still refuses insecure transport', () => {
+  test("the topic lets this account's CloudWatch alarms publish, and still refuses insecure transport", () => {
     const policies = index.ofType('AWS::SNS::TopicPolicy').map(([, p]) => p.Properties);
     expect(policies).toHaveLength(1);
     const topicRef = { Ref: index.ofType('AWS::SNS::Topic')[0][0] };
     expect(policies[0].Topics).toEqual([topicRef]);
     const statements = policies[0].PolicyDocument.Statement as Array<Record<string, any>>; // eslint-disable-line @typescript-eslint/no-explicit-any
     const allow = statements.filter((s) => s.Effect === 'Allow');
-    expect(allow).toEqual([expect.objectContaining({
-      Principal: { Service: 'cloudwatch.amazonaws.com' },
-      Action: 'sns:Publish',
-      Resource: topicRef,
-      Condition: {
-        ArnLike: { 'aws:SourceArn': { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':cloudwatch:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':alarm:*']] } },
-        StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
-      },
-    })]);
+    expect(allow).toEqual([
+      expect.objectContaining({
+        Principal: { Service: 'cloudwatch.amazonaws.com' },
+        Action: 'sns:Publish',
+        Resource: topicRef,
+        Condition: {
+          ArnLike: {
+            'aws:SourceArn': {
+              'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':cloudwatch:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':alarm:*']],
+            },
+          },
+          StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+        },
+      }),
+    ]);
     expect(statements.filter((s) => s.Effect === 'Deny')).toEqual([expect.objectContaining({ Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]);
   });
 
@@ -301,7 +365,9 @@ test('the onebotSelfIds context reaches the receiver as ONEBOT_SELF_IDS, and onl
 });
 
 test('with jwtIssuer, every token-route function learns the scope prefix and no other function does', () => {
-  const functions = synthTemplate({ jwtIssuer: 'https://id.example.com/', jwtAudience: 'recordgate', jwtScopePrefix: 'recordgate/' }).template.findResources('AWS::Lambda::Function');
+  const functions = synthTemplate({ jwtIssuer: 'https://id.example.com/', jwtAudience: 'recordgate', jwtScopePrefix: 'recordgate/' }).template.findResources(
+    'AWS::Lambda::Function',
+  );
   const withPrefix = Object.values(functions)
     .filter((f) => f.Properties.Environment?.Variables?.JWT_SCOPE_PREFIX === 'recordgate/')
     .map((f) => String(f.Properties.Description).replace('recordgate ', ''))

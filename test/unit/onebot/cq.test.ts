@@ -10,7 +10,15 @@ test('unescapeCq undoes each escape once', () => {
 test.each([
   ['string: CQ codes dropped, text unescaped', 'hi [CQ:face,id=178]&#91;x&#93; [CQ:image,file=a&#44;b.png,url=https://x/y?a=1&amp;b=2]!', 'hi [x] !'],
   ['string without codes', '你好 😀', '你好 😀'],
-  ['array: text segments joined, values as they are', [{ type: 'text', data: { text: 'a &#91;' } }, { type: 'at', data: { qq: '1' } }, { type: 'text', data: { text: '[b]' } }], 'a &#91;[b]'],
+  [
+    'array: text segments joined, values as they are',
+    [
+      { type: 'text', data: { text: 'a &#91;' } },
+      { type: 'at', data: { qq: '1' } },
+      { type: 'text', data: { text: '[b]' } },
+    ],
+    'a &#91;[b]',
+  ],
   ['one segment alone', { type: 'text', data: { text: 'solo' } }, 'solo'],
   ['array with odd members', [null, 5, { type: 'text' }, { type: 'text', data: { text: 7 } }, { type: 'text', data: { text: 'ok' } }], 'ok'],
   ['neither', 42, ''],

@@ -31,7 +31,12 @@ test('a body too big for a message goes to the blob store and the message points
 });
 
 test('a message that cannot be stored is reported alone, for SQS to retry and then dead-letter', async () => {
-  const event = { Records: [{ messageId: 'm1', body: 'not json' }, { messageId: 'm2', body: '{"headers":{}}' }] } as unknown as SQSEvent;
+  const event = {
+    Records: [
+      { messageId: 'm1', body: 'not json' },
+      { messageId: 'm2', body: '{"headers":{}}' },
+    ],
+  } as unknown as SQSEvent;
   expect(await storeQueued(event)).toEqual({ batchItemFailures: [{ itemIdentifier: 'm1' }, { itemIdentifier: 'm2' }] });
 });
 

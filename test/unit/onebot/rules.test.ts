@@ -9,12 +9,19 @@ const msg = (message_type: string, message: unknown, extra: Record<string, unkno
   ({ post_type: 'message', message_type, message, user_id: 1, ...(message_type === 'group' ? { group_id: 2 } : {}), ...extra }) as OneBotEvent;
 
 test.each([
-  ['exact', 'hi', 'hi', true], ['exact', 'hi', 'hi!', false], ['exact', 'hi', ' hi ', true], ['exact', 'h i', 'h  i', false],
-  ['prefix', '/go', '/go home', true], ['prefix', '/go', 'x/go', false],
-  ['keyword', 'cat', 'concatenate', true], ['keyword', 'Cat', 'cat', false],
-  ['regex', '^\\d{3}$', '123', true], ['regex', '^\\d{3}$', '1234', false],
+  ['exact', 'hi', 'hi', true],
+  ['exact', 'hi', 'hi!', false],
+  ['exact', 'hi', ' hi ', true],
+  ['exact', 'h i', 'h  i', false],
+  ['prefix', '/go', '/go home', true],
+  ['prefix', '/go', 'x/go', false],
+  ['keyword', 'cat', 'concatenate', true],
+  ['keyword', 'Cat', 'cat', false],
+  ['regex', '^\\d{3}$', '123', true],
+  ['regex', '^\\d{3}$', '1234', false],
   // What the person typed: the mention and the space after it are gone.
-  ['regex', '^/roll \\d+$', '[CQ:at,qq=10001] /roll 20', true], ['exact', 'a b', 'a [CQ:face,id=1]  b', true],
+  ['regex', '^/roll \\d+$', '[CQ:at,qq=10001] /roll 20', true],
+  ['exact', 'a b', 'a [CQ:face,id=1]  b', true],
 ])('%s %j on %j: %s', (match, pattern, text, matches) => {
   const answer = ruleAnswer([rule({ match, pattern, reply: 'yes' })], msg('private', text));
   expect(answer.answer !== undefined).toBe(matches);
@@ -50,7 +57,10 @@ test('request rules: remark only when approving a friend, reason only when rejec
   const group = { post_type: 'request', request_type: 'group', sub_type: 'add', group_id: 2, user_id: 1, comment: 'hi' } as OneBotEvent;
   expect(ruleAnswer([rule({ request_type: 'friend', approve: false, remark: 'unused' })], friend).answer).toEqual({ approve: false });
   expect(ruleAnswer([rule({ request_type: 'group', approve: true, reason: 'unused' })], group).answer).toEqual({ approve: true });
-  expect(ruleAnswer([rule({ request_type: 'group', approve: false, reason: 'no', match: 'exact', pattern: 'hi' })], group).answer).toEqual({ approve: false, reason: 'no' });
+  expect(ruleAnswer([rule({ request_type: 'group', approve: false, reason: 'no', match: 'exact', pattern: 'hi' })], group).answer).toEqual({
+    approve: false,
+    reason: 'no',
+  });
   expect(ruleAnswer([rule({ request_type: 'group', approve: false, match: 'exact', pattern: 'bye' })], group).answer).toBeUndefined();
   expect(ruleAnswer([rule({ request_type: 'friend', approve: true })], group).answer).toBeUndefined();
 });

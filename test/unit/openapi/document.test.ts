@@ -12,8 +12,12 @@ const visible = MODELS.filter((m) => m.access !== 'hidden');
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 type Op = { operationId: string; security?: Array<Record<string, string[]>>; responses: Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const operations = (): Array<{ key: string; op: Op }> => Object.entries(doc.paths).flatMap(([path, item]) =>
-  Object.entries(item).filter(([m]) => METHODS.includes(m)).map(([m, op]) => ({ key: `${m.toUpperCase()} ${path}`, op: op as unknown as Op })));
+const operations = (): Array<{ key: string; op: Op }> =>
+  Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.entries(item)
+      .filter(([m]) => METHODS.includes(m))
+      .map(([m, op]) => ({ key: `${m.toUpperCase()} ${path}`, op: op as unknown as Op })),
+  );
 
 /**
  * The validator package is ESM only and reads its schemas through import.meta.url, which jest's
@@ -42,11 +46,19 @@ test('the validator does catch a broken document', () => {
 });
 
 test('every route in ROUTES is documented, per model where it takes {model_name}, and nothing else; read-only models show no writes', () => {
-  const expected = ROUTES.flatMap((r) => (r.path.includes('{model_name}')
-    ? visible.filter((m) => m.access !== 'read_only' || !FUNCTION_DESCRIPTORS[r.function].writes).map((m) => `${r.method} ${r.path.replace('{model_name}', m.name)}`)
-    : [`${r.method} ${r.path}`]));
+  const expected = ROUTES.flatMap((r) =>
+    r.path.includes('{model_name}')
+      ? visible
+          .filter((m) => m.access !== 'read_only' || !FUNCTION_DESCRIPTORS[r.function].writes)
+          .map((m) => `${r.method} ${r.path.replace('{model_name}', m.name)}`)
+      : [`${r.method} ${r.path}`],
+  );
   expect(visible.some((m) => m.access === 'read_only')).toBe(true);
-  expect(operations().map((o) => o.key).sort()).toEqual([...new Set(expected)].sort());
+  expect(
+    operations()
+      .map((o) => o.key)
+      .sort(),
+  ).toEqual([...new Set(expected)].sort());
 });
 
 test('operation ids are unique', () => {
@@ -54,29 +66,32 @@ test('operation ids are unique', () => {
   expect(new Set(ids).size).toBe(ids.length);
 });
 
-test.each(visible.map((m) => m.name))('get_one and list of %s answer its record as read (only id always there), create (unless read-only) the whole record', (name) => {
-  const schemas = (doc.components as { schemas: Record<string, any> }).schemas; // eslint-disable-line @typescript-eslint/no-explicit-any
-  const model = visible.find((m) => m.name === name)!;
-  const fields = ['id', ...Object.keys(model.jsonSchema.properties), '_created_at', '_updated_at', '_version'];
-  const read = schemas[`${name}_read_record`];
-  expect(Object.keys(read.properties)).toEqual(fields);
-  expect(read.required).toEqual(['id']);
-  const answer = (fn: string) => schemas[`${name}_${fn}_answer`].properties.data;
-  expect(answer('get_one')).toEqual({ $ref: `#/components/schemas/${name}_read_record` });
-  expect(answer('list').properties.items.items).toEqual({ $ref: `#/components/schemas/${name}_read_record` });
-  if (model.access === 'read_only') {
-    expect(schemas[`${name}_record`]).toBeUndefined();
-    return expect(doc.paths[`/api/db/${name}/create`]).toBeUndefined();
-  }
-  expect(Object.keys(schemas[`${name}_record`].properties)).toEqual(fields);
-  const ref = { $ref: `#/components/schemas/${name}_record` };
-  expect(answer('create').anyOf[0]).toEqual(ref);
-  expect(answer('create').anyOf[1].properties.records.items).toEqual(ref);
-  const create = doc.paths[`/api/db/${name}/create`].post as Op;
-  expect(Object.keys(create.responses)).toContain('201');
-});
+test.each(visible.map((m) => m.name))(
+  'get_one and list of %s answer its record as read (only id always there), create (unless read-only) the whole record',
+  (name) => {
+    const schemas = (doc.components as { schemas: Record<string, any> }).schemas; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const model = visible.find((m) => m.name === name)!;
+    const fields = ['id', ...Object.keys(model.jsonSchema.properties), '_created_at', '_updated_at', '_version'];
+    const read = schemas[`${name}_read_record`];
+    expect(Object.keys(read.properties)).toEqual(fields);
+    expect(read.required).toEqual(['id']);
+    const answer = (fn: string) => schemas[`${name}_${fn}_answer`].properties.data;
+    expect(answer('get_one')).toEqual({ $ref: `#/components/schemas/${name}_read_record` });
+    expect(answer('list').properties.items.items).toEqual({ $ref: `#/components/schemas/${name}_read_record` });
+    if (model.access === 'read_only') {
+      expect(schemas[`${name}_record`]).toBeUndefined();
+      return expect(doc.paths[`/api/db/${name}/create`]).toBeUndefined();
+    }
+    expect(Object.keys(schemas[`${name}_record`].properties)).toEqual(fields);
+    const ref = { $ref: `#/components/schemas/${name}_record` };
+    expect(answer('create').anyOf[0]).toEqual(ref);
+    expect(answer('create').anyOf[1].properties.records.items).toEqual(ref);
+    const create = doc.paths[`/api/db/${name}/create`].post as Op;
+    expect(Object.keys(create.responses)).toContain('201');
+  },
+);
 
-test('the error envelope lists every error code, and each error answer is filed under its code\'s status', () => {
+test("the error envelope lists every error code, and each error answer is filed under its code's status", () => {
   const schemas = (doc.components as { schemas: Record<string, any> }).schemas; // eslint-disable-line @typescript-eslint/no-explicit-any
   expect(schemas.error_envelope.properties.data.properties.error.enum).toEqual(Object.keys(ERROR_STATUS));
   for (const { key, op } of operations()) {
@@ -108,7 +123,7 @@ test('operations with a scope ask for a bearer token with it; open ones ask for 
   }
 });
 
-test('the OneBot receiver\'s 401 and 403 speak of signatures and bots, as it answers, not of bearer tokens', () => {
+test("the OneBot receiver's 401 and 403 speak of signatures and bots, as it answers, not of bearer tokens", () => {
   const op = doc.paths['/onebot/v11/'].post as Op;
   expect(op.security).toEqual([]);
   expect(op.responses['401'].description).toContain('X-Signature');

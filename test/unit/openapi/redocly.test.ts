@@ -8,7 +8,12 @@ const ROOT = path.resolve(__dirname, '../../..');
 const dir = mkdtempSync(path.join(tmpdir(), 'redocly-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-interface Lint { status: number | null; totals: { errors: number; warnings: number }; problems: Array<{ ruleId: string; message: string }>; stderr: string }
+interface Lint {
+  status: number | null;
+  totals: { errors: number; warnings: number };
+  problems: Array<{ ruleId: string; message: string }>;
+  stderr: string;
+}
 
 /**
  * `redocly lint` with the project's redocly.yaml, in a child process (the CLI is an ESM program).
@@ -18,17 +23,28 @@ interface Lint { status: number | null; totals: { errors: number; warnings: numb
 function lint(document: unknown): Lint {
   const file = path.join(dir, `openapi-${Math.random().toString(36).slice(2)}.json`);
   writeFileSync(file, JSON.stringify(document));
-  const run = spawnSync(process.execPath, [
-    path.join(ROOT, 'node_modules/@redocly/cli/bin/cli.js'), 'lint', file,
-    '--config', path.join(ROOT, 'redocly.yaml'), '--lint-config', 'error', '--format', 'json',
-  ], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' } });
+  const run = spawnSync(
+    process.execPath,
+    [
+      path.join(ROOT, 'node_modules/@redocly/cli/bin/cli.js'),
+      'lint',
+      file,
+      '--config',
+      path.join(ROOT, 'redocly.yaml'),
+      '--lint-config',
+      'error',
+      '--format',
+      'json',
+    ],
+    { cwd: ROOT, encoding: 'utf8', env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' } },
+  );
   if (!run.stdout) throw new Error(`redocly lint printed nothing: ${run.stderr}`);
   return { status: run.status, ...JSON.parse(run.stdout), stderr: run.stderr };
 }
 
 const doc = buildOpenApiDocument();
 
-test('the generated document passes Redocly\'s recommended rules, as redocly.yaml adjusts them, with no warning', () => {
+test("the generated document passes Redocly's recommended rules, as redocly.yaml adjusts them, with no warning", () => {
   const result = lint(doc);
   expect(result.problems).toEqual([]);
   expect(result.totals).toMatchObject({ errors: 0, warnings: 0 });

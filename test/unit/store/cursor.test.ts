@@ -33,10 +33,19 @@ test('no cursor once every shard is exhausted', async () => {
   expect(await encodeCursor(note, fingerprint, [null, null])).toBeNull();
 });
 
-test('an edited payload, a cut signature or extra parts are not this service\'s cursor', async () => {
+test("an edited payload, a cut signature or extra parts are not this service's cursor", async () => {
   const cursor = (await encodeCursor(note, fingerprint, [stoppedAt(0), null]))!;
   const refused = /not one this service issued/;
-  await expect(decodeCursor(edited(cursor, (p) => { (p.p as unknown[])[1] = {}; }), note, fingerprint, plan)).rejects.toThrow(refused);
+  await expect(
+    decodeCursor(
+      edited(cursor, (p) => {
+        (p.p as unknown[])[1] = {};
+      }),
+      note,
+      fingerprint,
+      plan,
+    ),
+  ).rejects.toThrow(refused);
   await expect(decodeCursor(cursor.slice(0, -2), note, fingerprint, plan)).rejects.toThrow(refused);
   await expect(decodeCursor(`${cursor}.x`, note, fingerprint, plan)).rejects.toThrow(refused);
   await expect(decodeCursor('garbage', note, fingerprint, plan)).rejects.toThrow(InvalidCursor);

@@ -9,7 +9,10 @@ const note = noteModel('note', 4);
 function plan(filters: unknown, orderBy?: string) {
   const p = planAccess(note, parseFilter(note, filters), parseOrder(note, orderBy));
   const x = new ExpressionBuilder();
-  const keyCondition = p.keyCondition(p.shards[0], x).replace(/#n\d+/g, (n) => x.names[n]).replace(/:v\d+/g, (v) => JSON.stringify(x.values[v]));
+  const keyCondition = p
+    .keyCondition(p.shards[0], x)
+    .replace(/#n\d+/g, (n) => x.names[n])
+    .replace(/:v\d+/g, (v) => JSON.stringify(x.values[v]));
   return { ...p, keyCondition };
 }
 

@@ -38,17 +38,27 @@ function validRecords(model: Model, entries: ReadonlyArray<{ id: string; data: u
  * batch that could not be written whole is removed again (BatchOutOfTime), never left
  * half-stored by a frozen function.
  */
-export async function createRecords(model: Model, entries: ReadonlyArray<{ id: string; data: unknown }>, pathOf: (i: number) => PropertyKey[], deadline = Infinity): Promise<ApiRecord[]> {
+export async function createRecords(
+  model: Model,
+  entries: ReadonlyArray<{ id: string; data: unknown }>,
+  pathOf: (i: number) => PropertyKey[],
+  deadline = Infinity,
+): Promise<ApiRecord[]> {
   const now = new Date().toISOString();
   const items = validRecords(model, entries, pathOf).map((r) => storedItem(model, r, now));
   for (const item of items) checkItemSize(item, item.id as string);
-  const results = await mapPool(items, LIMITS.writeConcurrency, async (item) => {
-    try {
-      await db().send(new PutCommand(putParams(item)));
-    } catch (error) {
-      if (!(await landed(error, model, item.id as string, item[WRITE_TOKEN_ATTRIBUTE]))) throw error;
-    }
-  }, beforeCutoff(deadline));
+  const results = await mapPool(
+    items,
+    LIMITS.writeConcurrency,
+    async (item) => {
+      try {
+        await db().send(new PutCommand(putParams(item)));
+      } catch (error) {
+        if (!(await landed(error, model, item.id as string, item[WRITE_TOKEN_ATTRIBUTE]))) throw error;
+      }
+    },
+    beforeCutoff(deadline),
+  );
   const conflicts = items.filter((_, i) => results[i]?.status === 'rejected' && isConditionFailure((results[i] as PromiseRejectedResult).reason));
   const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected' && !isConditionFailure(r.reason));
   const outOfTime = results.length < items.length;
@@ -57,7 +67,11 @@ export async function createRecords(model: Model, entries: ReadonlyArray<{ id: s
     const notRemoved = await undoCreates(written);
     if (failed && conflicts.length === 0) throw failed.reason;
     if (conflicts.length === 0) throw new BatchOutOfTime(notRemoved);
-    throw new RecordExists(model.name, conflicts.map((c) => c.id as string), notRemoved);
+    throw new RecordExists(
+      model.name,
+      conflicts.map((c) => c.id as string),
+      notRemoved,
+    );
   }
   return items.map((item) => toRecord(item));
 }

@@ -15,15 +15,20 @@ import { deleteParams } from './params';
 export async function deleteRecords(model: Model, request: BulkGuard, deadline = Infinity): Promise<DeleteAnswer> {
   const fingerprint = queryFingerprint(request.filters, ['delete']);
   const { filter, items } = await matchForWrite(model, request, fingerprint);
-  const results = await mapPool(items, LIMITS.writeConcurrency, async (item) => {
-    try {
-      await db().send(new DeleteCommand(deleteParams(model, filter, item.id as string)));
-      return true;
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      // Gone after a retried attempt: the first attempt deleted it and only its answer was lost.
-      return wasRetried(error) && (await currentItem(model, item.id as string)) === undefined;
-    }
-  }, beforeCutoff(deadline));
+  const results = await mapPool(
+    items,
+    LIMITS.writeConcurrency,
+    async (item) => {
+      try {
+        await db().send(new DeleteCommand(deleteParams(model, filter, item.id as string)));
+        return true;
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+        // Gone after a retried attempt: the first attempt deleted it and only its answer was lost.
+        return wasRetried(error) && (await currentItem(model, item.id as string)) === undefined;
+      }
+    },
+    beforeCutoff(deadline),
+  );
   return settle(results, 'deleted', items.length, await resumeCursor(model, fingerprint, request, items, results.length));
 }

@@ -14,5 +14,9 @@ export function mergedData(item: Item, values: Record<string, unknown>): Record<
 }
 
 /** The item as an update would leave it (a close upper bound for its size: timestamps and tokens keep their length). */
-export const updatedItem = (model: Model, item: Item, data: Record<string, unknown>): Item =>
-  ({ ...item, ...indexAttributes(model, item.id as string, data), [DATA_ATTRIBUTE]: data, _version: (item._version as number) + 1 });
+export const updatedItem = (model: Model, item: Item, data: Record<string, unknown>): Item => ({
+  ...item,
+  ...indexAttributes(model, item.id as string, data),
+  [DATA_ATTRIBUTE]: data,
+  _version: (item._version as number) + 1,
+});

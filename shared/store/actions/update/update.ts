@@ -84,6 +84,11 @@ export async function updateRecords(model: Model, request: UpdateRequest, deadli
   const fingerprint = queryFingerprint(request.filters, ['update', request.values]);
   const { filter, items } = await matchForWrite(model, request, fingerprint);
   const updates = validatedUpdates(model, items, request.values);
-  const results = await mapPool(items, LIMITS.writeConcurrency, (item) => updateOne(model, filter, item, updates.get(item.id as string)!, request.values), beforeCutoff(deadline));
+  const results = await mapPool(
+    items,
+    LIMITS.writeConcurrency,
+    (item) => updateOne(model, filter, item, updates.get(item.id as string)!, request.values),
+    beforeCutoff(deadline),
+  );
   return settle(results, 'updated', items.length, await resumeCursor(model, fingerprint, request, items, results.length));
 }

@@ -16,7 +16,7 @@ test('deleteParams deletes the record only if it exists and still matches the fi
   expect(readable(params.ConditionExpression, params.ExpressionAttributeNames, params.ExpressionAttributeValues)).toBe('attribute_exists(pk) AND d.rank > 2');
 });
 
-test('with allow_all\'s empty filter the condition is existence alone', () => {
+test("with allow_all's empty filter the condition is existence alone", () => {
   const params = deleteParams(note, parseFilter(note, {}), 'n1');
   expect(readable(params.ConditionExpression, params.ExpressionAttributeNames)).toBe('attribute_exists(pk)');
   expect(params.ExpressionAttributeValues).toBeUndefined();

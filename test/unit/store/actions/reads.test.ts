@@ -25,7 +25,10 @@ describe('getOneRead', () => {
     const options = getOneRead(note, { filters: { id: 'n1' }, consistent: true });
     expect(options.plan.shards).toEqual([shardOf(note, 'n1')]);
     expect(query(options)).toMatchObject({
-      TableName: settings().TABLE_NAME, KeyConditionExpression: `pk = "note#${shardOf(note, 'n1')}" AND sk = "n1"`, ConsistentRead: true, ScanIndexForward: true,
+      TableName: settings().TABLE_NAME,
+      KeyConditionExpression: `pk = "note#${shardOf(note, 'n1')}" AND sk = "n1"`,
+      ConsistentRead: true,
+      ScanIndexForward: true,
     });
   });
 
@@ -60,10 +63,17 @@ describe('listRead', () => {
 
 test('countRead plans like get_one and leaves Select to the counting loop', () => {
   const options = countRead(note, { filters: { rank: 5 } });
-  expect(query(options, 3)).toMatchObject({ IndexName: 'gsi1', KeyConditionExpression: expect.stringMatching(/^g1pk = "note#rank#3" AND begins_with\(g1sk, /) });
+  expect(query(options, 3)).toMatchObject({
+    IndexName: 'gsi1',
+    KeyConditionExpression: expect.stringMatching(/^g1pk = "note#rank#3" AND begins_with\(g1sk, /),
+  });
   expect(query(options, 3).Select).toBeUndefined();
 });
 
-test('currentItemParams reads the record\'s own item, strongly consistent', () => {
-  expect(currentItemParams(note, 'n1')).toEqual({ TableName: settings().TABLE_NAME, Key: { pk: `note#${shardOf(note, 'n1')}`, sk: 'n1' }, ConsistentRead: true });
+test("currentItemParams reads the record's own item, strongly consistent", () => {
+  expect(currentItemParams(note, 'n1')).toEqual({
+    TableName: settings().TABLE_NAME,
+    Key: { pk: `note#${shardOf(note, 'n1')}`, sk: 'n1' },
+    ConsistentRead: true,
+  });
 });

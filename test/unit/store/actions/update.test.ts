@@ -43,13 +43,13 @@ test('updateParams sets data, stamp, version, token and index keys, on the condi
   expect(params.TableName).toBe(settings().TABLE_NAME);
   expect(params.Key).toEqual({ pk: `note#${shardOf(note, 'n1')}`, sk: 'n1' });
   expect(readable(params.UpdateExpression, names, values)).toBe(
-    `SET d = {"title":"New","rank":2}, _updated_at = "2026-11-24T00:00:00.000Z", _version = _version + 1, _w = "w1", `
-    + `g1sk = ${JSON.stringify(indexSortKey(2, 'n1'))}, g2sk = ${JSON.stringify(indexSortKey('New', 'n1'))}`,
+    `SET d = {"title":"New","rank":2}, _updated_at = "2026-11-24T00:00:00.000Z", _version = _version + 1, _w = "w1", ` +
+      `g1sk = ${JSON.stringify(indexSortKey(2, 'n1'))}, g2sk = ${JSON.stringify(indexSortKey('New', 'n1'))}`,
   );
   expect(readable(params.ConditionExpression, names, values)).toBe('_version = 3');
 });
 
-test('rereadParams queries the one item, consistently, filtered by the write\'s filter', () => {
+test("rereadParams queries the one item, consistently, filtered by the write's filter", () => {
   const params = rereadParams(note, parseFilter(note, { title: 'Old' }), 'n1');
   const names = params.ExpressionAttributeNames!;
   const values = params.ExpressionAttributeValues!;
