@@ -40,6 +40,13 @@ const contextSchema = z
         }
       }, 'a JSON object of bot account (digits) -> http(s) URL')
       .optional(),
+    /**
+     * CORS_ORIGINS of every HTTP function: the browser origins allowed to call the API,
+     * comma-separated (`https://app.example.com`, `https://*.example.com`, or `*`); unset: CORS off.
+     */
+    corsOrigins: list
+      .pipe(z.array(z.string().regex(/^(\*|https?:\/\/(\*\.)?[A-Za-z0-9.-]+(:\d+)?)$/, 'an origin is *, or scheme://host[:port] with no path')))
+      .optional(),
     /** Email addresses subscribed to the alarm topic, comma-separated. */
     alarmEmail: list.pipe(z.array(z.email())).default([]),
     /** `retain` keeps the table (and logs) when the stack is deleted; `destroy` is for dev stacks. */

@@ -27,6 +27,7 @@ export class RecordgateStack extends Stack {
     const secrets = new ServiceSecrets(this, 'Secrets');
     const resources = { table, secrets: secrets.byName, logRemovalPolicy: removalPolicy };
     const apiFunctions = new ApiFunctions(this, 'Functions', resources);
+    if (settings.corsOrigins) for (const fn of apiFunctions.byName.values()) fn.addEnvironment('CORS_ORIGINS', settings.corsOrigins.join(','));
     if (settings.onebotSelfIds) apiFunctions.byName.get('onebot')?.addEnvironment('ONEBOT_SELF_IDS', settings.onebotSelfIds.join(','));
     if (settings.jwtIssuer) {
       // The functions read the caller's scopes from the verified JWT, less the provider's prefix.

@@ -86,3 +86,12 @@ describe('the limits table says what shared/limits.ts enforces', () => {
     expect(read('docs/security.md')).toContain(`update/delete stop ${LIMITS.bulkStopBeforeDeadlineMs / 1000} s before it`);
   });
 });
+
+test('docs/architecture.md draws one request in at most 12 lines, through files that exist', () => {
+  const text = read('docs/architecture.md');
+  const flow = /## One request, through the files\n\n```\n([\s\S]*?)```/.exec(text)![1].trimEnd().split('\n');
+  expect(flow.length).toBeLessThanOrEqual(12);
+  const files = [...flow.join('\n').matchAll(/\b((?:shared|functions|infra)\/[\w./<>-]+?\.ts)\b/g)].map((m) => m[1]).filter((f) => !f.includes('<'));
+  expect(files.length).toBeGreaterThan(3);
+  for (const file of files) expect(existsSync(path.join(ROOT, file))).toBe(true);
+});

@@ -1,6 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { tokenScopeOf } from '../../../shared/auth/scopes';
-import { FUNCTION_DESCRIPTORS, FUNCTIONS } from '../../../shared/http/functions';
+import { FUNCTION_DESCRIPTORS, FUNCTIONS, HTTP_FUNCTIONS } from '../../../shared/http/functions';
 import { DEFAULT_ROUTES, KEYED_ROUTES, ROUTES, routeKey } from '../../../shared/http/routes';
 import { HEALTH_METRICS } from '../../../shared/health/metrics';
 import { API_THROTTLES } from '../../../shared/limits';
@@ -377,4 +377,18 @@ test('with jwtIssuer, every token-route function learns the scope prefix and no 
 
 test('the table deletes items past their _ttl (DynamoDB TTL), the attribute the store writes', () => {
   template.hasResourceProperties('AWS::DynamoDB::GlobalTable', { TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true } });
+});
+
+test('the corsOrigins context reaches every HTTP function as CORS_ORIGINS; without it CORS stays off', () => {
+  const variables = (context: Record<string, unknown>) =>
+    Object.values(synthTemplate(context).template.findResources('AWS::Lambda::Function')).map((f) => [
+      f.Properties.Description,
+      f.Properties.Environment?.Variables?.CORS_ORIGINS,
+    ]);
+  const withCors = variables({ corsOrigins: 'https://app.example.com, https://*.example.org' });
+  const http = withCors.filter(([, origins]) => origins !== undefined);
+  expect(http.map(([, origins]) => origins)).toEqual(http.map(() => 'https://app.example.com,https://*.example.org'));
+  expect(http.map(([name]) => name).sort()).toEqual(HTTP_FUNCTIONS.map((fn) => `recordgate ${fn}`).sort());
+  expect(variables({}).filter(([, origins]) => origins !== undefined)).toEqual([]);
+  expect(() => synthTemplate({ corsOrigins: 'https://app.example.com/path' })).toThrow(/an origin is/);
 });
