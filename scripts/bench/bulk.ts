@@ -113,7 +113,7 @@ middleware in the finalizeRequest step) to show what the concurrency buys there,
     })),
     notes: [
       "On the embedded engine the speed-up is bounded by the engine, which serves one request at a time: concurrency only hides the client's own share of each request. The ≥ 4x target is a property of a service that works on requests in parallel; the added-latency rows show the concurrency paying off as soon as each request waits on a round trip, and 16 in flight bound it at 16x. Next step: measure against DynamoDB Local (Java) or a real table.",
-      "Throttling is honoured by the SDK: the store's client retries throughput and throttling errors up to 5 attempts with exponential backoff and jitter (`maxAttempts: 5` in shared/store/client.ts); the writes are single-item conditional writes, so there are no UnprocessedItems to resend. BatchWriteItem cannot carry a condition, and the store's writes need one (the version check that keeps a concurrent change, the filter re-check on delete).",
+      "Throttling is honoured by the SDK: the store's client retries throughput and throttling errors up to `LIMITS.dynamoAttempts` attempts (4) with exponential backoff and jitter (shared/store/client.ts); the writes are single-item conditional writes, so there are no UnprocessedItems to resend. BatchWriteItem cannot carry a condition, and the store's writes need one (the version check that keeps a concurrent change, the filter re-check on delete).",
     ],
     data: { records, runs, rows },
   };
