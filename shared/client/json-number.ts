@@ -1,5 +1,4 @@
-import { parse, stringify } from 'lossless-json';
-import { fitsJsNumber } from '../json/decimal';
+import { losslessJson } from '../json/lossless';
 
 const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
@@ -29,16 +28,13 @@ export class JsonNumber {
 /** A number of a request body or an answer, exact either way. */
 export type ClientNumber = number | JsonNumber;
 
-const toClientNumber = (text: string): ClientNumber => (fitsJsNumber(text) ? Number(text) : new JsonNumber(text));
+const clientJson = losslessJson(
+  (value): value is JsonNumber => value instanceof JsonNumber,
+  (digits) => new JsonNumber(digits),
+);
 
 /** Parses an answer: a number a JS number cannot hold exactly becomes a JsonNumber. */
-export function parseAnswer(text: string): unknown {
-  return parse(text, null, toClientNumber);
-}
-
-const jsonNumberStringifier = { test: (value: unknown) => value instanceof JsonNumber, stringify: (value: unknown) => (value as JsonNumber).value };
+export const parseAnswer: (text: string) => unknown = clientJson.parse;
 
 /** Writes a request body: a JsonNumber goes out digit for digit. */
-export function stringifyBody(value: unknown): string {
-  return stringify(value, null, undefined, [jsonNumberStringifier]) ?? 'null';
-}
+export const stringifyBody: (value: unknown) => string = clientJson.stringify;

@@ -1,6 +1,5 @@
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
-import { parse, stringify } from 'lossless-json';
-import { fitsJsNumber } from './decimal';
+import { losslessJson } from './lossless';
 
 /**
  * JSON with exact numbers. JSON.parse rounds 18446744073709551617 and middy's JSON body
@@ -9,12 +8,13 @@ import { fitsJsNumber } from './decimal';
  */
 export type ExactNumber = number | NumberValue;
 
-export function toExactNumber(text: string): ExactNumber {
-  return fitsJsNumber(text) ? Number(text) : NumberValue.from(text);
-}
+const isNumberValue = (value: unknown): value is NumberValue => value instanceof NumberValue;
+const exactJson = losslessJson(isNumberValue, (digits) => NumberValue.from(digits));
+
+export const toExactNumber: (text: string) => ExactNumber = exactJson.toNumber;
 
 export function isExactNumber(value: unknown): value is ExactNumber {
-  return typeof value === 'number' || value instanceof NumberValue;
+  return typeof value === 'number' || isNumberValue(value);
 }
 
 /** A JSON object as parsed here: not an array, not null, not an exact number. */
@@ -26,15 +26,7 @@ export function numberText(value: ExactNumber): string {
   return typeof value === 'number' ? String(value) : value.toString();
 }
 
-export function parseExactJson(text: string): unknown {
-  // lossless-json defines a '__proto__' key as an own property, so a body cannot set a prototype.
-  return parse(text, null, toExactNumber);
-}
-
-const numberValueStringifier = {
-  test: (value: unknown) => value instanceof NumberValue,
-  stringify: (value: unknown) => (value as NumberValue).toString(),
-};
+export const parseExactJson: (text: string) => unknown = exactJson.parse;
 
 function holdsNumberValue(value: unknown): boolean {
   if (value instanceof NumberValue) return true;
@@ -46,5 +38,5 @@ function holdsNumberValue(value: unknown): boolean {
 /** Most answers hold no number a double cannot carry; those take JSON.stringify, about 2.5x faster. */
 export function stringifyExactJson(value: unknown): string {
   if (!holdsNumberValue(value)) return JSON.stringify(value) ?? 'null';
-  return stringify(value, null, undefined, [numberValueStringifier]) ?? 'null';
+  return exactJson.stringify(value);
 }
