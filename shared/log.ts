@@ -22,8 +22,8 @@ export const log = {
   warn: (code: string, fields: Fields = {}) => write('warn', code, fields),
 };
 
-/** What a log line keeps of a thrown value: its name and message (a stack only where asked for). */
-export function causeOf(error: unknown): { name?: string; message?: string } {
-  const e = error as { name?: string; message?: string } | undefined;
-  return { name: e?.name, message: e?.message };
+/** What a log line keeps of a thrown value: its name and message, and its stack where asked for. */
+export function causeOf(error: unknown, { stack = false } = {}): { name?: string; message?: string; stack?: string } {
+  const e = error as { name?: string; message?: string; stack?: string } | undefined;
+  return stack ? { name: e?.name, message: e?.message, stack: e?.stack } : { name: e?.name, message: e?.message };
 }

@@ -58,6 +58,8 @@ function extensionError(status: number | undefined, text: string): Error {
  * GetSecretValue through the extension: GET /secretsmanager/get?secretId=<arn> with the
  * function's session token in X-Aws-Parameters-Secrets-Token; the answer is GetSecretValue's
  * own JSON. https://docs.aws.amazon.com/secretsmanager/latest/userguide/retrieving-secrets_lambda.html
+ * node:http rather than fetch: this runs on a cold container's first request, and Node's first
+ * fetch loads undici, about 70 ms of CPU where node:http takes about 16 (measured on Node 20).
  */
 function getSecretValue(arn: string): Promise<{ SecretString?: string }> {
   const { port, token } = secretsExtension();

@@ -49,7 +49,7 @@ export interface EventFunction extends Deployed {
 
 const QUERY = ['dynamodb:Query'] as const;
 const HEALTH = ['dynamodb:GetItem', 'dynamodb:Query'] as const;
-// A write whose answer was lost is recognised by reading the item back (shared/store/records.ts),
+// A write whose answer was lost is recognised by reading the item back (shared/store/write-token.ts),
 // and a batch that conflicts removes the records it wrote again.
 const CREATE = ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:DeleteItem'] as const;
 // Events are created, rules listed, and bot status created or updated.

@@ -22,7 +22,7 @@ import { isUnavailable, refusedForSize } from '../store/sdk-errors';
 import { stringifyExactJson } from '../json/exact-json';
 import { failure, success } from './wrap';
 import { ApiError } from './errors';
-import { log } from '../log';
+import { causeOf, log } from '../log';
 
 export type HttpResult = APIGatewayProxyStructuredResultV2 & { statusCode: number; headers: Record<string, string> };
 
@@ -107,9 +107,6 @@ export function errorResult(thrown: unknown): HttpResult {
   const apiError = classify(thrown);
   // A store error that wraps another logs that one: the SDK's name and stack are what a person needs.
   const error = thrown instanceof StoreError && thrown.cause !== undefined ? thrown.cause : thrown;
-  if (apiError.status >= 500) {
-    const e = error as { name?: string; message?: string; stack?: string };
-    log.error(apiError.code, { name: e?.name, message: e?.message, stack: e?.stack });
-  }
+  if (apiError.status >= 500) log.error(apiError.code, causeOf(error, { stack: true }));
   return jsonResult(apiError.status, failure(apiError.code, apiError.message, apiError.extra), apiError.headers);
 }
