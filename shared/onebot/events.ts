@@ -1,9 +1,9 @@
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
 import * as z from '../zod';
 import { ApiError } from '../http/errors';
-import { isExactNumber, numberText, parseExactJson, toExactNumber, type ExactNumber } from '../json/exact-json';
+import { parseJsonBody } from '../http/json-body';
+import { isExactNumber, numberText, toExactNumber, type ExactNumber } from '../json/exact-json';
 import { unstorableKeyPath } from '../json/storable';
-import { nestsDeeperThan } from '../json/depth';
 import { issueDetails } from '../models/details';
 import { ONEBOT_LIMITS } from '../limits';
 
@@ -35,17 +35,8 @@ export type OneBotEvent = z.infer<typeof onebotEventSchema> & Record<string, unk
 export function parseBody(rawBody: Buffer): unknown {
   const text = rawBody.toString('utf8');
   if (text.trim() === '') throw new ApiError('invalid_request', 'The body is empty; a OneBot event is a JSON object');
-  // Before parsing: the parser recurses, and DynamoDB could not store a deeper event anyway.
-  if (nestsDeeperThan(text, ONEBOT_LIMITS.maxEventDepth)) {
-    throw new ApiError('invalid_request', `The event nests arrays and objects deeper than ${ONEBOT_LIMITS.maxEventDepth} levels`, {
-      max_depth: ONEBOT_LIMITS.maxEventDepth,
-    });
-  }
-  try {
-    return parseExactJson(text);
-  } catch (error) {
-    throw new ApiError('malformed_json', `The body is not valid JSON: ${(error as Error).message}`);
-  }
+  // Its own depth bound: DynamoDB could not store a deeper event anyway.
+  return parseJsonBody(text, ONEBOT_LIMITS.maxEventDepth, 'event');
 }
 
 export function parseEvent(body: unknown): OneBotEvent {

@@ -1,14 +1,16 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { nestsDeeperThan } from '../../json/depth';
-import { parseExactJson } from '../../json/exact-json';
 import { LIMITS } from '../../limits';
 import { ApiError } from '../errors';
+import { parseJsonBody } from '../json-body';
 import type { HttpRequest } from './request';
 
-export function rawBodyOf(event: APIGatewayProxyEventV2): Buffer {
+function rawBodyOf(event: APIGatewayProxyEventV2): Buffer {
   if (!event.body) return Buffer.alloc(0);
   return Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
 }
+
+/** An empty (or blank) body is `{}`. */
+const readJson = (text: string): unknown => (text.trim() === '' ? {} : parseJsonBody(text, LIMITS.maxJsonDepth, 'body'));
 
 /**
  * The body as sent, then as JSON with exact numbers. middy's http-json-body-parser uses
@@ -27,7 +29,7 @@ export function readBody({ parseBody }: { parseBody: boolean }) {
       context.apiRequest = {
         event,
         rawBody,
-        body: parseBody ? parseJsonBody(rawBody.toString('utf8')) : {},
+        body: parseBody ? readJson(rawBody.toString('utf8')) : {},
         params: (event.pathParameters as Record<string, string> | undefined) ?? {},
         // Lower-cased by @middy/http-header-normalizer, earlier in the chain.
         headers: (event.headers as Record<string, string> | undefined) ?? {},
@@ -35,17 +37,4 @@ export function readBody({ parseBody }: { parseBody: boolean }) {
       };
     },
   };
-}
-
-/** An empty (or blank) body is `{}`; nesting is checked before parsing, since the parser recurses. */
-function parseJsonBody(text: string): unknown {
-  if (text.trim() === '') return {};
-  if (nestsDeeperThan(text, LIMITS.maxJsonDepth)) {
-    throw new ApiError('invalid_request', `The body nests arrays and objects deeper than ${LIMITS.maxJsonDepth} levels`, { max_depth: LIMITS.maxJsonDepth });
-  }
-  try {
-    return parseExactJson(text);
-  } catch (error) {
-    throw new ApiError('malformed_json', `The body is not valid JSON: ${(error as Error).message}`);
-  }
 }

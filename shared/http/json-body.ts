@@ -1,0 +1,20 @@
+import { nestsDeeperThan } from '../json/depth';
+import { parseExactJson } from '../json/exact-json';
+import { ApiError } from './errors';
+
+/**
+ * A request body's JSON with exact numbers, or the error envelope's reason why not: nesting is
+ * checked before parsing, since the parser recurses. `what` names the body in the messages ("body"
+ * for the record API, "event" for the OneBot receiver, which has its own depth bound); what an
+ * empty body means is the caller's to say.
+ */
+export function parseJsonBody(text: string, maxDepth: number, what: string): unknown {
+  if (nestsDeeperThan(text, maxDepth)) {
+    throw new ApiError('invalid_request', `The ${what} nests arrays and objects deeper than ${maxDepth} levels`, { max_depth: maxDepth });
+  }
+  try {
+    return parseExactJson(text);
+  } catch (error) {
+    throw new ApiError('malformed_json', `The body is not valid JSON: ${(error as Error).message}`);
+  }
+}
