@@ -13,10 +13,14 @@ export interface GatewayRequest {
   sourceIp: string;
 }
 
+/**
+ * A header sent more than once reaches the function as its values joined with a bare comma, as
+ * HTTP API does (docs/decisions.md); Node's own `req.headers` would join them with ", ".
+ */
 export function gatewayRequest(req: IncomingMessage): GatewayRequest {
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
+  for (const [name, values] of Object.entries(req.headersDistinct)) {
+    if (values !== undefined) headers[name] = values.join(',');
   }
   // The request target as sent: no URL parser, which would fold `//`, `..` and encodings.
   const target = req.url ?? '/';

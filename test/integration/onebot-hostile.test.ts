@@ -465,14 +465,17 @@ function signatureHeader(kind: SignatureKind, bytes: Buffer, random: string): st
   }
 }
 
+/** A header sent more than once, as API Gateway hands it to the function: its values joined with a comma. */
+const asReceived = (values: string[]): string => values.join(',');
+
 /**
- * What the header checks alone must answer (README, "Checks, in order"), or undefined when they
- * pass and the body decides. A header sent twice reaches the handler joined with ", ".
+ * What the header checks alone must answer (docs/onebot.md, "Checks, in order"), or undefined
+ * when they pass and the body decides.
  */
 function headerVerdict(selfIds: string[], signatures: string[], withSecret: boolean, bytes: Buffer): number | undefined {
-  if (!selfIds.join(', ').trim()) return 400;
+  if (!asReceived(selfIds).trim()) return 400;
   if (!withSecret) return undefined;
-  const signature = signatures.join(', ').trim();
+  const signature = asReceived(signatures).trim();
   if (!signature) return 401;
   return signature.toLowerCase() === sign(SECRET, bytes) ? undefined : 403;
 }
@@ -524,9 +527,10 @@ async function deliverChecked(route: string, bytes: Buffer, headers: Array<[stri
     expect(after).toEqual(before);
     return r;
   }
-  // The identity takes the bot from the event, else from the X-Self-ID the delivery carried.
-  const selfIdHeader = headers.find(([name]) => name.toLowerCase() === 'x-self-id')?.[1];
-  const id = idOf(bytes, selfIdHeader?.trim());
+  // The identity takes the bot from the event, else from the X-Self-ID the delivery carried:
+  // sent twice, that header reaches the receiver as its values joined.
+  const selfIdHeader = asReceived(headers.filter(([name]) => name.toLowerCase() === 'x-self-id').map(([, value]) => value));
+  const id = idOf(bytes, selfIdHeader.trim());
   const stored = eventItems(after, id);
   expect(stored).toHaveLength(1);
   // A message or request whose identity was stored before is that event, not a new one.
@@ -654,6 +658,19 @@ describe('fixed hostile cases', () => {
       expect(beat.status).toBe(UNHOLDABLE_NUMBERS.includes(n) ? 422 : 200);
     },
   );
+
+  test('an X-Self-ID sent twice is the joined text, not the first bot, and a re-send finds that event', async () => {
+    const bytes = Buffer.from('{"post_type":"message","message_type":"private","user_id":20002,"message_id":770001,"message":"hi"}');
+    const headers: Array<[string, string]> = [
+      ['x-self-id', String(SELF_ID)],
+      ['x-self-id', String(SELF_ID)],
+      ['x-signature', sign(SECRET, bytes)],
+    ];
+    expect((await deliverChecked('/', bytes, headers, '/onebot/v11/')).status).toBe(200);
+    const after = await table();
+    expect(eventItems(after, idOf(bytes, `${SELF_ID},${SELF_ID}`)).map((i) => i.d.self_id)).toEqual([`${SELF_ID},${SELF_ID}`]);
+    expect(eventItems(after, idOf(bytes))).toEqual([]);
+  });
 
   test('prototype keys in the event, the sender and segment data never reach a prototype', async () => {
     const payload = '{"polluted":true,"prototype":{"polluted":true}}';
