@@ -8,7 +8,8 @@ import { parseOrder, planAccess } from '../../shared/store/plan';
 import { queryInput } from '../../shared/store/query';
 import { createRecords } from '../../shared/store/records';
 import { adminClient, prepareTable } from '../../scripts/local/engine';
-import { FIXED_RECORDS, filter, FUZZ, orderBy, recordData } from '../support/filter-arbitraries';
+import { FIXED_RECORDS, filter, orderBy, recordData } from '../support/filter-arbitraries';
+import { FUZZ, fuzzed } from '../support/fuzz';
 import { fuzzModel } from '../support/models';
 import { tableSnapshot } from '../support/table-snapshot';
 
@@ -63,7 +64,7 @@ describeBoth('dynalite and DynamoDB Local', () => {
           compared += 1;
         }
       }),
-      { seed: FUZZ.seed + 3, numRuns: 60 * FUZZ.runs, endOnFailure: true },
+      { ...fuzzed(60, 3), endOnFailure: true },
     );
     expect(compared).toBeGreaterThan(100);
   }, 1_800_000);

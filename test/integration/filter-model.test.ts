@@ -6,7 +6,8 @@ import { parseFilter } from '../../shared/store/filter/parse';
 import { compareForOrder, matches, type Item } from '../../shared/store/filter/reference';
 import { parseOrder, planAccess } from '../../shared/store/plan';
 import { countRecords, createRecords, deleteRecords, getOneRecord, listRecords, updateRecords, type ApiRecord } from '../../shared/store/records';
-import { FIXED_RECORDS, filter, FUZZ, orderBy, recordData } from '../support/filter-arbitraries';
+import { FIXED_RECORDS, filter, orderBy, recordData } from '../support/filter-arbitraries';
+import { FUZZ, fuzzed } from '../support/fuzz';
 import { fuzzModel } from '../support/models';
 import { storedItems } from '../support/stored';
 
@@ -111,7 +112,7 @@ test.each(MODELS.map((m) => [m.name, m]))(
         if (first === undefined) expect(await refusal(getOneRecord(model, { filters }))).toBe('not_found');
         else expect((await getOneRecord(model, { filters })).id).toBe(first);
       }),
-      { seed: FUZZ.seed, numRuns: 70 * FUZZ.runs, endOnFailure: true, examples: PLANNER_PATHS },
+      { ...fuzzed(70, 0), endOnFailure: true, examples: PLANNER_PATHS },
     );
   },
   1_800_000,
@@ -151,7 +152,7 @@ test.each(MODELS.map((m) => [m.name, m]))(
             (i) => ['data', i],
           );
       }),
-      { seed: FUZZ.seed + 1, numRuns: 12 * FUZZ.runs, endOnFailure: true },
+      { ...fuzzed(12, 1), endOnFailure: true },
     );
   },
   1_800_000,

@@ -1,5 +1,7 @@
 import fc from 'fast-check';
 import { useApi, type Reply } from '../support/api';
+import { fuzzed, fuzzTimeout } from '../support/fuzz';
+import { LEAKS } from '../support/leaks';
 import { watchedTable } from '../support/table-snapshot';
 
 /**
@@ -8,9 +10,6 @@ import { watchedTable } from '../support/table-snapshot';
  */
 const api = useApi();
 const OPERATIONS = ['create', 'get_one', 'list', 'count', 'update', 'delete'];
-const LEAKS =
-  /\bat \S+ \(|\bat (?:async )?\S+:\d+|Exception|node_modules|\/work\/|\.ts:\d+|ExpressionAttribute|Invalid (?:Key|Update|Filter|Condition)Expression/;
-
 /** JSON text built by hand, so keys such as __proto__ and number literals such as 1e400 reach the wire as written. */
 type Json = { text: string };
 const raw = (text: string): Json => ({ text });
@@ -99,7 +98,6 @@ async function sendChecked(method: string, path: string, body: string | Buffer |
   return r;
 }
 
-const RUNS = { numRuns: 40 };
 let table: ReturnType<typeof watchedTable>;
 
 beforeAll(async () => {
@@ -114,85 +112,105 @@ beforeAll(async () => {
   expect(r.status).toBe(201);
 });
 
-test('random bodies on every operation', async () => {
-  await fc.assert(
-    fc.asyncProperty(fc.constantFrom(...OPERATIONS), jsonValue, async (op, body) => {
-      await sendChecked('POST', `/api/db/reaction/${op}`, body.text);
-    }),
-    RUNS,
-  );
-}, 60_000);
+test(
+  'random bodies on every operation',
+  async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...OPERATIONS), jsonValue, async (op, body) => {
+        await sendChecked('POST', `/api/db/reaction/${op}`, body.text);
+      }),
+      fuzzed(40, 11),
+    );
+  },
+  fuzzTimeout(60_000),
+);
 
-test('adversarial filters on reads and bulk writes', async () => {
-  await fc.assert(
-    fc.asyncProperty(fc.constantFrom('get_one', 'list', 'count', 'update', 'delete'), filter, jsonValue, async (op, f, values) => {
-      const extra = op === 'update' ? `,"values":${values.text}` : '';
-      await sendChecked('POST', `/api/db/reaction/${op}`, `{"filters":${f.text}${extra}}`);
-    }),
-    RUNS,
-  );
-}, 60_000);
+test(
+  'adversarial filters on reads and bulk writes',
+  async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('get_one', 'list', 'count', 'update', 'delete'), filter, jsonValue, async (op, f, values) => {
+        const extra = op === 'update' ? `,"values":${values.text}` : '';
+        await sendChecked('POST', `/api/db/reaction/${op}`, `{"filters":${f.text}${extra}}`);
+      }),
+      fuzzed(40, 12),
+    );
+  },
+  fuzzTimeout(60_000),
+);
 
-test('adversarial record data on create and as update values', async () => {
-  const data = objectOf(fc.array(fc.tuple(fc.oneof(key, fc.constantFrom('user_id', 'content', 'user_name')), jsonValue), { maxLength: 5 }));
-  await fc.assert(
-    fc.asyncProperty(data, fc.boolean(), async (d, asUpdate) => {
-      const body = asUpdate ? `{"filters":{"id":"a"},"values":${d.text}}` : `{"data":${d.text}}`;
-      await sendChecked('POST', `/api/db/reaction/${asUpdate ? 'update' : 'create'}`, body);
-    }),
-    RUNS,
-  );
-}, 60_000);
+test(
+  'adversarial record data on create and as update values',
+  async () => {
+    const data = objectOf(fc.array(fc.tuple(fc.oneof(key, fc.constantFrom('user_id', 'content', 'user_name')), jsonValue), { maxLength: 5 }));
+    await fc.assert(
+      fc.asyncProperty(data, fc.boolean(), async (d, asUpdate) => {
+        const body = asUpdate ? `{"filters":{"id":"a"},"values":${d.text}}` : `{"data":${d.text}}`;
+        await sendChecked('POST', `/api/db/reaction/${asUpdate ? 'update' : 'create'}`, body);
+      }),
+      fuzzed(40, 13),
+    );
+  },
+  fuzzTimeout(60_000),
+);
 
-test('random paths and methods', async () => {
-  const segment = fc.oneof(
-    fc.constantFrom(
-      'reaction',
-      '__proto__',
-      'constructor',
-      '..',
-      '.',
-      '%00',
-      '%2F',
-      '%E0%A4%A',
-      '%',
-      '%zz',
-      'a'.repeat(2000),
-      'models',
-      'health',
-      'onebot',
-      '%F0%9F%98%80',
-    ),
-    fc.string({ maxLength: 10 }).map(encodeURIComponent),
-  );
-  await fc.assert(
-    fc.asyncProperty(
-      fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'),
-      fc.array(segment, { minLength: 1, maxLength: 4 }),
-      fc.option(fc.constantFrom(...OPERATIONS)),
-      async (method, segments, op) => {
-        await sendChecked(method, `/api/db/${segments.join('/')}${op ? `/${op}` : ''}`, method === 'GET' ? undefined : '{"filters":{}}');
-      },
-    ),
-    RUNS,
-  );
-}, 60_000);
+test(
+  'random paths and methods',
+  async () => {
+    const segment = fc.oneof(
+      fc.constantFrom(
+        'reaction',
+        '__proto__',
+        'constructor',
+        '..',
+        '.',
+        '%00',
+        '%2F',
+        '%E0%A4%A',
+        '%',
+        '%zz',
+        'a'.repeat(2000),
+        'models',
+        'health',
+        'onebot',
+        '%F0%9F%98%80',
+      ),
+      fc.string({ maxLength: 10 }).map(encodeURIComponent),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'),
+        fc.array(segment, { minLength: 1, maxLength: 4 }),
+        fc.option(fc.constantFrom(...OPERATIONS)),
+        async (method, segments, op) => {
+          await sendChecked(method, `/api/db/${segments.join('/')}${op ? `/${op}` : ''}`, method === 'GET' ? undefined : '{"filters":{}}');
+        },
+      ),
+      fuzzed(40, 14),
+    );
+  },
+  fuzzTimeout(60_000),
+);
 
-test('random headers', async () => {
-  const value = fc.oneof(
-    fc.string({ maxLength: 40 }),
-    fc.constantFrom('Bearer', 'Bearer ', 'bearer x y', 'Basic Og==', 'application/xml', 'text/plain; charset=utf-16', 'x'.repeat(6000)),
-  );
-  const headerName = fc.constantFrom('authorization', 'content-type', 'content-encoding', 'x-forwarded-for', 'accept', 'x-amz-date', 'cookie');
-  await fc.assert(
-    fc.asyncProperty(fc.dictionary(headerName, value, { maxKeys: 4 }), async (headers) => {
-      // fetch refuses header values it cannot send (control characters); those never reach a server.
-      const safe = Object.fromEntries(Object.entries(headers).filter(([, v]) => /^[\t\x20-\x7e]*$/.test(v)));
-      await sendChecked('POST', '/api/db/reaction/delete', '{"filters":{"id":"a"},"max_affected":0}', safe);
-    }),
-    RUNS,
-  );
-}, 60_000);
+test(
+  'random headers',
+  async () => {
+    const value = fc.oneof(
+      fc.string({ maxLength: 40 }),
+      fc.constantFrom('Bearer', 'Bearer ', 'bearer x y', 'Basic Og==', 'application/xml', 'text/plain; charset=utf-16', 'x'.repeat(6000)),
+    );
+    const headerName = fc.constantFrom('authorization', 'content-type', 'content-encoding', 'x-forwarded-for', 'accept', 'x-amz-date', 'cookie');
+    await fc.assert(
+      fc.asyncProperty(fc.dictionary(headerName, value, { maxKeys: 4 }), async (headers) => {
+        // fetch refuses header values it cannot send (control characters); those never reach a server.
+        const safe = Object.fromEntries(Object.entries(headers).filter(([, v]) => /^[\t\x20-\x7e]*$/.test(v)));
+        await sendChecked('POST', '/api/db/reaction/delete', '{"filters":{"id":"a"},"max_affected":0}', safe);
+      }),
+      fuzzed(40, 15),
+    );
+  },
+  fuzzTimeout(60_000),
+);
 
 describe('fixed hostile cases', () => {
   const deep = (levels: number, open: string, close: string, inner = '1') => open.repeat(levels) + inner + close.repeat(levels);

@@ -4,6 +4,8 @@ import { request } from 'node:http';
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { useApi } from '../support/api';
+import { fuzzed, fuzzTimeout } from '../support/fuzz';
+import { LEAKS } from '../support/leaks';
 import { tableSnapshot, watchedTable } from '../support/table-snapshot';
 import { dynamoNumberProblem, parseDecimal } from '../../shared/json/decimal';
 import { parseExactJson } from '../../shared/json/exact-json';
@@ -16,9 +18,6 @@ import { idOf, ROUTES, SELF_ID, sign } from './onebot-fixtures';
  */
 const api = useApi();
 const SECRET = 'hostile-秘密';
-const LEAKS =
-  /\bat \S+ \(|\bat (?:async )?\S+:\d+| {4}at |Exception|node_modules|\/work\/|\.ts:\d+|ExpressionAttribute|Invalid (?:Key|Update|Filter|Condition)Expression/;
-
 interface Answer {
   status: number;
   text: string;
@@ -551,7 +550,6 @@ const withSecret = (on: boolean) => {
   else delete process.env.ONEBOT_SECRET;
 };
 
-const RUNS = { numRuns: 80 };
 /** Whether parsed JSON has a key the receiver refuses (400) wherever it occurs, since it cannot be stored as sent. */
 function hasRefusedKey(value: unknown): boolean {
   if (typeof value !== 'object' || value === null || value instanceof NumberValue) return false;
@@ -695,53 +693,67 @@ describe('fixed hostile cases', () => {
   });
 });
 
-test('hostile headers on every route, with and without a secret', async () => {
-  const small = fc.oneof(event, jsonValue).map((j) => Buffer.from(j.text));
-  await fc.assert(
-    fc.asyncProperty(
-      fc.constantFrom(...ROUTES),
-      fc.constantFrom(...ROUTES),
-      fc.boolean(),
-      selfIdHeader,
-      fc.constantFrom(...SIGNATURES),
-      fc.string({ maxLength: 50 }).filter(sendable),
-      small,
-      async (route, resendRoute, secret, selfIds, signatureKind, random, bytes) => {
-        withSecret(secret);
-        const signatures = signatureHeader(signatureKind, bytes, random);
-        const headers: Array<[string, string]> = [
-          ...selfIds.map((v): [string, string] => ['x-self-id', v]),
-          ...signatures.map((v): [string, string] => ['x-signature', v]),
-        ];
-        const r = await deliverChecked(route, bytes, headers, resendRoute);
-        const verdict = headerVerdict(selfIds, signatures, secret, bytes);
-        if (verdict !== undefined) expect(r.status).toBe(verdict);
-        else expect([200, 400, 413, 422]).toContain(r.status);
-      },
-    ),
-    RUNS,
-  );
-}, 60_000);
+test(
+  'hostile headers on every route, with and without a secret',
+  async () => {
+    const small = fc.oneof(event, jsonValue).map((j) => Buffer.from(j.text));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...ROUTES),
+        fc.constantFrom(...ROUTES),
+        fc.boolean(),
+        selfIdHeader,
+        fc.constantFrom(...SIGNATURES),
+        fc.string({ maxLength: 50 }).filter(sendable),
+        small,
+        async (route, resendRoute, secret, selfIds, signatureKind, random, bytes) => {
+          withSecret(secret);
+          const signatures = signatureHeader(signatureKind, bytes, random);
+          const headers: Array<[string, string]> = [
+            ...selfIds.map((v): [string, string] => ['x-self-id', v]),
+            ...signatures.map((v): [string, string] => ['x-signature', v]),
+          ];
+          const r = await deliverChecked(route, bytes, headers, resendRoute);
+          const verdict = headerVerdict(selfIds, signatures, secret, bytes);
+          if (verdict !== undefined) expect(r.status).toBe(verdict);
+          else expect([200, 400, 413, 422]).toContain(r.status);
+        },
+      ),
+      fuzzed(80, 21),
+    );
+  },
+  fuzzTimeout(60_000),
+);
 
-test('hostile bodies, correctly signed, on every route', async () => {
-  await fc.assert(
-    fc.asyncProperty(fc.constantFrom(...ROUTES), fc.constantFrom(...ROUTES), fc.boolean(), body, async (route, resendRoute, secret, { bytes, kind, risky }) => {
-      withSecret(secret);
-      const r = await deliverChecked(
-        route,
-        bytes,
-        [
-          ['x-self-id', String(SELF_ID)],
-          ['x-signature', sign(SECRET, bytes)],
-        ],
-        resendRoute,
-      );
-      if (kind === 'event' && parsesWithRefusedKey(bytes)) expect(r.status).toBe(400);
-      else if (!risky) expect([200]).toContain(r.status);
-    }),
-    { numRuns: 150 },
-  );
-}, 60_000);
+test(
+  'hostile bodies, correctly signed, on every route',
+  async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...ROUTES),
+        fc.constantFrom(...ROUTES),
+        fc.boolean(),
+        body,
+        async (route, resendRoute, secret, { bytes, kind, risky }) => {
+          withSecret(secret);
+          const r = await deliverChecked(
+            route,
+            bytes,
+            [
+              ['x-self-id', String(SELF_ID)],
+              ['x-signature', sign(SECRET, bytes)],
+            ],
+            resendRoute,
+          );
+          if (kind === 'event' && parsesWithRefusedKey(bytes)) expect(r.status).toBe(400);
+          else if (!risky) expect([200]).toContain(r.status);
+        },
+      ),
+      fuzzed(150, 22),
+    );
+  },
+  fuzzTimeout(60_000),
+);
 
 test('the same signed event delivered 20 times at once across the four routes: one record, 20 identical answers', async () => {
   withSecret(true);

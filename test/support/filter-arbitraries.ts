@@ -123,9 +123,3 @@ export const filter: fc.Arbitrary<Record<string, unknown>> = fc.letrec<{ node: R
 })).node;
 
 export const orderBy = fc.constantFrom('id', '-id', 's', '-s', 'n', '-n', 'mix', '-mix');
-
-/** Seed and run count: fixed in `npm test`; `npm run fuzz:filters` sets them for a random, longer run. */
-export const FUZZ = {
-  seed: process.env.FILTER_FUZZ_SEED ? Number(process.env.FILTER_FUZZ_SEED) : 20261123,
-  runs: process.env.FILTER_FUZZ_RUNS ? Number(process.env.FILTER_FUZZ_RUNS) : 1,
-};

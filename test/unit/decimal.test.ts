@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { fuzzed } from '../support/fuzz';
 import { compareDecimal, dynamoNumberProblem, fitsJsNumber, parseDecimal, sortableDecimal } from '../../shared/json/decimal';
 
 describe('parseDecimal', () => {
@@ -66,7 +67,7 @@ describe('sortableDecimal', () => {
         const byNumber = Math.sign(a - b) || 0;
         expect(Math.sign(compareDecimal(String(a), String(b)))).toBe(byNumber);
       }),
-      { numRuns: 2000 },
+      fuzzed(2000, 30),
     );
   });
 
@@ -76,7 +77,7 @@ describe('sortableDecimal', () => {
         const byValue = a < b ? -1 : a > b ? 1 : 0;
         expect(compareDecimal(a.toString(), b.toString())).toBe(byValue);
       }),
-      { numRuns: 1000 },
+      fuzzed(1000, 31),
     );
   });
 });
