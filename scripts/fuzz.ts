@@ -10,8 +10,12 @@ const SUITES = {
   hostile: ['test/integration/hostile', 'test/integration/onebot-hostile', 'test/unit/decimal', 'test/unit/store/keys'],
 };
 const args = process.argv.slice(2);
-const group = args[0] in SUITES ? (args.shift() as keyof typeof SUITES) : undefined;
+const group = Object.hasOwn(SUITES, args[0] ?? '') ? (args.shift() as keyof typeof SUITES) : undefined;
 const [times = '10', seed = String(Math.floor(Math.random() * 2 ** 31))] = args;
+if (!/^[1-9]\d*$/.test(times) || !/^\d+$/.test(seed)) {
+  console.error(`usage: npm run fuzz -- [${Object.keys(SUITES).join('|')}] [times] [seed]`);
+  process.exit(2);
+}
 const paths = group ? SUITES[group] : Object.values(SUITES).flat();
 console.log(`fuzz ${group ?? 'all'}: seed ${seed}, ${times}x the runs of npm test`);
 const result = spawnSync('npx', ['jest', '--selectProjects', 'unit', 'dynalite', 'ddblocal', '--maxWorkers=2', '--testTimeout=1800000', '--', ...paths], {
