@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { useApi, type Reply } from '../support/api';
 import { fuzzed, fuzzTimeout } from '../support/fuzz';
-import { LEAKS } from '../support/leaks';
+import { deep, LEAKS, NESTINGS } from '../support/hostile';
 import { watchedTable } from '../support/table-snapshot';
 
 /**
@@ -213,15 +213,10 @@ test(
 );
 
 describe('fixed hostile cases', () => {
-  const deep = (levels: number, open: string, close: string, inner = '1') => open.repeat(levels) + inner + close.repeat(levels);
-
   test.each([100, 1_000, 5_000, 10_000, 100_000])(
     'JSON nested %i levels deep is a 4xx everywhere',
     async (levels) => {
-      for (const [open, close] of [
-        ['[', ']'],
-        ['{"a":', '}'],
-      ]) {
+      for (const [open, close] of NESTINGS) {
         const nested = deep(levels, open, close);
         await sendChecked('POST', '/api/db/reaction/create', `{"data":{"user_id":1,"content":"x","meta":${nested}}}`);
         await sendChecked('POST', '/api/db/reaction/count', `{"filters":{"content":${nested}}}`);

@@ -5,7 +5,7 @@ import { NumberValue } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { useApi } from '../support/api';
 import { fuzzed, fuzzTimeout } from '../support/fuzz';
-import { LEAKS } from '../support/leaks';
+import { deep, LEAKS, NESTINGS } from '../support/hostile';
 import { tableSnapshot, watchedTable } from '../support/table-snapshot';
 import { dynamoNumberProblem, parseDecimal } from '../../shared/json/decimal';
 import { parseExactJson } from '../../shared/json/exact-json';
@@ -600,16 +600,12 @@ describe('fixed hostile cases', () => {
       ROUTES[(ROUTES.indexOf(route as never) + 1) % ROUTES.length],
     );
   };
-  const deep = (levels: number, open: string, close: string, inner = '1') => open.repeat(levels) + inner + close.repeat(levels);
 
   // An event nests at most 30 levels (itself included): DynamoDB stores 32 and the event sits in the record's d.
   test.each([25, 26, 29, 30, 65, 100_000])(
     'JSON nested %i levels in an event, its sender and a segment',
     async (levels) => {
-      for (const [open, close] of [
-        ['[', ']'],
-        ['{"a":', '}'],
-      ]) {
+      for (const [open, close] of NESTINGS) {
         const nested = deep(levels, open, close);
         for (const [text, depth] of [
           [`{"post_type":"notice","notice_type":"x","time":${levels},"deep":${nested}}`, levels + 1],
