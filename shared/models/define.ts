@@ -10,6 +10,7 @@ export type FieldSchema = {
   prefixItems?: FieldSchema[];
   anyOf?: FieldSchema[];
   oneOf?: FieldSchema[];
+  allOf?: FieldSchema[];
   /** The keys a record (z.record) admits: an enum or a pattern. */
   propertyNames?: { enum?: unknown[]; pattern?: string };
   /** A schema used more than once or recursively (z.lazy): `#/$defs/<name>` of the model's schema. */

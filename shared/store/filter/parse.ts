@@ -41,13 +41,15 @@ function kindOf(value: unknown): string {
 /**
  * The alternatives a value held at `schema` may take: one per branch of a union (anyOf, oneOf;
  * z.nullable is one), with a $ref (z.lazy, a schema used twice) followed into the model's $defs.
+ * The parts of an intersection zod could not merge (allOf) count alike: zod's output keeps the
+ * keys of every part, so a name any part admits can be stored.
  */
 function alternatives(schema: FieldSchema, defs: Record<string, FieldSchema>): FieldSchema[] {
   if (schema.$ref !== undefined) {
     const defined = ownProperty(defs, schema.$ref.replace(/^#\/\$defs\//, ''));
     return defined ? alternatives(defined, defs) : [{}];
   }
-  const union = schema.anyOf ?? schema.oneOf;
+  const union = schema.anyOf ?? schema.oneOf ?? schema.allOf;
   return union ? union.flatMap((branch) => alternatives(branch, defs)) : [schema];
 }
 

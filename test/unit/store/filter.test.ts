@@ -129,6 +129,14 @@ describe('refusing filters', () => {
     ['z.looseObject', z.looseObject({ a: z.number() }), ['a', 'anything'], []],
     ['a catchall', z.object({ a: z.number() }).catchall(z.string()), ['a', 'anything'], []],
     ['z.unknown', z.unknown(), ['anything'], []],
+    ['an intersection zod merges', z.intersection(z.object({ a: z.number() }), z.object({ b: z.number() })), ['a', 'b'], ['c']],
+    ['an intersection with a record (allOf)', z.intersection(z.object({ a: z.number() }), z.record(z.string(), z.number())), ['a', 'anything'], []],
+    [
+      'an intersection with a union',
+      z.intersection(z.strictObject({ a: z.number() }), z.union([z.strictObject({ b: z.number() }), z.strictObject({ c: z.number() })])),
+      ['a', 'b', 'c'],
+      ['d'],
+    ],
   ])('names inside %s', (_, schema, known, unknown) => {
     const model = defineModel({ name: 'shapes', description: 'test', schema: z.strictObject({ f: schema.optional() }) });
     for (const name of known) expect(() => parseFilter(model, { [`f.${name}`]: { $exists: true } })).not.toThrow();
