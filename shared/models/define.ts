@@ -6,8 +6,16 @@ export type FieldSchema = {
   type?: string | string[];
   properties?: Record<string, FieldSchema>;
   additionalProperties?: boolean | FieldSchema;
-  items?: FieldSchema;
+  items?: FieldSchema | false;
+  prefixItems?: FieldSchema[];
   anyOf?: FieldSchema[];
+  oneOf?: FieldSchema[];
+  allOf?: FieldSchema[];
+  /** The keys a record (z.record) admits: an enum or a pattern. */
+  propertyNames?: { enum?: unknown[]; pattern?: string };
+  /** A schema used more than once or recursively (z.lazy): `#/$defs/<name>` of the model's schema. */
+  $ref?: string;
+  $defs?: Record<string, FieldSchema>;
   [key: string]: unknown;
 };
 

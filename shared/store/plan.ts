@@ -1,3 +1,4 @@
+import { LIMITS } from '../limits';
 import type { Model } from '../models/define';
 import { isMatchAll, type FilterNode } from './filter/ast';
 import { compileFilter } from './filter/compile';
@@ -114,6 +115,29 @@ function idRange(c: Compare, sk: string, x: ExpressionBuilder): string {
 
 const allShards = (model: Model) => Array.from({ length: model.shards }, (_, i) => i);
 
+/** An id comparison that no record can satisfy: the plan reads nothing. */
+const NOTHING = 'nothing';
+
+/**
+ * The key condition an id comparison can be sent as, NOTHING, or undefined when the filter alone
+ * must decide it. DynamoDB refuses an empty string as a key value (a 500 before) and one over
+ * 1,024 bytes; ids are 1 to LIMITS.maxIdLength characters, so those operands are decided here by
+ * that fact: `= ""`, `< ""`, `<= ""`, and `=` or `begins_with` of a longer string match nothing;
+ * `> ""`, `>= ""` and `begins_with ""` are no narrowing (the filter, which takes "", keeps the
+ * answer exact); `between ["", b]` is `<= b`. A range bound longer than an id is left to the filter.
+ */
+function idKey(c: Compare): Compare | typeof NOTHING | undefined {
+  const fits = (v: unknown) => typeof v === 'string' && v.length <= LIMITS.maxIdLength;
+  const [a, b] = c.operands;
+  if (a === '') {
+    if (c.op === 'eq' || c.op === 'lt' || c.op === 'lte' || (c.op === 'between' && b === '')) return NOTHING;
+    if (c.op === 'between') return fits(b) ? { ...c, op: 'lte', operands: [b] } : undefined;
+    return undefined;
+  }
+  if (!fits(a)) return c.op === 'eq' || c.op === 'begins_with' ? NOTHING : undefined;
+  return c.op === 'between' && !fits(b) ? undefined : c;
+}
+
 /**
  * Chooses the cheapest way to read: a point query for `id` equality, an index for an indexed
  * field (equality keeps id order), else the model's own partitions with any id range. The
@@ -150,13 +174,16 @@ export function planAccess(model: Model, filter: FilterNode, order: Order): Acce
     };
   };
   const rangeOn = (field: string, ops = RANGE_OPS) => conditions.find((c) => c.field === field && c.path.length <= 2 && ops.has(c.op));
+  const idKeys = conditions.filter((c) => c.field === 'id' && RANGE_OPS.has(c.op)).map(idKey);
+  if (idKeys.includes(NOTHING)) return base([], undefined);
+  const idRanges = idKeys.filter((c): c is Compare => c !== undefined && c !== NOTHING);
 
   if (order.field !== 'id') return index(order.field, rangeOn(order.field));
-  const idEq = conditions.find((c) => c.field === 'id' && c.op === 'eq');
+  const idEq = idRanges.find((c) => c.op === 'eq');
   if (idEq) return base([shardOf(model, idEq.operands[0] as string)], idEq);
   const indexedEq = model.indexed.map((f) => rangeOn(f, new Set(['eq']))).find((c) => c !== undefined);
   if (indexedEq) return index(indexedEq.field, indexedEq);
-  return base(allShards(model), rangeOn('id'));
+  return base(allShards(model), idRanges[0]);
 }
 
 /** The FilterExpression of a plan: the whole filter, unless the key condition is already exact. */

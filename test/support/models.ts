@@ -39,3 +39,27 @@ export function fuzzModel(name: string, shards: number) {
     shards,
   });
 }
+
+/**
+ * The model of issue 19's findings: arrays of strings, of mixed scalars and of objects, strict
+ * nested objects, a nullable one, free-form ones (z.record, z.looseObject), and two indexed fields.
+ */
+export function queryModel(name: string, shards: number) {
+  return defineModel({
+    name,
+    description: 'query findings test model',
+    schema: z.strictObject({
+      s: z.string().optional(),
+      n: z.number().optional(),
+      tags: z.array(z.string()).optional(),
+      arr: z.array(z.union([z.number(), z.string(), z.boolean()])).optional(),
+      items: z.array(z.object({ k: z.string() })).optional(),
+      meta: z.object({ a: z.number().optional(), inner: z.object({ b: z.string().optional() }).optional() }).optional(),
+      nmeta: z.object({ a: z.number().optional() }).nullable().optional(),
+      free: z.record(z.string(), z.unknown()).optional(),
+      loose: z.looseObject({ a: z.number().optional() }).optional(),
+    }),
+    indexed: ['n', 's'],
+    shards,
+  });
+}

@@ -16,6 +16,11 @@ import { utf8Order } from '../utf8-order';
  * - Numbers compare with numbers by value, strings with strings by UTF-8 bytes; a number and
  *   a string are never equal, less or greater.
  * - Equality of arrays is element by element in order; of objects, key by key in any order.
+ * - `contains` is a substring of a string ("" is in every string), or an element of an array
+ *   equal to the operand as `eq` compares, of any kind: false, "", a number, an object. DynamoDB
+ *   Local answers so, and dynalite is patched to (patches/dynalite+4.0.0+003+list-contains.patch).
+ * - What the parser refuses never reaches here: a path no level of the schema holds, and an
+ *   operand the field can never hold (docs/record-api.md, Filters).
  */
 export type Item = Record<string, unknown>;
 

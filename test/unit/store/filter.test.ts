@@ -6,6 +6,8 @@ import { compileFilter } from '../../../shared/store/filter/compile';
 import { ExpressionBuilder } from '../../../shared/store/filter/expression';
 import { parseFilter } from '../../../shared/store/filter/parse';
 import { reaction } from '../../../shared/models/reaction';
+import * as z from 'zod';
+import { defineModel } from '../../../shared/models/define';
 import { noteModel } from '../../support/models';
 
 const note = noteModel();
@@ -21,6 +23,15 @@ function compiled(filters: unknown) {
 }
 
 /** The answer a refused filter gets (the parser throws store errors; respond.ts answers them). */
+function catching(run: () => unknown): unknown {
+  try {
+    run();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a refusal');
+}
+
 function refusal(filters: unknown): ApiError {
   try {
     parseFilter(note, filters);
@@ -105,17 +116,54 @@ describe('refusing filters', () => {
     expect(refusal({ 'id.x': 1 }).code).toBe('unknown_field');
   });
 
+  // What zod 4's toJSONSchema (io: output) writes for each kind of object decides which names a level takes.
+  test.each([
+    ['z.object', z.object({ a: z.number() }), ['a'], ['b']],
+    ['z.strictObject', z.strictObject({ a: z.number() }), ['a'], ['b']],
+    ['z.object().nullable()', z.object({ a: z.number() }).nullable(), ['a'], ['b']],
+    ['a union of objects', z.union([z.object({ a: z.number() }), z.object({ b: z.number() })]), ['a', 'b'], ['c']],
+    ['a discriminated union', z.discriminatedUnion('t', [z.object({ t: z.literal('x'), a: z.number() }), z.object({ t: z.literal('y') })]), ['t', 'a'], ['b']],
+    ['a record with enum keys', z.record(z.enum(['a', 'b']), z.number()), ['a', 'b'], ['c']],
+    ['a record with a key pattern', z.record(z.string().regex(/^x/), z.number()), ['x1'], ['y']],
+    ['z.record', z.record(z.string(), z.number()), ['anything'], []],
+    ['z.looseObject', z.looseObject({ a: z.number() }), ['a', 'anything'], []],
+    ['a catchall', z.object({ a: z.number() }).catchall(z.string()), ['a', 'anything'], []],
+    ['z.unknown', z.unknown(), ['anything'], []],
+    ['an intersection zod merges', z.intersection(z.object({ a: z.number() }), z.object({ b: z.number() })), ['a', 'b'], ['c']],
+    ['an intersection with a record (allOf)', z.intersection(z.object({ a: z.number() }), z.record(z.string(), z.number())), ['a', 'anything'], []],
+    [
+      'an intersection with a union',
+      z.intersection(z.strictObject({ a: z.number() }), z.union([z.strictObject({ b: z.number() }), z.strictObject({ c: z.number() })])),
+      ['a', 'b', 'c'],
+      ['d'],
+    ],
+  ])('names inside %s', (_, schema, known, unknown) => {
+    const model = defineModel({ name: 'shapes', description: 'test', schema: z.strictObject({ f: schema.optional() }) });
+    for (const name of known) expect(() => parseFilter(model, { [`f.${name}`]: { $exists: true } })).not.toThrow();
+    for (const name of unknown) expect(classify(catching(() => parseFilter(model, { [`f.${name}`]: { $exists: false } }))).code).toBe('unknown_field');
+  });
+
+  test('a recursive schema (z.lazy) is followed through its $ref', () => {
+    type Tree = { v?: number; kids?: Tree[]; next?: Tree };
+    const tree: z.ZodType<Tree> = z.lazy(() => z.object({ v: z.number().optional(), kids: z.array(tree).optional(), next: tree.optional() }));
+    const model = defineModel({ name: 'trees', description: 'test', schema: z.strictObject({ t: tree.optional() }) });
+    expect(() => parseFilter(model, { 't.next.next.v': 1, 't.kids': { $contains: { v: 1, kids: [{ v: 2 }] } } })).not.toThrow();
+    expect(classify(catching(() => parseFilter(model, { 't.next.nope': 1 }))).code).toBe('unknown_field');
+    expect(classify(catching(() => parseFilter(model, { 't.next.v': 'one' }))).code).toBe('invalid_filter');
+    expect(classify(catching(() => parseFilter(model, { 't.kids': { $contains: { v: 1, nope: 2 } } }))).code).toBe('invalid_filter');
+  });
+
   test.each([
     [{ rank: { $foo: 1 } }, 'filters.rank.$foo', /unknown operator/],
     [{ $nope: [] }, 'filters.$nope', /unknown operator/],
-    [{ rank: 'high' }, 'filters.rank', /holds number, not string/],
-    [{ title: { $gt: 5 } }, 'filters.title.$gt', /holds string, not number/],
+    [{ rank: 'high' }, 'filters.rank', /holds a number, not a string/],
+    [{ title: { $gt: 5 } }, 'filters.title.$gt', /holds a string, not a number/],
     [{ rank: { $in: 5 } }, 'filters.rank.$in', /takes an array/],
     [{ rank: [] }, 'filters.rank', /at least one value/],
     [{ rank: { $between: [5, 1] } }, 'filters.rank.$between', /low <= high/],
     [{ rank: { $between: [1] } }, 'filters.rank.$between', /\[low, high\]/],
     [{ rank: { $exists: 'yes' } }, 'filters.rank.$exists', /true or false/],
-    [{ rank: { $begins_with: '1' } }, 'filters.rank.$begins_with', /holds number/],
+    [{ rank: { $begins_with: '1' } }, 'filters.rank.$begins_with', /holds a number/],
     [{ $or: [] }, 'filters.$or', /non-empty array/],
     [{ $and: [1] }, 'filters.$and.0', /JSON object/],
     [{ rank: { $gt: 1, plain: 2 } }, 'filters.rank', /mixes operators/],

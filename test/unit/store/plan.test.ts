@@ -51,6 +51,20 @@ test('id ranges become sort key conditions', () => {
   expect(plan({ id: { $gt: 'm' } }).keyCondition).toBe('pk = "note#0" AND sk > "m"');
 });
 
+test('an id compared with "" or with more than an id holds is decided without a key condition', () => {
+  // Nothing to read: ids are never empty nor longer than 200 characters.
+  for (const filters of [{ id: '' }, { id: { $lt: '' } }, { id: { $lte: '', $gt: 'a' } }, { id: 'x'.repeat(201) }, { id: { $begins_with: 'x'.repeat(201) } }]) {
+    expect(plan(filters).shards).toEqual([]);
+    expect(plan(filters, 'rank').shards).toEqual([]);
+  }
+  // No narrowing, the filter decides; a further range still narrows.
+  expect(plan({ id: { $gte: '' } }).keyCondition).toBe('pk = "note#0"');
+  expect(plan({ id: { $begins_with: '' } }).keyCondition).toBe('pk = "note#0"');
+  expect(plan({ id: { $gt: 'x'.repeat(201) } }).keyCondition).toBe('pk = "note#0"');
+  expect(plan({ id: { $gt: '', $lt: 'm' } }).keyCondition).toBe('pk = "note#0" AND sk < "m"');
+  expect(plan({ id: { $between: ['', 'm'] } }).keyCondition).toBe('pk = "note#0" AND sk <= "m"');
+});
+
 test('order_by accepts id and indexed fields only', () => {
   expect(parseOrder(note, '-id')).toEqual({ field: 'id', descending: true });
   expect(parseOrder(note, ['rank'])).toEqual({ field: 'rank', descending: false });
