@@ -4,20 +4,19 @@ import { secretSetting } from '../secrets';
 import { stringifyExactJson } from '../json/exact-json';
 import type { Model } from '../models/define';
 import type { AccessPlan } from './plan';
-import type { Position } from './query';
 import { InvalidCursor } from './errors';
-import { partitionKey, shardOf, VALUE_END } from './keys';
-import { TABLE_KEY } from './table';
+import { idOfIndexSortKey, VALUE_END } from './keys';
 
 /**
  * Cursors are `<payload>.<hmac>` in base64url. The HMAC makes a hand-edited cursor an InvalidCursor;
  * the payload binds the cursor to its model and to a hash of the filter and order, and holds
- * one position per shard (null once a shard is exhausted).
+ * one position for all shards: the sort key the page ended at, under the plan's sort attribute.
+ * Every shard resumes after it (AccessPlan.startKey), so the cursor names no partition.
  */
 const payloadSchema = z.strictObject({
   m: z.string(),
   q: z.string(),
-  p: z.array(z.union([z.null(), z.record(z.string(), z.string())])),
+  k: z.record(z.string(), z.string()),
 });
 
 /**
@@ -43,10 +42,8 @@ export function queryFingerprint(filters: unknown, orderBy: unknown): string {
     .slice(0, 22);
 }
 
-export async function encodeCursor(model: Model, fingerprint: string, positions: Position[]): Promise<string | null> {
-  if (positions.every((p) => p === null)) return null;
-  return sealed({ m: model.name, q: fingerprint, p: positions.map((p) => (p === undefined ? {} : p)) });
-}
+export const encodeCursor = (model: Model, fingerprint: string, plan: AccessPlan, after: string): Promise<string> =>
+  sealed({ m: model.name, q: fingerprint, k: { [plan.sortAttribute]: after } });
 
 const refuse = (message: string) => new InvalidCursor(message);
 
@@ -75,16 +72,14 @@ const sealed = async (payload: object) => {
   return `${text}.${await sign(text)}`;
 };
 
-export async function decodeCursor(cursor: string, model: Model, fingerprint: string, plan: AccessPlan): Promise<Position[]> {
-  const parsed = payloadSchema.safeParse(await openCursor(cursor, model, fingerprint));
-  if (
-    !parsed.success ||
-    parsed.data.p.length !== plan.shards.length ||
-    !parsed.data.p.every((p, i) => p === null || fitsPlan(model, plan, plan.shards[i], p))
-  ) {
-    throw refuse('The cursor does not fit this query');
-  }
-  return parsed.data.p.map((p) => (p === null ? null : Object.keys(p).length === 0 ? undefined : p));
+export async function decodeCursor(cursor: string, model: Model, fingerprint: string, plan: AccessPlan): Promise<string> {
+  const payload = await openCursor(cursor, model, fingerprint);
+  // Cursors made before 2026-11-24 held a position per shard, which loses records created
+  // between pages; none of them can be turned into a safe common position (docs/record-api.md).
+  if (Object.hasOwn(payload, 'p')) throw refuse('The cursor was issued by an earlier version of the service and cannot resume; list again without a cursor');
+  const parsed = payloadSchema.safeParse(payload);
+  if (!parsed.success || !fitsPlan(plan, parsed.data.k)) throw refuse('The cursor does not fit this query');
+  return parsed.data.k[plan.sortAttribute];
 }
 
 /**
@@ -100,17 +95,14 @@ export async function decodeResumeCursor(cursor: string, model: Model, fingerpri
 }
 
 /**
- * Whether a position is one this query could have stopped at: the plan's key attributes and
- * nothing else, in the shard's own partition, the index key (if any) ending with the item's id.
- * DynamoDB answers a bare ValidationException for a start key outside the query.
+ * Whether a position is one this query could have stopped at: a sort key under the plan's own
+ * sort attribute and nothing else; on an index, an encoded value and the id after it. DynamoDB
+ * answers a bare ValidationException for a start key outside the query's key range (list.ts).
  */
-function fitsPlan(model: Model, plan: AccessPlan, shard: number, position: Record<string, string>): boolean {
+function fitsPlan(plan: AccessPlan, position: Record<string, string>): boolean {
   const names = Object.keys(position);
-  if (names.length === 0) return true;
-  if (names.length !== plan.keyAttributes.length || !plan.keyAttributes.every((a) => Object.hasOwn(position, a))) return false;
-  const id = position[TABLE_KEY.sortKey];
-  if (position[TABLE_KEY.partitionKey] !== partitionKey(model, shard) || id === '' || shardOf(model, id) !== shard) return false;
+  if (names.length !== 1 || names[0] !== plan.sortAttribute || position[names[0]] === '') return false;
   if (!plan.indexName) return true;
-  const [, , indexPk, indexSk] = plan.keyAttributes;
-  return position[indexPk].startsWith(`${model.name}#`) && position[indexPk].endsWith(`#${shard}`) && position[indexSk].endsWith(`${VALUE_END}${id}`);
+  const key = position[plan.sortAttribute];
+  return key.indexOf(VALUE_END) > 0 && idOfIndexSortKey(key) !== '';
 }

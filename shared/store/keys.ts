@@ -117,6 +117,9 @@ export const kindRange = (sample: unknown): [string, string] => (typeof sample =
 
 export const indexSortKey = (value: unknown, id: string): string => `${sortableValue(value)}${VALUE_END}${id}`;
 
+/** The id an index sort key ends with: no encoded value holds VALUE_END, so the first one ends the value. */
+export const idOfIndexSortKey = (key: string): string => key.slice(key.indexOf(VALUE_END) + 1);
+
 /** The index attributes of a record, written with it so its indexed fields stay queryable. */
 export function indexAttributes(model: Model, id: string, data: Record<string, unknown>): Record<string, string> {
   const shard = shardOf(model, id);

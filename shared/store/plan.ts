@@ -7,6 +7,7 @@ import { InvalidOrder } from './errors';
 import {
   afterPrefix,
   indexPartitionKey,
+  idOfIndexSortKey,
   indexSlotOf,
   keyIsExact,
   keyPrefix,
@@ -27,11 +28,9 @@ export interface Order {
 /** The order of reads that answer no order_by: get_one, count and the bulk writes' matching. */
 export const ID_ORDER: Order = { field: 'id', descending: false };
 
-/** How one request reads a model: which index, which shards, and the key condition of each. */
+/** How one request reads a model: which index, which shards, the key condition of each and where each resumes. */
 export interface AccessPlan {
   indexName?: string;
-  /** Attributes that make up an item's position (the exclusive start key of a query). */
-  keyAttributes: string[];
   /** The attribute whose byte order is the answer's order. */
   sortAttribute: string;
   forward: boolean;
@@ -39,6 +38,11 @@ export interface AccessPlan {
   /** True when the key condition alone selects exactly the matching records. */
   exact: boolean;
   keyCondition(shard: number, x: ExpressionBuilder): string;
+  /**
+   * The ExclusiveStartKey that resumes one shard after `after`, a value of sortAttribute: the key
+   * a record with that sort key would have in this shard, whether or not one exists there.
+   */
+  startKey(shard: number, after: string): Record<string, string>;
 }
 
 type Compare = Extract<FilterNode, { kind: 'compare' }>;
@@ -148,7 +152,6 @@ export function planAccess(model: Model, filter: FilterNode, order: Order): Acce
   // The key condition alone is the whole filter: no FilterExpression needed, reads are exact.
   const onlyThis = (c: Compare | undefined) => c !== undefined && filter === c && c.operands.every(keyIsExact);
   const base = (shards: number[], range: Compare | undefined): AccessPlan => ({
-    keyAttributes: [TABLE_KEY.partitionKey, TABLE_KEY.sortKey],
     sortAttribute: TABLE_KEY.sortKey,
     forward: !order.descending,
     shards,
@@ -157,12 +160,12 @@ export function planAccess(model: Model, filter: FilterNode, order: Order): Acce
       const pk = `${x.name(TABLE_KEY.partitionKey)} = ${x.value(partitionKey(model, shard))}`;
       return range ? `${pk} AND ${idRange(range, x.name(TABLE_KEY.sortKey), x)}` : pk;
     },
+    startKey: (shard, after) => ({ [TABLE_KEY.partitionKey]: partitionKey(model, shard), [TABLE_KEY.sortKey]: after }),
   });
   const index = (field: string, range: Compare | undefined): AccessPlan => {
     const slot = indexSlotOf(model, field)!;
     return {
       indexName: slot.indexName,
-      keyAttributes: [TABLE_KEY.partitionKey, TABLE_KEY.sortKey, slot.partitionKey, slot.sortKey],
       sortAttribute: slot.sortKey,
       forward: !order.descending,
       shards: allShards(model),
@@ -171,6 +174,12 @@ export function planAccess(model: Model, filter: FilterNode, order: Order): Acce
         const pk = `${x.name(slot.partitionKey)} = ${x.value(indexPartitionKey(model, field, shard))}`;
         return range ? `${pk} AND ${indexRange(range, x.name(slot.sortKey), x)}` : pk;
       },
+      startKey: (shard, after) => ({
+        [TABLE_KEY.partitionKey]: partitionKey(model, shard),
+        [TABLE_KEY.sortKey]: idOfIndexSortKey(after),
+        [slot.partitionKey]: indexPartitionKey(model, field, shard),
+        [slot.sortKey]: after,
+      }),
     };
   };
   const rangeOn = (field: string, ops = RANGE_OPS) => conditions.find((c) => c.field === field && c.path.length <= 2 && ops.has(c.op));

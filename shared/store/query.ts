@@ -8,8 +8,6 @@ import { filterExpression, type AccessPlan } from './plan';
 
 export type Item = Record<string, unknown>;
 export type Key = Record<string, string>;
-/** Where a shard's reading goes on: undefined = from the start, null = nothing left. */
-export type Position = Key | null | undefined;
 
 export interface ReadOptions {
   plan: AccessPlan;
@@ -33,10 +31,6 @@ export function queryInput(options: ReadOptions, shard: number): QueryCommandInp
     ConsistentRead: plan.indexName ? undefined : consistent,
     ...x.attributes(),
   };
-}
-
-function keyOf(plan: AccessPlan, item: Item): Key {
-  return Object.fromEntries(plan.keyAttributes.map((a) => [a, item[a] as string]));
 }
 
 interface ShardRead {
@@ -66,13 +60,12 @@ async function readShard(options: ReadOptions, shard: number, start: Key | undef
 
 export interface Page {
   items: Item[];
-  positions: Position[];
+  /**
+   * The sort key (the plan's sortAttribute) up to which this page has answered every match of
+   * every shard, or null once every shard was read to its end and all of it answered.
+   */
+  after: string | null;
   scanned: number;
-}
-
-interface ShardState extends ShardRead {
-  /** The shard's position before this page. */
-  start: Position;
 }
 
 /**
@@ -81,7 +74,7 @@ interface ShardState extends ShardRead {
  * to (its LastEvaluatedKey) is the frontier. Returns how many items each shard gave, and the
  * unfinished shard whose frontier stopped the merge, if one did.
  */
-function merge(plan: AccessPlan, shards: ShardState[], limit: number): { items: Item[]; heads: number[]; blocker?: number } {
+function merge(plan: AccessPlan, shards: ShardRead[], limit: number): { items: Item[]; heads: number[]; blocker?: number } {
   const direction = plan.forward ? 1 : -1;
   const order = (a: string, b: string) => direction * utf8Order(a, b);
   const sortValue = (item: Item | Key) => item[plan.sortAttribute] as string;
@@ -103,38 +96,36 @@ function merge(plan: AccessPlan, shards: ShardState[], limit: number): { items: 
     items.push(candidate);
     heads[best] += 1;
   }
-  return { items, heads };
+  return { items, heads, blocker };
 }
 
 /**
- * One page in the plan's order across all shards. Each shard first reads its share of the page;
- * while the merge is held back by a shard that has more to read, that shard reads on. So a page
- * of 100 over 8 shards reads about 100 items, not 800, and pages stay in order: a cursor
- * resumes exactly where the page ended, shard by shard.
+ * One page in the plan's order across all shards, after the sort key `after` (from the start
+ * when undefined). Each shard first reads its share of the page; while the merge is held back
+ * by a shard that has more to read, that shard reads on. So a page of 100 over 8 shards reads
+ * about 100 items, not 800.
+ *
+ * The next page resumes every shard from one position, not from where each shard stopped: a
+ * shard already read past the page's end, or read to its end, may since have been given a
+ * record that sorts after the page, and only a common position finds it (issue 19). That
+ * position is the last record answered, or, when the read budget ran out first, the frontier
+ * every shard has been read to.
  */
-export async function readPage(options: ReadOptions, limit: number, positions: Position[], budget: number): Promise<Page> {
+export async function readPage(options: ReadOptions, limit: number, after: string | undefined, budget: number): Promise<Page> {
   const { plan } = options;
   const perShardBudget = Math.max(1, Math.floor(budget / plan.shards.length));
-  const open = positions.filter((p) => p !== null).length;
-  const share = Math.ceil(limit / Math.max(1, open));
-  const shards: ShardState[] = await Promise.all(
-    plan.shards.map(async (shard, i): Promise<ShardState> => {
-      const start = positions[i];
-      if (start === null) return { start, items: [], next: null, scanned: 0 };
-      return { start, ...(await readShard(options, shard, start, share, perShardBudget)) };
-    }),
+  const share = Math.ceil(limit / plan.shards.length);
+  const shards = await Promise.all(
+    plan.shards.map((shard) => readShard(options, shard, after === undefined ? undefined : plan.startKey(shard, after), share, perShardBudget)),
   );
+  const scanned = () => shards.reduce((n, state) => n + state.scanned, 0);
   for (;;) {
     const { items, heads, blocker } = merge(plan, shards, limit);
     const held = blocker === undefined ? undefined : shards[blocker];
-    if (items.length === limit || !held || held.scanned >= perShardBudget) {
-      const nextPositions = shards.map((state, i): Position => {
-        if (heads[i] === state.items.length) return state.next;
-        if (heads[i] === 0) return state.start;
-        return keyOf(plan, state.items[heads[i] - 1]);
-      });
-      return { items, positions: nextPositions, scanned: shards.reduce((n, state) => n + state.scanned, 0) };
-    }
+    if (!held && shards.every((state, i) => heads[i] === state.items.length)) return { items, after: null, scanned: scanned() };
+    if (!held || items.length === limit) return { items, after: items[items.length - 1][plan.sortAttribute] as string, scanned: scanned() };
+    // Short of the limit: the shard that holds the merge back at the frontier reads on, or the page ends there.
+    if (held.scanned >= perShardBudget) return { items, after: held.next![plan.sortAttribute], scanned: scanned() };
     const more = await readShard(options, plan.shards[blocker!], held.next!, Math.max(share, limit - items.length), perShardBudget - held.scanned);
     held.items.push(...more.items);
     held.next = more.next;

@@ -7,8 +7,8 @@ const list = (body: unknown) => api.post('/api/db/reaction/list', body);
 const SECRET = 'known-to-the-forger';
 
 /** A cursor as the service would sign it: what someone holding (or guessing) the key can make. */
-function forge(key: string, filters: unknown, orderBy: unknown, positions: unknown[]): string {
-  const payload = Buffer.from(JSON.stringify({ m: 'reaction', q: queryFingerprint(filters, orderBy), p: positions })).toString('base64url');
+function forge(key: string, filters: unknown, orderBy: unknown, position: object): string {
+  const payload = Buffer.from(JSON.stringify({ m: 'reaction', q: queryFingerprint(filters, orderBy), ...position })).toString('base64url');
   return `${payload}.${createHmac('sha256', key).update(payload).digest('base64url')}`;
 }
 
@@ -22,28 +22,38 @@ describe('cursors the service did not issue for this query are 400 invalid_curso
   });
 
   test('without CURSOR_SECRET, a cursor signed with a key derived from the table name is refused', async () => {
-    const r = await list({ cursor: forge(`recordgate-cursor:${process.env.TABLE_NAME}`, undefined, undefined, [{ pk: 'reaction#0', sk: 'a2' }]) });
+    const r = await list({ cursor: forge(`recordgate-cursor:${process.env.TABLE_NAME}`, undefined, undefined, { k: { sk: 'a2' } }) });
     expect(r.status).toBe(400);
     expect(r.body.data.error).toBe('invalid_cursor');
   });
 
   test.each([
-    ['a start key outside the id range of the filter', { id: { $lt: 'a3' } }, undefined, [{ pk: 'reaction#0', sk: 'zzz' }]],
-    ["another model's partition", undefined, undefined, [{ pk: 'onebot_rule#0', sk: 'a1' }]],
-    ['an extra attribute', undefined, undefined, [{ pk: 'reaction#0', sk: 'a1', d: 'x' }]],
-    ['an index read without its index keys', undefined, 'content', [{ pk: 'reaction#0', sk: 'a1' }]],
-    ['an index key of another record', undefined, 'content', [{ pk: 'reaction#0', sk: 'a1', g2pk: 'reaction#content#0', g2sk: '"c4\u0000a4' }]],
-    [
-      "an index key outside the filter's range",
-      { content: { $gte: 'c3' } },
-      'content',
-      [{ pk: 'reaction#0', sk: 'a1', g2pk: 'reaction#content#0', g2sk: '"c1\u0000a1' }],
-    ],
+    ['a start key outside the id range of the filter', { id: { $lt: 'a3' } }, undefined, { k: { sk: 'zzz' } }],
+    ['an extra attribute', undefined, undefined, { k: { sk: 'a1', d: 'x' } }],
+    ['a table key for an index read', undefined, 'content', { k: { sk: 'a1' } }],
+    ['an index key without its id', undefined, 'content', { k: { g2sk: '"c4\u0000' } }],
+    ["an index key outside the filter's range", { content: { $gte: 'c3' } }, 'content', { k: { g2sk: '"c1\u0000a1' } }],
+    ['a position per shard, as cursors were before 2026-11-24', undefined, undefined, { p: [{ pk: 'reaction#0', sk: 'a2' }] }],
   ])('signed with the real key, %s', async (_, filters, orderBy, positions) => {
     process.env.CURSOR_SECRET = SECRET;
     const r = await list({ filters, order_by: orderBy, cursor: forge(SECRET, filters, orderBy, positions) });
     expect(r.status).toBe(400);
     expect(r.body.data).toMatchObject({ error: 'invalid_cursor', details: [{ path: 'cursor' }] });
+  });
+
+  test('a cursor of the earlier per-shard format says so, rather than resuming from a guess', async () => {
+    process.env.CURSOR_SECRET = SECRET;
+    const r = await list({ cursor: forge(SECRET, undefined, undefined, { p: [{ pk: 'reaction#0', sk: 'a2' }] }) });
+    expect(r.status).toBe(400);
+    expect(r.body.message).toMatch(/earlier version.*list again without a cursor/);
+    expect(r.body.data).toMatchObject({ error: 'invalid_cursor', details: [{ path: 'cursor' }] });
+  });
+
+  test('a position no record holds any more still resumes at its place', async () => {
+    process.env.CURSOR_SECRET = SECRET;
+    const r = await list({ order_by: 'content', cursor: forge(SECRET, undefined, 'content', { k: { g2sk: '"c2\u0000gone' } }) });
+    expect(r.status).toBe(200);
+    expect(r.body.data.items.map((i: { id: string }) => i.id)).toEqual(['a3', 'a4', 'a5']);
   });
 
   test('a cursor the service issued still pages on', async () => {

@@ -96,6 +96,10 @@ test('a page reads about its own size, not a full page from every shard', async 
   expect(page.items).toHaveLength(50);
   expect(page.scanned).toBeGreaterThanOrEqual(50);
   expect(page.scanned).toBeLessThanOrEqual(100);
+  // A later page resumes every shard from the cursor's one position and reads no more.
+  const second = await listRecords(note, { limit: 50, cursor: page.next_cursor! });
+  expect(second.items).toHaveLength(50);
+  expect(second.scanned).toBeLessThanOrEqual(100);
   const byIndex = await listRecords(note, { limit: 40, order_by: 'rank' });
   expect(byIndex.items).toHaveLength(40);
   expect(byIndex.scanned).toBeLessThanOrEqual(80);

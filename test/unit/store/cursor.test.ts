@@ -1,18 +1,16 @@
+import { createHmac } from 'node:crypto';
 import { decodeCursor, decodeResumeCursor, encodeCursor, encodeResumeCursor, queryFingerprint } from '../../../shared/store/cursor';
 import { InvalidCursor } from '../../../shared/store/errors';
 import { parseFilter } from '../../../shared/store/filter/parse';
-import { partitionKey, shardOf } from '../../../shared/store/keys';
+import { indexSortKey, shardOf } from '../../../shared/store/keys';
 import { ID_ORDER, parseOrder, planAccess } from '../../../shared/store/plan';
 import { noteModel } from '../../support/models';
 
 const note = noteModel('note', 2);
 const other = noteModel('other', 2);
 const plan = planAccess(note, parseFilter(note, {}), ID_ORDER);
+const byTitle = planAccess(note, parseFilter(note, {}), parseOrder(note, 'title'));
 const fingerprint = queryFingerprint({}, undefined);
-
-/** An id that lands in the given shard, and the position of a page that stopped at it. */
-const idIn = (shard: number) => ['a', 'b', 'c', 'd', 'e', 'f'].find((id) => shardOf(note, id) === shard)!;
-const stoppedAt = (shard: number) => ({ pk: partitionKey(note, shard), sk: idIn(shard) });
 
 /** The payload of a cursor, re-signed by no one: what a caller who edits it sends. */
 function edited(cursor: string, change: (payload: Record<string, unknown>) => void): string {
@@ -22,24 +20,40 @@ function edited(cursor: string, change: (payload: Record<string, unknown>) => vo
   return `${Buffer.from(JSON.stringify(decoded)).toString('base64url')}.${mac}`;
 }
 
-test('a cursor gives back the positions it was made of: a key, the start, or an exhausted shard', async () => {
-  const cursor = (await encodeCursor(note, fingerprint, [stoppedAt(0), null]))!;
-  expect(await decodeCursor(cursor, note, fingerprint, plan)).toEqual([stoppedAt(0), null]);
-  const fromStart = (await encodeCursor(note, fingerprint, [undefined, stoppedAt(1)]))!;
-  expect(await decodeCursor(fromStart, note, fingerprint, plan)).toEqual([undefined, stoppedAt(1)]);
+const KEY = 'unit-test-cursor-key';
+
+/** A payload signed with the service's key: what someone holding the key could make. */
+function signed(payload: object): string {
+  process.env.CURSOR_SECRET = KEY;
+  const text = Buffer.from(JSON.stringify(payload)).toString('base64url');
+  return `${text}.${createHmac('sha256', KEY).update(text).digest('base64url')}`;
+}
+
+afterEach(() => {
+  delete process.env.CURSOR_SECRET;
 });
 
-test('no cursor once every shard is exhausted', async () => {
-  expect(await encodeCursor(note, fingerprint, [null, null])).toBeNull();
+test('a cursor gives back the one position every shard resumes after', async () => {
+  const cursor = await encodeCursor(note, fingerprint, plan, 'n7');
+  expect(await decodeCursor(cursor, note, fingerprint, plan)).toBe('n7');
+  const onIndex = await encodeCursor(note, fingerprint, byTitle, indexSortKey('a title', 'n7'));
+  expect(await decodeCursor(onIndex, note, fingerprint, byTitle)).toBe(indexSortKey('a title', 'n7'));
+});
+
+test('the position names no shard: it is the same whichever shard the record lives in', async () => {
+  const ids = ['a', 'b', 'c', 'd', 'e', 'f'];
+  expect(new Set(ids.map((id) => shardOf(note, id))).size).toBe(2);
+  const payload = (cursor: string) => JSON.parse(Buffer.from(cursor.split('.')[0], 'base64url').toString('utf8'));
+  for (const id of ids) expect(payload(await encodeCursor(note, fingerprint, plan, id))).toEqual({ m: 'note', q: fingerprint, k: { sk: id } });
 });
 
 test("an edited payload, a cut signature or extra parts are not this service's cursor", async () => {
-  const cursor = (await encodeCursor(note, fingerprint, [stoppedAt(0), null]))!;
+  const cursor = await encodeCursor(note, fingerprint, plan, 'n7');
   const refused = /not one this service issued/;
   await expect(
     decodeCursor(
       edited(cursor, (p) => {
-        (p.p as unknown[])[1] = {};
+        p.k = { sk: 'n9' };
       }),
       note,
       fingerprint,
@@ -52,23 +66,47 @@ test("an edited payload, a cut signature or extra parts are not this service's c
 });
 
 test('a cursor is bound to its model and to its request', async () => {
-  const cursor = (await encodeCursor(note, fingerprint, [stoppedAt(0), null]))!;
+  const cursor = await encodeCursor(note, fingerprint, plan, 'n7');
   await expect(decodeCursor(cursor, other, fingerprint, plan)).rejects.toThrow('The cursor belongs to another model than other');
   await expect(decodeCursor(cursor, note, queryFingerprint({ done: true }, undefined), plan)).rejects.toThrow(/issued for another request/);
 });
 
-test('a position this query could not have stopped at does not fit', async () => {
-  const wrongShard = (await encodeCursor(note, fingerprint, [stoppedAt(1), null]))!;
-  await expect(decodeCursor(wrongShard, note, fingerprint, plan)).rejects.toThrow('The cursor does not fit this query');
-  const byTitle = planAccess(note, parseFilter(note, {}), parseOrder(note, 'title'));
-  const baseKeysOnly = (await encodeCursor(note, fingerprint, [stoppedAt(0), null]))!;
-  await expect(decodeCursor(baseKeysOnly, note, fingerprint, byTitle)).rejects.toThrow('The cursor does not fit this query');
+describe('a signed position this query could not have stopped at does not fit', () => {
+  const doesNotFit = 'The cursor does not fit this query';
+  test.each([
+    ['an id position on an index read', { sk: 'n7' }, byTitle],
+    ['an index position on a read by id', { g2sk: indexSortKey('t', 'n7') }, plan],
+    ['a position under another index', { g1sk: indexSortKey(3, 'n7') }, byTitle],
+    ['an empty id', { sk: '' }, plan],
+    ['two attributes', { sk: 'n7', pk: 'note#0' }, plan],
+    ['no attribute', {}, plan],
+    ['an index key without its id', { g2sk: `"t\u0000` }, byTitle],
+    ['an index key without its value', { g2sk: '\u0000n7' }, byTitle],
+    ['an index key with no value end at all', { g2sk: '"t' }, byTitle],
+    ['a number where a key goes', { sk: 7 }, plan],
+  ])('%s', async (_, k, against) => {
+    const cursor = signed({ m: 'note', q: fingerprint, k });
+    await expect(decodeCursor(cursor, note, fingerprint, against)).rejects.toThrow(doesNotFit);
+  });
+});
+
+test('a cursor of the earlier per-shard format is refused with a clear message, not read as a position', async () => {
+  const old = signed({ m: 'note', q: fingerprint, p: [{ pk: 'note#0', sk: 'a' }, null] });
+  await expect(decodeCursor(old, note, fingerprint, plan)).rejects.toThrow(/earlier version of the service.*list again without a cursor/);
 });
 
 test('a resume cursor goes on after the record it names, and is not a list cursor', async () => {
   const resume = await encodeResumeCursor(note, fingerprint, 'n7');
   expect(await decodeResumeCursor(resume, note, fingerprint)).toBe('n7');
   await expect(decodeCursor(resume, note, fingerprint, plan)).rejects.toThrow('The cursor does not fit this query');
-  const list = (await encodeCursor(note, fingerprint, [stoppedAt(0), null]))!;
+  const list = await encodeCursor(note, fingerprint, plan, 'n7');
   await expect(decodeResumeCursor(list, note, fingerprint)).rejects.toThrow('The cursor does not fit this request');
+});
+
+test("every shard resumes from a key shaped like its own LastEvaluatedKey, the id's own shard from the record's key", () => {
+  expect(plan.startKey(1, 'n7')).toEqual({ pk: 'note#1', sk: 'n7' });
+  const after = indexSortKey('a title', 'n7');
+  const home = shardOf(note, 'n7');
+  expect(byTitle.startKey(home, after)).toEqual({ pk: `note#${home}`, sk: 'n7', g2pk: `note#title#${home}`, g2sk: after });
+  expect(byTitle.startKey(1 - home, after)).toEqual({ pk: `note#${1 - home}`, sk: 'n7', g2pk: `note#title#${1 - home}`, g2sk: after });
 });

@@ -8,12 +8,7 @@ import { getOneRead } from './params';
 /** The first matching record in id order, or RecordNotFound. */
 export async function getOneRecord(model: Model, request: GetOneRequest): Promise<ApiRecord> {
   const options = getOneRead(model, request);
-  const page = await readPage(
-    options,
-    1,
-    options.plan.shards.map(() => undefined),
-    Infinity,
-  );
+  const page = await readPage(options, 1, undefined, Infinity);
   if (page.items.length === 0) throw new RecordNotFound(model.name);
   return toRecord(page.items[0], request.fields);
 }

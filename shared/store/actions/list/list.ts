@@ -2,7 +2,7 @@ import { LIMITS } from '../../../limits';
 import type { Model } from '../../../models/define';
 import { decodeCursor, encodeCursor } from '../../cursor';
 import { InvalidCursor } from '../../errors';
-import { readPage, type Position } from '../../query';
+import { readPage } from '../../query';
 import { toRecord } from '../../record';
 import type { ListAnswer, ListRequest } from '../../types';
 import { listRead } from './params';
@@ -10,11 +10,9 @@ import { listRead } from './params';
 /** One page in the requested order, with the cursor of the next. */
 export async function listRecords(model: Model, request: ListRequest): Promise<ListAnswer> {
   const { options, fingerprint } = listRead(model, request);
-  const positions: Position[] = request.cursor
-    ? await decodeCursor(request.cursor, model, fingerprint, options.plan)
-    : options.plan.shards.map(() => undefined);
+  const after = request.cursor ? await decodeCursor(request.cursor, model, fingerprint, options.plan) : undefined;
   const limit = request.limit ?? LIMITS.defaultPageSize;
-  const page = await readPage(options, limit, positions, LIMITS.maxScannedPerRequest).catch((error: unknown) => {
+  const page = await readPage(options, limit, after, LIMITS.maxScannedPerRequest).catch((error: unknown) => {
     // The last word on a start key is DynamoDB's: one outside the query is a bad cursor, not an internal error.
     const e = error as { name?: string; message?: string };
     if (request.cursor && e.name === 'ValidationException' && /starting key/i.test(e.message ?? '')) {
@@ -24,7 +22,7 @@ export async function listRecords(model: Model, request: ListRequest): Promise<L
   });
   return {
     items: page.items.map((item) => toRecord(item, request.fields)),
-    next_cursor: await encodeCursor(model, fingerprint, page.positions),
+    next_cursor: page.after === null ? null : await encodeCursor(model, fingerprint, options.plan, page.after),
     scanned: page.scanned,
   };
 }
