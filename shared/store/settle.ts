@@ -1,17 +1,23 @@
 import type { Model } from '../models/define';
 import { encodeResumeCursor } from './cursor';
 import { PartialWrite, type BulkCounts } from './errors';
-import type { Item } from './query';
+import type { Matched } from './match';
 import type { BulkGuard, DeleteAnswer, UpdateAnswer } from './types';
 
 /**
  * null when every matched record was reached; else a cursor that goes on after the last one
  * reached (or from where this call began, when the deadline came before any write).
  */
-export async function resumeCursor(model: Model, fingerprint: string, request: BulkGuard, items: Item[], reached: number): Promise<string | null> {
+export async function resumeCursor(
+  model: Model,
+  fingerprint: string,
+  request: BulkGuard,
+  { items, operation }: Matched,
+  reached: number,
+): Promise<string | null> {
   if (reached === items.length) return null;
-  if (reached > 0) return encodeResumeCursor(model, fingerprint, items[reached - 1].id as string);
-  return request.cursor ?? encodeResumeCursor(model, fingerprint, '');
+  if (reached > 0) return encodeResumeCursor(model, fingerprint, { after: items[reached - 1].id as string, operation });
+  return request.cursor ?? encodeResumeCursor(model, fingerprint, { after: '', operation });
 }
 
 type Answers = { updated: UpdateAnswer; deleted: DeleteAnswer };

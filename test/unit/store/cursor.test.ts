@@ -66,8 +66,8 @@ test('a position this query could not have stopped at does not fit', async () =>
 });
 
 test('a resume cursor goes on after the record it names, and is not a list cursor', async () => {
-  const resume = await encodeResumeCursor(note, fingerprint, 'n7');
-  expect(await decodeResumeCursor(resume, note, fingerprint)).toBe('n7');
+  const resume = await encodeResumeCursor(note, fingerprint, { after: 'n7', operation: 'op-1' });
+  expect(await decodeResumeCursor(resume, note, fingerprint)).toEqual({ after: 'n7', operation: 'op-1' });
   await expect(decodeCursor(resume, note, fingerprint, plan)).rejects.toThrow('The cursor does not fit this query');
   const list = (await encodeCursor(note, fingerprint, [stoppedAt(0), null]))!;
   await expect(decodeResumeCursor(list, note, fingerprint)).rejects.toThrow('The cursor does not fit this request');
