@@ -103,10 +103,14 @@ export function classify(error: unknown): ApiError {
   return new ApiError('internal', 'Internal error; it has been logged');
 }
 
+/** The error envelope of a classified error, not logged. */
+export const errorAnswer = (apiError: ApiError): HttpResult =>
+  jsonResult(apiError.status, failure(apiError.code, apiError.message, apiError.extra), apiError.headers);
+
 export function errorResult(thrown: unknown): HttpResult {
   const apiError = classify(thrown);
   // A store error that wraps another logs that one: the SDK's name and stack are what a person needs.
   const error = thrown instanceof StoreError && thrown.cause !== undefined ? thrown.cause : thrown;
   if (apiError.status >= 500) log.error(apiError.code, causeOf(error, { stack: true }));
-  return jsonResult(apiError.status, failure(apiError.code, apiError.message, apiError.extra), apiError.headers);
+  return errorAnswer(apiError);
 }
