@@ -90,7 +90,8 @@ export async function decodeCursor(cursor: string, model: Model, fingerprint: st
 /** Where a bulk write goes on: after the record `after` in id order ('' = from the first), as part of the bulk operation `operation`. */
 export interface Resume {
   after: string;
-  operation: string;
+  /** Absent in cursors issued before operations were named: such a call begins an operation of its own. */
+  operation?: string;
 }
 
 /**
@@ -102,7 +103,7 @@ export const encodeResumeCursor = (model: Model, fingerprint: string, { after, o
   sealed({ m: model.name, q: fingerprint, a: after, o: operation });
 
 export async function decodeResumeCursor(cursor: string, model: Model, fingerprint: string): Promise<Resume> {
-  const parsed = z.strictObject({ m: z.string(), q: z.string(), a: z.string(), o: z.string() }).safeParse(await openCursor(cursor, model, fingerprint));
+  const parsed = z.strictObject({ m: z.string(), q: z.string(), a: z.string(), o: z.optional(z.string()) }).safeParse(await openCursor(cursor, model, fingerprint));
   if (!parsed.success) throw refuse('The cursor does not fit this request');
   return { after: parsed.data.a, operation: parsed.data.o };
 }

@@ -28,7 +28,7 @@ export async function matchForWrite(model: Model, guard: BulkGuard, fingerprint:
   let operation = newWriteToken();
   if (guard.cursor !== undefined) {
     const resume = await decodeResumeCursor(guard.cursor, model, fingerprint);
-    operation = resume.operation;
+    operation = resume.operation ?? operation;
     filter = { kind: 'and', items: [filter, { kind: 'compare', field: 'id', path: ['id'], op: 'gt', operands: [resume.after] }] };
   }
   const maxAffected = guard.max_affected ?? LIMITS.maxAffected;

@@ -12,7 +12,7 @@ export async function resumeCursor(
   model: Model,
   fingerprint: string,
   request: BulkGuard,
-  { items, operation }: Matched,
+  { items, operation }: Pick<Matched, 'items' | 'operation'>,
   reached: number,
 ): Promise<string | null> {
   if (reached === items.length) return null;

@@ -72,3 +72,12 @@ test('a resume cursor goes on after the record it names, and is not a list curso
   const list = (await encodeCursor(note, fingerprint, [stoppedAt(0), null]))!;
   await expect(decodeResumeCursor(list, note, fingerprint)).rejects.toThrow('The cursor does not fit this request');
 });
+
+test('a resume cursor issued before bulk operations were named still resumes, as an operation of its own', async () => {
+  const { createHmac } = await import('node:crypto');
+  process.env.CURSOR_SECRET = 'unit-cursor-key';
+  const payload = Buffer.from(JSON.stringify({ m: note.name, q: fingerprint, a: 'n7' })).toString('base64url');
+  const older = `${payload}.${createHmac('sha256', 'unit-cursor-key').update(payload).digest('base64url')}`;
+  expect(await decodeResumeCursor(older, note, fingerprint)).toEqual({ after: 'n7' });
+  delete process.env.CURSOR_SECRET;
+});
