@@ -19,6 +19,7 @@ export const ERROR_STATUS = {
   method_not_allowed: 405,
   conflict: 409,
   too_many_matches: 409,
+  record_busy: 409,
   idempotency_in_flight: 409,
   idempotency_answer_not_kept: 409,
   payload_too_large: 413,

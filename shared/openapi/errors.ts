@@ -17,6 +17,7 @@ export const ERROR_MEANING: Record<ErrorCode, string> = {
   method_not_allowed: 'The path exists with another method (Allow header)',
   conflict: 'create of an id that exists; nothing is written',
   too_many_matches: 'More records match than max_affected; nothing changes',
+  record_busy: 'Other writers kept changing the record (data.id) until this request ran out of time; this request wrote nothing, retry after Retry-After',
   idempotency_in_flight: 'A request with the same Idempotency-Key is still running; nothing was done, retry after Retry-After',
   idempotency_answer_not_kept: "The Idempotency-Key's first request finished (data.first_status) but its answer was too large to keep; nothing was done again",
   idempotency_key_reused: 'The Idempotency-Key was used for a different request (route, model or body); nothing was done',

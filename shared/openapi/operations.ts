@@ -163,7 +163,7 @@ export const RECORD_OPERATIONS: Record<'create' | 'get_one' | 'list' | 'count' |
           : {},
       },
       success: { status: 200, description: 'How many changed', data: updateAnswerSchema },
-      errors: [...BODY_ERRORS, ...FILTER_ERRORS, 'forbidden', 'empty_filter', 'too_many_matches', 'validation_error', ...IDEMPOTENCY_ERRORS],
+      errors: [...BODY_ERRORS, ...FILTER_ERRORS, 'forbidden', 'empty_filter', 'too_many_matches', 'record_busy', 'validation_error', ...IDEMPOTENCY_ERRORS],
       ...IDEMPOTENT,
     };
   },

@@ -6,7 +6,7 @@ import { queryFingerprint } from '../../cursor';
 import { beforeCutoff } from '../../deadline';
 import { matchForWrite } from '../../match';
 import { mapPool } from '../../pool';
-import { resumeCursor, settle } from '../../settle';
+import { settle } from '../../settle';
 import type { BulkGuard, DeleteAnswer } from '../../types';
 import { currentItem, isConditionFailure, wasRetried } from '../../write-token';
 import { deleteParams } from './params';
@@ -31,5 +31,5 @@ export async function deleteRecords(model: Model, request: BulkGuard, deadline =
     },
     beforeCutoff(deadline),
   );
-  return settle(results, 'deleted', items.length, await resumeCursor(model, fingerprint, request, matched, results.length));
+  return settle('deleted', results, matched, { model, fingerprint, request });
 }

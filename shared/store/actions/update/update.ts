@@ -12,7 +12,7 @@ import { checkItemSize } from '../../item-size';
 import { matchForWrite, type Matched } from '../../match';
 import { mapPool } from '../../pool';
 import type { Item } from '../../query';
-import { resumeCursor, settle } from '../../settle';
+import { settle } from '../../settle';
 import type { UpdateAnswer, UpdateRequest } from '../../types';
 import { isConditionFailure, landed, operationWriteToken, writtenBy } from '../../write-token';
 import { mergedData, updatedItem } from './merge';
@@ -60,6 +60,7 @@ async function updateOne(
   first: Item,
   firstData: Record<string, unknown>,
   values: Record<string, unknown>,
+  deadline: number,
 ): Promise<boolean> {
   const id = first.id as string;
   let item: Item | undefined = first;
@@ -74,7 +75,7 @@ async function updateOne(
       if (!isConditionFailure(error)) throw error;
       if (await landed(error, model, id, writeToken)) return true;
     }
-    await awaitTurn(attempt, id);
+    await awaitTurn(attempt, id, deadline);
     item = (await db().send(new QueryCommand(rereadParams(model, filter, id)))).Items?.[0] as Item | undefined;
     if (item) {
       const result = updatedData(model, item, values);
@@ -98,8 +99,8 @@ export async function updateRecords(model: Model, request: UpdateRequest, deadli
   const results = await mapPool(
     items,
     LIMITS.writeConcurrency,
-    (item) => updateOne(model, matched, item, updates.get(item.id as string)!, request.values),
+    (item) => updateOne(model, matched, item, updates.get(item.id as string)!, request.values, deadline),
     beforeCutoff(deadline),
   );
-  return settle(results, 'updated', items.length, await resumeCursor(model, fingerprint, request, matched, results.length));
+  return settle('updated', results, matched, { model, fingerprint, request });
 }
