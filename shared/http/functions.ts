@@ -51,8 +51,9 @@ export interface EventFunction extends Deployed {
 
 const QUERY = ['dynamodb:Query'] as const;
 const HEALTH = ['dynamodb:GetItem', 'dynamodb:Query'] as const;
-// A write whose answer was lost is recognised by reading the item back (shared/store/write-token.ts),
-// and a batch that conflicts removes the records it wrote again.
+// A write whose answer was lost is recognised by reading the item back (shared/store/write-token.ts);
+// a batch is one TransactWriteItems of Puts, which IAM governs as PutItem; DeleteItem gives an
+// idempotency key back (see IDEMPOTENCY_KEYS).
 const CREATE = ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:DeleteItem'] as const;
 // An idempotency key is claimed and kept with PutItem, read with GetItem, given back with DeleteItem.
 const IDEMPOTENCY_KEYS = ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:DeleteItem'] as const;

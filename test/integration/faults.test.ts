@@ -190,11 +190,11 @@ describe('bulk writes that give up part way', () => {
     expect((await tableSnapshot()).filter((i) => ids.includes(i.id as string))).toEqual([]);
   }, 30_000);
 
-  test('a batch create that cannot write one record removes the others again: 503 and nothing stored', async () => {
+  test('a batch create whose transaction keeps failing is 503 and stores nothing', async () => {
     const before = await tableSnapshot();
     const batch = ['b-0', 'b-1', 'b-2', 'b-3'];
     const { result } = await withFaults(
-      (c) => (c.command === 'PutItem' && c.id === 'b-2' ? { kind: 'internal' } : undefined),
+      (c) => (c.command === 'TransactWriteItems' ? { kind: 'internal' } : undefined),
       () => api.post(reaction('create'), { data: batch.map((_, i) => ({ user_id: i, content: 'batch' })), ids: batch }),
     );
     expect(result.status).toBe(503);
@@ -236,6 +236,17 @@ describe('answers lost after DynamoDB applied the write', () => {
     expect(result.status).toBe(200);
     expect(result.body.data).toEqual({ deleted: 1, matched: 1, skipped: 0, complete: true, next_cursor: null });
     expect((await tableSnapshot()).filter((i) => i.id === 'lost-delete')).toEqual([]);
+  });
+
+  test('a batch create is 201 and stored once, not a 409 against its own first attempt', async () => {
+    const batch = ['lost-b0', 'lost-b1', 'lost-b2'];
+    const { result, calls } = await withFaults(lostOnce('TransactWriteItems'), () =>
+      api.post(reaction('create'), { data: batch.map((_, i) => ({ user_id: i, content: 'lost-batch' })), ids: batch }),
+    );
+    expect(result.status).toBe(201);
+    expect(attemptsOf(calls, 'TransactWriteItems')).toBe(2);
+    const stored = (await tableSnapshot()).filter((i) => batch.includes(i.id as string));
+    expect(stored.map((i) => [i.id, i._version])).toEqual(batch.map((id) => [id, 1]));
   });
 
   test("a create that meets someone else's record on a retry is still a 409", async () => {

@@ -100,12 +100,12 @@ test.each([
   ],
   [new EmptyFilter(), 400, { error: 'empty_filter', details: [{ path: 'filters', message: 'empty filter without allow_all' }] }],
   [new RecordNotFound('note'), 404, { error: 'not_found', model: 'note' }],
-  [new RecordExists('note', ['a'], ['b']), 409, { error: 'conflict', ids: ['a'], created: ['b'] }],
+  [new RecordExists('note', ['a']), 409, { error: 'conflict', ids: ['a'] }],
   [new RepeatedIds(['a']), 409, { error: 'conflict', ids: ['a'] }],
   [new TooManyMatches(2), 409, { error: 'too_many_matches', max_affected: 2, matched_at_least: 3 }],
   [new ItemTooLarge('a', 500_000, 409_600), 413, { error: 'payload_too_large', id: 'a', item_bytes: 500_000, max_item_bytes: 409_600 }],
   [new RecordBusy('a'), 409, { error: 'record_busy', id: 'a' }],
-  [new BatchOutOfTime([]), 503, { error: 'database_unavailable' }],
+  [new BatchOutOfTime(), 503, { error: 'database_unavailable' }],
   [new TableUnreachable(new Error('connect ECONNREFUSED')), 503, { error: 'database_unavailable', database: 'unavailable' }],
 ])('the registry answers %p with %i', (error, status, data) => {
   const result = errorResult(error);
