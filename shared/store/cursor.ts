@@ -103,7 +103,9 @@ export const encodeResumeCursor = (model: Model, fingerprint: string, { after, o
   sealed({ m: model.name, q: fingerprint, a: after, o: operation });
 
 export async function decodeResumeCursor(cursor: string, model: Model, fingerprint: string): Promise<Resume> {
-  const parsed = z.strictObject({ m: z.string(), q: z.string(), a: z.string(), o: z.optional(z.string()) }).safeParse(await openCursor(cursor, model, fingerprint));
+  const parsed = z
+    .strictObject({ m: z.string(), q: z.string(), a: z.string(), o: z.optional(z.string()) })
+    .safeParse(await openCursor(cursor, model, fingerprint));
   if (!parsed.success) throw refuse('The cursor does not fit this request');
   return { after: parsed.data.a, operation: parsed.data.o };
 }

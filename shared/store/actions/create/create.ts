@@ -77,7 +77,7 @@ async function putAll(model: Model, items: Item[]): Promise<void> {
       throw new RecordExists(model.name, conflicts);
     }
     // Another transaction held one of the items: nothing was written, and a retry may pass.
-    const busy = reasons.findIndex((r) => r === 'TransactionConflict');
+    const busy = reasons.indexOf('TransactionConflict');
     if (busy >= 0) throw new RecordBusy(items[busy].id as string);
     throw new TableUnreachable(error);
   }
