@@ -44,6 +44,15 @@ export const LIMITS = {
   maxFields: 100,
   /** Characters of a `cursor` sent back (the ones the service issues stay far below it). */
   maxCursorLength: 8192,
+  /** Characters of an Idempotency-Key header (the IETF draft leaves it to the server; Stripe takes 255). */
+  maxIdempotencyKeyLength: 255,
+  /** How long a finished request's answer is replayed for its Idempotency-Key (the draft and Stripe: at least 24 h). */
+  idempotencyKeepSeconds: 24 * 60 * 60,
+  /**
+   * Bytes of an answer kept for replay: the key's item must stay within DynamoDB's 400 KB with
+   * its other attributes. A larger answer is not kept; its key still stops a second write.
+   */
+  maxReplayedAnswerBytes: 350 * 1024,
   /** Partition keys one model may spread over (`shards` in its definition). */
   maxShards: 64,
   /** Nesting of record data: DynamoDB stores documents 32 levels deep, and the data sits one level down in the item. */

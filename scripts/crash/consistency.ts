@@ -44,5 +44,9 @@ export async function checkConsistency(url: string, ledger: Ledger, indexed: Rea
     const state = (byId.get(id)?.content as string | undefined) ?? null;
     if (!states.has(state)) problems.push(`record ${id} is ${JSON.stringify(state)}, its writer was told ${JSON.stringify([...states])}`);
   }
+  for (const ids of ledger.openBatches) {
+    const stored = ids.filter((id) => byId.has(id));
+    if (stored.length > 0 && stored.length < ids.length) problems.push(`batch ${ids[0]}..: ${stored.length} of ${ids.length} records stored`);
+  }
   return { records: records.length, problems };
 }

@@ -8,6 +8,8 @@ import { call, ServerGone } from './client';
  */
 export class Ledger {
   readonly possible = new Map<string, Set<string | null>>();
+  /** Batches whose create was never answered: each must be stored whole or not at all. */
+  readonly openBatches = new Set<ReadonlyArray<string>>();
 
   begin(id: string, next: string | null): void {
     const states = this.possible.get(id) ?? new Set<string | null>([null]);
@@ -47,8 +49,10 @@ export async function runWriters(options: WorkloadOptions): Promise<number> {
         } else if (roll < 0.55) {
           const ids = [0, 1, 2, 3, 4].map((i) => `${tag}-b${i}`);
           for (const id of ids) options.ledger.begin(id, `v0-${id}`);
+          options.ledger.openBatches.add(ids);
           const answer = await call(options.url, 'reaction/create', { ids, data: ids.map((id) => ({ user_id: w, content: `v0-${id}` })) });
           if (answer.status !== 201) throw new Error(`batch ${tag}: ${answer.status} ${JSON.stringify(answer.data)}`);
+          options.ledger.openBatches.delete(ids);
           for (const id of ids) options.ledger.settle(id, `v0-${id}`);
           own.push(...ids);
         } else if (roll < 0.9) {

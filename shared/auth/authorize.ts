@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { inLambda, jwtScopePrefix } from '../config';
 import { ApiError } from '../http/errors';
@@ -11,6 +12,8 @@ export interface Caller {
   scopes: ReadonlySet<Scope>;
   /** `loopback`: no token is configured and the request came from this machine (local open mode). */
   via: 'token' | 'loopback' | 'jwt';
+  /** Who it is, as far as the credential tells: what a caller's idempotency keys are kept under. Never the token itself. */
+  subject: string;
 }
 
 interface JwtContext {
@@ -32,8 +35,10 @@ function jwtCaller(event: APIGatewayProxyEventV2): Caller | undefined {
     .filter((s) => s.startsWith(prefix))
     .map((s) => scopeSchema.safeParse(s.slice(prefix.length)))
     .flatMap((r) => (r.success ? [r.data] : []));
-  return { scopes: new Set(scopes), via: 'jwt' };
+  return { scopes: new Set(scopes), via: 'jwt', subject: `jwt:${digest(`${String(jwt.claims?.iss ?? '')} ${String(jwt.claims?.sub ?? '')}`)}` };
 }
+
+const digest = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 32);
 
 const EVERY_SCOPE: ReadonlySet<Scope> = new Set(scopeSchema.options);
 
@@ -61,14 +66,14 @@ export async function authenticate(event: APIGatewayProxyEventV2): Promise<Calle
   const table = await loadTokenTable();
   if (!table) {
     if (inLambda()) throw unauthorized('No API token is configured for this deployment; every request is refused');
-    if (isLoopback(event.requestContext?.http?.sourceIp)) return { scopes: EVERY_SCOPE, via: 'loopback' };
+    if (isLoopback(event.requestContext?.http?.sourceIp)) return { scopes: EVERY_SCOPE, via: 'loopback', subject: 'loopback' };
     throw unauthorized('No API token is configured: this server answers loopback clients only');
   }
   const token = bearerToken(event.headers);
   if (token === undefined) throw unauthorized('Authentication required: send Authorization: Bearer <token>');
   const scopes = scopesOf(table, token);
   if (!scopes) throw unauthorized('The bearer token is not valid', 'Bearer error="invalid_token"');
-  return { scopes, via: 'token' };
+  return { scopes, via: 'token', subject: `token:${digest(token)}` };
 }
 
 export function requireScope(caller: Caller, scope: Scope): void {

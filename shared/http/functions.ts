@@ -40,6 +40,8 @@ export interface HttpFunction extends Deployed {
   tag: ServiceTag | 'model';
   /** A tighter limit on each of its routes than the stage's. */
   throttle?: Throttle;
+  /** It takes an Idempotency-Key (shared/http/middleware/idempotency.ts), kept in the table: needs IDEMPOTENCY_KEYS' actions. */
+  idempotent?: true;
 }
 
 /** A function invoked by AWS itself, with no route. */
@@ -49,9 +51,12 @@ export interface EventFunction extends Deployed {
 
 const QUERY = ['dynamodb:Query'] as const;
 const HEALTH = ['dynamodb:GetItem', 'dynamodb:Query'] as const;
-// A write whose answer was lost is recognised by reading the item back (shared/store/write-token.ts),
-// and a batch that conflicts removes the records it wrote again.
+// A write whose answer was lost is recognised by reading the item back (shared/store/write-token.ts);
+// a batch is one TransactWriteItems of Puts, which IAM governs as PutItem; DeleteItem gives an
+// idempotency key back (see IDEMPOTENCY_KEYS).
 const CREATE = ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:DeleteItem'] as const;
+// An idempotency key is claimed and kept with PutItem, read with GetItem, given back with DeleteItem.
+const IDEMPOTENCY_KEYS = ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:DeleteItem'] as const;
 // Events are created, rules listed, and bot status created or updated.
 const ONEBOT = [...CREATE, 'dynamodb:Query', 'dynamodb:UpdateItem'] as const;
 
@@ -62,7 +67,17 @@ const ONEBOT = [...CREATE, 'dynamodb:Query', 'dynamodb:UpdateItem'] as const;
 const DESCRIPTORS = {
   models: { trigger: 'http', scope: 'read', body: 'none', writes: false, tag: 'service', table: [], secrets: [], lambda: FUNCTION_SETTINGS },
   health: { trigger: 'http', scope: 'public', body: 'none', writes: false, tag: 'service', table: HEALTH, secrets: [], lambda: FUNCTION_SETTINGS },
-  create: { trigger: 'http', scope: 'write', body: 'json', writes: true, tag: 'model', table: CREATE, secrets: [], lambda: FUNCTION_SETTINGS },
+  create: {
+    trigger: 'http',
+    scope: 'write',
+    body: 'json',
+    writes: true,
+    tag: 'model',
+    idempotent: true,
+    table: CREATE,
+    secrets: [],
+    lambda: FUNCTION_SETTINGS,
+  },
   get_one: { trigger: 'http', scope: 'read', body: 'json', writes: false, tag: 'model', table: QUERY, secrets: [], lambda: FUNCTION_SETTINGS },
   // list signs and checks cursors; update and delete hand one out when they stop early.
   list: { trigger: 'http', scope: 'read', body: 'json', writes: false, tag: 'model', table: QUERY, secrets: ['CURSOR_SECRET'], lambda: FUNCTION_SETTINGS },
@@ -74,7 +89,8 @@ const DESCRIPTORS = {
     writes: true,
     tag: 'model',
     throttle: API_THROTTLES.bulk,
-    table: ['dynamodb:Query', 'dynamodb:UpdateItem', 'dynamodb:GetItem'],
+    idempotent: true,
+    table: ['dynamodb:Query', 'dynamodb:UpdateItem', ...IDEMPOTENCY_KEYS],
     secrets: ['CURSOR_SECRET'],
     lambda: FUNCTION_SETTINGS,
   },
@@ -86,7 +102,8 @@ const DESCRIPTORS = {
     writes: true,
     tag: 'model',
     throttle: API_THROTTLES.bulk,
-    table: ['dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:GetItem'],
+    idempotent: true,
+    table: ['dynamodb:Query', ...IDEMPOTENCY_KEYS],
     secrets: ['CURSOR_SECRET'],
     lambda: FUNCTION_SETTINGS,
   },

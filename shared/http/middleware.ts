@@ -5,6 +5,7 @@ import { corsOrigins } from '../config';
 import { authorizeBodyScope, authorizeCaller } from './middleware/authorize';
 import { cors } from './middleware/cors';
 import { envelope } from './middleware/envelope';
+import { idempotency } from './middleware/idempotency';
 import { lowerCaseResponseHeaders } from './middleware/header-case';
 import { readBody } from './middleware/read-body';
 import type { HttpContext } from './middleware/request';
@@ -35,7 +36,8 @@ export type Operation = (request: ApiRequest) => Promise<OperationResult>;
  * The Lambda handler of one function: the operation behind a chain of small middlewares
  * (docs/architecture.md). Before the operation, in order: request header names lower-cased;
  * the route key checked (fail closed); a CORS preflight answered, when CORS_ORIGINS is set;
- * the caller authorized; the body read; what the body asks for authorized. After it, or after
+ * the caller authorized; the body read; what the body asks for authorized; an Idempotency-Key
+ * claimed or its first answer replayed (writing functions). After it, or after
  * any throw, in order: the envelope, CORS headers, security headers, one case for header names.
  */
 export function httpHandler(fn: HttpFunctionName, operation: Operation) {
@@ -50,7 +52,8 @@ export function httpHandler(fn: HttpFunctionName, operation: Operation) {
     .use(authorizeCaller())
     .use(readBody({ parseBody: FUNCTION_DESCRIPTORS[fn].body === 'json' }))
     .use(authorizeBodyScope())
-    .handler(async (_event, context) => operation(context.apiRequest!));
+    .use(FUNCTION_DESCRIPTORS[fn].idempotent ? [idempotency()] : [])
+    .handler(async (_event, context) => context.replay ?? operation(context.apiRequest!));
   // Inside the chain a result may still be data; envelope.ts has made it an answer by the time it returns.
   return handler as unknown as (event: APIGatewayProxyEventV2, context: Context) => Promise<HttpResult>;
 }

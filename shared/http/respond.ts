@@ -44,7 +44,6 @@ export const successResult = (data: unknown, statusCode = 200): HttpResult => js
 const RETRY_LATER = { 'retry-after': '1' };
 
 const detailsAt = (path: string, message: string) => ({ details: [{ path, message }] });
-const created = (ids: ReadonlyArray<string>) => (ids.length > 0 ? { created: ids } : {});
 
 type Answer = (error: unknown) => ApiError | undefined;
 const on =
@@ -75,12 +74,12 @@ const STORE_ANSWERS: ReadonlyArray<Answer> = [
   on(InvalidCursor, (e) => new ApiError('invalid_cursor', e.message, detailsAt('cursor', e.problem))),
   on(EmptyFilter, (e) => new ApiError('empty_filter', e.message, detailsAt('filters', 'empty filter without allow_all'))),
   on(RecordNotFound, (e) => new ApiError('not_found', e.message, { model: e.model })),
-  on(RecordExists, (e) => new ApiError('conflict', e.message, { ids: e.ids, ...created(e.notRemoved) })),
+  on(RecordExists, (e) => new ApiError('conflict', e.message, { ids: e.ids })),
   on(RepeatedIds, (e) => new ApiError('conflict', e.message, { ids: e.ids })),
   on(TooManyMatches, (e) => new ApiError('too_many_matches', e.message, { max_affected: e.maxAffected, matched_at_least: e.maxAffected + 1 })),
   on(ItemTooLarge, (e) => new ApiError('payload_too_large', e.message, { id: e.id, item_bytes: e.bytes, max_item_bytes: e.maxBytes })),
-  on(RecordBusy, (e) => new ApiError('database_unavailable', e.message, {}, RETRY_LATER)),
-  on(BatchOutOfTime, (e) => new ApiError('database_unavailable', e.message, created(e.notRemoved), RETRY_LATER)),
+  on(RecordBusy, (e) => new ApiError('record_busy', e.message, { id: e.id }, RETRY_LATER)),
+  on(BatchOutOfTime, (e) => new ApiError('database_unavailable', e.message, {}, RETRY_LATER)),
   on(TableUnreachable, (e) => new ApiError('database_unavailable', e.message, { database: 'unavailable' }, RETRY_LATER)),
   on(PartialWrite, (e) => {
     const cause = classify(e.cause);
@@ -103,10 +102,14 @@ export function classify(error: unknown): ApiError {
   return new ApiError('internal', 'Internal error; it has been logged');
 }
 
+/** The error envelope of a classified error, not logged. */
+export const errorAnswer = (apiError: ApiError): HttpResult =>
+  jsonResult(apiError.status, failure(apiError.code, apiError.message, apiError.extra), apiError.headers);
+
 export function errorResult(thrown: unknown): HttpResult {
   const apiError = classify(thrown);
   // A store error that wraps another logs that one: the SDK's name and stack are what a person needs.
   const error = thrown instanceof StoreError && thrown.cause !== undefined ? thrown.cause : thrown;
   if (apiError.status >= 500) log.error(apiError.code, causeOf(error, { stack: true }));
-  return jsonResult(apiError.status, failure(apiError.code, apiError.message, apiError.extra), apiError.headers);
+  return errorAnswer(apiError);
 }

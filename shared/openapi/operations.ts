@@ -58,6 +58,22 @@ const BODY_ERRORS: ErrorCode[] = [
 ];
 const FILTER_ERRORS: ErrorCode[] = ['invalid_filter', 'unknown_field'];
 
+/** The writing operations take an Idempotency-Key (shared/http/middleware/idempotency.ts). */
+const IDEMPOTENT = {
+  parameters: [
+    {
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      schema: { type: 'string', minLength: 1, maxLength: LIMITS.maxIdempotencyKeyLength },
+      description:
+        `A key of your own (a UUID, say) that makes a retry safe for ${LIMITS.idempotencyKeepSeconds / 3600} hours: the same key with the same ` +
+        'request answers the first answer again (header Idempotent-Replayed: true) and writes nothing. Kept per caller.',
+    },
+  ],
+};
+const IDEMPOTENCY_ERRORS: ErrorCode[] = ['idempotency_in_flight', 'idempotency_answer_not_kept', 'idempotency_key_reused'];
+
 const FILTERS_HELP =
   'filters are Mongo-style: `{"field": value}` is equality, `{"field": {"$gt": 1}}` an operator ' +
   '($eq $ne $gt $gte $lt $lte $in $nin $between $exists $begins_with $contains), and $and/$or/$not combine them. ' +
@@ -97,7 +113,8 @@ export const RECORD_OPERATIONS: Record<'create' | 'get_one' | 'list' | 'count' |
           : {},
       },
       success: { status: 201, description: 'Created', data: createdSchema(model), components: { [`${model.name}_record`]: recordSchema(model) } },
-      errors: [...BODY_ERRORS, 'forbidden', 'conflict', 'validation_error'],
+      errors: [...BODY_ERRORS, 'forbidden', 'conflict', 'validation_error', ...IDEMPOTENCY_ERRORS],
+      ...IDEMPOTENT,
     };
   },
   get_one: (model) => ({
@@ -146,7 +163,8 @@ export const RECORD_OPERATIONS: Record<'create' | 'get_one' | 'list' | 'count' |
           : {},
       },
       success: { status: 200, description: 'How many changed', data: updateAnswerSchema },
-      errors: [...BODY_ERRORS, ...FILTER_ERRORS, 'forbidden', 'empty_filter', 'too_many_matches', 'validation_error'],
+      errors: [...BODY_ERRORS, ...FILTER_ERRORS, 'forbidden', 'empty_filter', 'too_many_matches', 'record_busy', 'validation_error', ...IDEMPOTENCY_ERRORS],
+      ...IDEMPOTENT,
     };
   },
   delete: () => ({
@@ -157,7 +175,8 @@ export const RECORD_OPERATIONS: Record<'create' | 'get_one' | 'list' | 'count' |
       examples: { by_id: { filters: { id: 'example-1' } }, capped: { filters: { id: { $begins_with: 'example-' } }, max_affected: 10 } },
     },
     success: { status: 200, description: 'How many were deleted', data: deleteAnswerSchema },
-    errors: [...BODY_ERRORS, ...FILTER_ERRORS, 'forbidden', 'empty_filter', 'too_many_matches'],
+    errors: [...BODY_ERRORS, ...FILTER_ERRORS, 'forbidden', 'empty_filter', 'too_many_matches', ...IDEMPOTENCY_ERRORS],
+    ...IDEMPOTENT,
   }),
 };
 

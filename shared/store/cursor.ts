@@ -82,16 +82,27 @@ export async function decodeCursor(cursor: string, model: Model, fingerprint: st
   return parsed.data.k[plan.sortAttribute];
 }
 
-/**
- * Where a bulk update or delete that stopped short of its deadline goes on: after the record
- * `after` in id order ('' = from the first). Bound to the model and to the request's fingerprint.
- */
-export const encodeResumeCursor = (model: Model, fingerprint: string, after: string): Promise<string> => sealed({ m: model.name, q: fingerprint, a: after });
+/** Where a bulk write goes on: after the record `after` in id order ('' = from the first), as part of the bulk operation `operation`. */
+export interface Resume {
+  after: string;
+  /** Absent in cursors issued before operations were named: such a call begins an operation of its own. */
+  operation?: string;
+}
 
-export async function decodeResumeCursor(cursor: string, model: Model, fingerprint: string): Promise<string> {
-  const parsed = z.strictObject({ m: z.string(), q: z.string(), a: z.string() }).safeParse(await openCursor(cursor, model, fingerprint));
+/**
+ * Where a bulk update or delete that stopped short of its deadline goes on, bound to the model
+ * and to the request's fingerprint. It names the operation the first call began, so that the
+ * same cursor sent twice recognises the records that operation already wrote.
+ */
+export const encodeResumeCursor = (model: Model, fingerprint: string, { after, operation }: Resume): Promise<string> =>
+  sealed({ m: model.name, q: fingerprint, a: after, o: operation });
+
+export async function decodeResumeCursor(cursor: string, model: Model, fingerprint: string): Promise<Resume> {
+  const parsed = z
+    .strictObject({ m: z.string(), q: z.string(), a: z.string(), o: z.optional(z.string()) })
+    .safeParse(await openCursor(cursor, model, fingerprint));
   if (!parsed.success) throw refuse('The cursor does not fit this request');
-  return parsed.data.a;
+  return { after: parsed.data.a, operation: parsed.data.o };
 }
 
 /**

@@ -86,15 +86,11 @@ export class RecordNotFound extends StoreError {
   }
 }
 
-/**
- * Records that already exist: the create changed nothing, except `notRemoved`, records it
- * wrote and could not take back because someone wrote them since.
- */
+/** Records that already exist: the create changed nothing. */
 export class RecordExists extends StoreError {
   constructor(
     readonly model: string,
     readonly ids: ReadonlyArray<string>,
-    readonly notRemoved: ReadonlyArray<string> = [],
   ) {
     super(`A record with id ${ids[0]} already exists in ${model}`);
   }
@@ -132,12 +128,10 @@ export class RecordBusy extends StoreError {
   }
 }
 
-/** A batch create that could not be written whole before the deadline; `notRemoved` stayed stored. */
+/** A create that came too close to the function's deadline to start its write; nothing was stored. */
 export class BatchOutOfTime extends StoreError {
-  constructor(readonly notRemoved: ReadonlyArray<string>) {
-    super(
-      `The batch could not be written whole before the function's deadline; ${notRemoved.length > 0 ? 'some records could not be removed again' : 'nothing was stored'}. Retry, or send fewer records`,
-    );
+  constructor() {
+    super("The records could not be written before the function's deadline; nothing was stored. Retry");
   }
 }
 

@@ -17,6 +17,16 @@ import { WRITE_TOKEN_ATTRIBUTE } from './table';
 // randomUUID draws from a cached entropy pool: a fraction of randomBytes' cost per call.
 export const newWriteToken = (): string => randomUUID();
 
+/**
+ * The token of a write made by a bulk operation: the operation's own token first, so that the
+ * same resume cursor sent twice (a client retrying a lost answer) finds the records that
+ * operation already wrote and writes none of them twice.
+ */
+export const operationWriteToken = (operation: string): string => `${operation}.${randomUUID()}`;
+
+/** Whether the item's last write was made by this bulk operation. */
+export const writtenBy = (item: Item, operation: string): boolean => String(item[WRITE_TOKEN_ATTRIBUTE] ?? '').startsWith(`${operation}.`);
+
 export const isConditionFailure = (error: unknown): boolean => error instanceof ConditionalCheckFailedException;
 
 /** A condition failure on a retried attempt may be the request's own earlier attempt. */

@@ -1,12 +1,9 @@
-import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { handler as createHandler } from '../../functions/create/handler';
 import { handler as deleteHandler } from '../../functions/delete/handler';
 import { handler as updateHandler } from '../../functions/update/handler';
-import { parseExactJson } from '../../shared/json/exact-json';
 import { LIMITS } from '../../shared/limits';
-import { apiEvent } from '../../scripts/bench/requests';
-import { lambdaContext } from '../../scripts/local/event';
 import { useApi } from '../support/api';
+import { callWithBudget as callAs, type Handler } from '../support/bulk-calls';
 import { storedItems } from '../support/stored';
 
 // The handlers are called as Lambda calls them, from no loopback address: a token is needed.
@@ -24,18 +21,8 @@ async function seed(prefix: string, content: string) {
   }
 }
 
-type Handler = typeof updateHandler;
-
-/**
- * Calls a bulk function the way Lambda would, with `budgetMs` left before the function's deadline:
- * the window in which it may start writes is budgetMs less the reserve it keeps.
- */
-async function callWithBudget(handler: Handler, op: string, body: Record<string, unknown>, budgetMs: number) {
-  const event = apiEvent('POST', `/api/db/reaction/${op}`, JSON.stringify(body), ROOT);
-  const started = Date.now();
-  const result = (await handler(event, lambdaContext(op, 'test', started + budgetMs))) as APIGatewayProxyStructuredResultV2;
-  return { status: result.statusCode, body: parseExactJson(result.body!) as { data: Record<string, any> }, ms: Date.now() - started }; // eslint-disable-line @typescript-eslint/no-explicit-any
-}
+/** A bulk call as Lambda makes it, with `budgetMs` left, as the root caller. */
+const callWithBudget = (handler: Handler, op: string, body: Record<string, unknown>, budgetMs: number) => callAs(handler, op, body, budgetMs, ROOT);
 
 /** Goes on with next_cursor until complete, the window doubling each call so that few calls are needed. */
 async function untilComplete(handler: Handler, op: string, body: Record<string, unknown>) {

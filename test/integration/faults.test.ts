@@ -144,36 +144,57 @@ describe('bulk writes that give up part way', () => {
     expect(r.status).toBe(201);
   });
 
-  test('update reports exactly how many records it changed, and the table agrees', async () => {
+  test('an update that changed records before failing answers 200 with what it did and a cursor, which finishes the rest writing each record once', async () => {
+    const body = { filters: { content: 'bulk' }, values: { user_name: 'changed' } };
     const { result } = await withFaults(
       (c) => (c.command === 'UpdateItem' && doomed.has(c.id!) ? { kind: 'reset' } : undefined),
-      () => api.post(reaction('update'), { filters: { content: 'bulk' }, values: { user_name: 'changed' } }),
+      () => api.post(reaction('update'), body),
     );
-    expect(result.status).toBe(503);
-    expect(result.body.data).toEqual({ error: 'database_unavailable', updated: 8, matched: 10, failed: 2 });
+    // Not an error: an error answer would say that nothing was written.
+    expect(result.status).toBe(200);
+    expect(result.body.data).toMatchObject({ updated: 8, matched: 10, complete: false, next_cursor: expect.any(String) });
     const stored = (await tableSnapshot()).filter((i) => ids.includes(i.id as string));
     const changed = stored.filter((i) => (i.d as Record<string, unknown>).user_name === 'changed');
     expect(changed.map((i) => i.id).sort()).toEqual(ids.filter((id) => !doomed.has(id)).sort());
-    expect(changed.every((i) => i._version === 2)).toBe(true);
     expect(stored.filter((i) => doomed.has(i.id as string)).every((i) => i._version === 1 && !('user_name' in (i.d as object)))).toBe(true);
+    // The cursor goes on from the first failed record; the records after it that were written are not written again.
+    const rest = await api.post(reaction('update'), { ...body, cursor: result.body.data.next_cursor });
+    expect(rest.body.data).toMatchObject({ complete: true, next_cursor: null });
+    const after = (await tableSnapshot()).filter((i) => ids.includes(i.id as string));
+    expect(after.every((i) => i._version === 2 && (i.d as Record<string, unknown>).user_name === 'changed')).toBe(true);
   }, 30_000);
 
-  test('delete reports exactly how many records it removed, and the table agrees', async () => {
+  test('an update that changed nothing before failing is the error, with its counts', async () => {
+    // Two records only: every failed attempt takes from the SDK's retry quota, which the tests after this one need.
     const { result } = await withFaults(
-      (c) => (c.command === 'DeleteItem' && doomed.has(c.id!) ? { kind: 'throttling' } : undefined),
-      () => api.post(reaction('delete'), { filters: { content: 'bulk' } }),
+      (c) => (c.command === 'UpdateItem' && doomed.has(c.id!) ? { kind: 'internal' } : undefined),
+      () => api.post(reaction('update'), { filters: { id: { $in: [...doomed] } }, values: { user_name: 'changed' } }),
     );
     expect(result.status).toBe(503);
-    expect(result.body.data).toEqual({ error: 'database_unavailable', deleted: 8, matched: 10, failed: 2 });
-    const left = (await tableSnapshot()).filter((i) => ids.includes(i.id as string)).map((i) => i.id);
-    expect(left.sort()).toEqual([...doomed].sort());
+    expect(result.body.data).toEqual({ error: 'database_unavailable', updated: 0, matched: 2, failed: 2 });
+    expect((await tableSnapshot()).filter((i) => ids.includes(i.id as string)).every((i) => i._version === 1)).toBe(true);
   }, 30_000);
 
-  test('a batch create that cannot write one record removes the others again: 503 and nothing stored', async () => {
+  test('a delete that removed records before failing answers 200 with what it did, and its cursor removes the rest', async () => {
+    const body = { filters: { content: 'bulk' } };
+    const { result } = await withFaults(
+      (c) => (c.command === 'DeleteItem' && doomed.has(c.id!) ? { kind: 'throttling' } : undefined),
+      () => api.post(reaction('delete'), body),
+    );
+    expect(result.status).toBe(200);
+    expect(result.body.data).toMatchObject({ deleted: 8, matched: 10, complete: false, next_cursor: expect.any(String) });
+    const left = (await tableSnapshot()).filter((i) => ids.includes(i.id as string)).map((i) => i.id);
+    expect(left.sort()).toEqual([...doomed].sort());
+    const rest = await api.post(reaction('delete'), { ...body, cursor: result.body.data.next_cursor });
+    expect(rest.body.data).toMatchObject({ deleted: 2, complete: true });
+    expect((await tableSnapshot()).filter((i) => ids.includes(i.id as string))).toEqual([]);
+  }, 30_000);
+
+  test('a batch create whose transaction keeps failing is 503 and stores nothing', async () => {
     const before = await tableSnapshot();
     const batch = ['b-0', 'b-1', 'b-2', 'b-3'];
     const { result } = await withFaults(
-      (c) => (c.command === 'PutItem' && c.id === 'b-2' ? { kind: 'internal' } : undefined),
+      (c) => (c.command === 'TransactWriteItems' ? { kind: 'internal' } : undefined),
       () => api.post(reaction('create'), { data: batch.map((_, i) => ({ user_id: i, content: 'batch' })), ids: batch }),
     );
     expect(result.status).toBe(503);
@@ -215,6 +236,17 @@ describe('answers lost after DynamoDB applied the write', () => {
     expect(result.status).toBe(200);
     expect(result.body.data).toEqual({ deleted: 1, matched: 1, skipped: 0, complete: true, next_cursor: null });
     expect((await tableSnapshot()).filter((i) => i.id === 'lost-delete')).toEqual([]);
+  });
+
+  test('a batch create is 201 and stored once, not a 409 against its own first attempt', async () => {
+    const batch = ['lost-b0', 'lost-b1', 'lost-b2'];
+    const { result, calls } = await withFaults(lostOnce('TransactWriteItems'), () =>
+      api.post(reaction('create'), { data: batch.map((_, i) => ({ user_id: i, content: 'lost-batch' })), ids: batch }),
+    );
+    expect(result.status).toBe(201);
+    expect(attemptsOf(calls, 'TransactWriteItems')).toBe(2);
+    const stored = (await tableSnapshot()).filter((i) => batch.includes(i.id as string));
+    expect(stored.map((i) => [i.id, i._version])).toEqual(batch.map((id) => [id, 1]));
   });
 
   test("a create that meets someone else's record on a retry is still a 409", async () => {

@@ -13,9 +13,9 @@ export const cors = (origins: string[]) =>
     origins,
     disableBeforePreflightResponse: false,
     methods: [...new Set(ROUTES.map((r) => r.method))].join(', '),
-    headers: 'authorization, content-type',
-    // A browser client needs these to retry (503) and to tell a missing token from a weak one (401/403).
-    exposeHeaders: 'retry-after, www-authenticate',
+    headers: 'authorization, content-type, idempotency-key',
+    // A browser client needs these to retry (503), to tell a missing token from a weak one (401/403) and a replayed answer from a first one.
+    exposeHeaders: 'retry-after, www-authenticate, idempotent-replayed',
     // Each preflight is an invocation; browsers cap this at 2 h (Chromium) or 24 h (Firefox).
     maxAge: 7200,
   });

@@ -1,5 +1,10 @@
-import { errorResult, successResult } from '../respond';
+import type { OperationResult } from '../middleware';
+import { errorResult, successResult, type HttpResult } from '../respond';
 import type { HttpRequest } from './request';
+
+/** An operation's result as an answer. A copy: the outer middlewares change headers in place, and an operation may answer a shared constant. */
+export const answerOf = (result: HttpResult | OperationResult): HttpResult =>
+  'statusCode' in result ? { ...result, headers: { ...result.headers } } : successResult(result.data, result.status);
 
 /**
  * Answers in the envelope: an operation's `{data, status?}` becomes the success envelope, any
@@ -8,9 +13,7 @@ import type { HttpRequest } from './request';
  */
 export const envelope = () => ({
   after: async (request: HttpRequest) => {
-    const result = request.response!;
-    // A copy: the outer middlewares change headers in place, and an operation may answer a shared constant.
-    request.response = 'statusCode' in result ? { ...result, headers: { ...result.headers } } : successResult(result.data, result.status);
+    request.response = answerOf(request.response!);
   },
   onError: async (request: HttpRequest) => {
     request.response = errorResult(request.error);

@@ -3,6 +3,7 @@ import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import type { Caller } from '../../auth/authorize';
 import type { ApiRequest, OperationResult } from '../middleware';
 import type { HttpResult } from '../respond';
+import type { Claimed } from './idempotency';
 
 /** What the chain's middlewares learn about a request and pass on, kept on the Lambda context as middy's own middlewares do. */
 export interface HttpContext extends Context {
@@ -10,6 +11,10 @@ export interface HttpContext extends Context {
   caller?: Caller;
   /** The request as operations see it (read-body.ts). */
   apiRequest?: ApiRequest;
+  /** The Idempotency-Key this request holds (idempotency.ts), to settle once it has answered. */
+  idempotencyClaim?: Claimed;
+  /** The first answer of a repeated Idempotency-Key, given instead of running the operation again. */
+  replay?: HttpResult;
 }
 
 /** One invocation as the chain sees it: the operation's result until envelope.ts turns it into an answer. */

@@ -127,7 +127,17 @@ describe('a JWT verified by API Gateway (jwtIssuer deployments)', () => {
     process.env.JWT_SCOPE_PREFIX = 'recordgate/';
     process.env.API_TOKENS = '{}';
     const caller = await authorizeRoute(withJwt('POST /api/db/{model_name}/list', { scopes: ['recordgate/read', 'other/admin', 'recordgate/bogus'] }));
-    expect(caller).toEqual({ scopes: new Set(['read']), via: 'jwt' });
+    expect(caller).toMatchObject({ scopes: new Set(['read']), via: 'jwt' });
+  });
+
+  test('callers are told apart by issuer and subject, never by their scopes: what their idempotency keys are kept under', async () => {
+    process.env.JWT_SCOPE_PREFIX = 'recordgate/';
+    const subjectOf = async (claims: object) =>
+      (await authorizeRoute(withJwt('POST /api/db/{model_name}/list', { scopes: ['recordgate/read'], claims })))!.subject;
+    const ann = await subjectOf({ iss: 'https://idp.example', sub: 'ann' });
+    expect(await subjectOf({ iss: 'https://idp.example', sub: 'ann' })).toBe(ann);
+    expect(await subjectOf({ iss: 'https://idp.example', sub: 'bob' })).not.toBe(ann);
+    expect(await subjectOf({ iss: 'https://other.example', sub: 'ann' })).not.toBe(ann);
   });
 
   test('the scope claim is used when API Gateway passes no scope list, and a missing scope is 403', async () => {

@@ -81,7 +81,7 @@ describe('CORS', () => {
     const ok = await call(handler, request('POST', '/api/db/reaction/list', origin, '{}', LIST_KEY));
     expect(ok.headers).toMatchObject({
       'access-control-allow-origin': 'https://app.example',
-      'access-control-expose-headers': 'retry-after, www-authenticate',
+      'access-control-expose-headers': 'retry-after, www-authenticate, idempotent-replayed',
       vary: 'Origin',
     });
     const refused = await call(handler, request('POST', '/api/db/reaction/list', { origin: 'https://a.example.org' }, '{', LIST_KEY));
@@ -106,7 +106,7 @@ describe('CORS', () => {
     expect(r.headers).toMatchObject({
       'Access-Control-Allow-Origin': 'https://app.example',
       'Access-Control-Allow-Methods': 'GET, POST',
-      'Access-Control-Allow-Headers': 'authorization, content-type',
+      'Access-Control-Allow-Headers': 'authorization, content-type, idempotency-key',
       'Access-Control-Max-Age': '7200',
     });
   });

@@ -66,14 +66,14 @@ test('DynamoDB refusing an oversized item is 413, and bulk counts reach the enve
   expect(body(result).data).toEqual({ error: 'payload_too_large', updated: 3, matched: 5, failed: 2 });
 });
 
-test("a bulk write stopped by a busy record answers the store error's 503, its counts and the one Retry-After", () => {
-  const result = errorResult(new PartialWrite(new RecordBusy('r1'), { deleted: 1, matched: 2, failed: 1 }));
-  expect(result.statusCode).toBe(503);
+test('a bulk write that changed nothing because a record stayed busy answers 409 record_busy, its counts and the one Retry-After', () => {
+  const result = errorResult(new PartialWrite(new RecordBusy('r1'), { deleted: 0, matched: 2, failed: 1 }));
+  expect(result.statusCode).toBe(409);
   expect(result.headers['retry-after']).toBe('1');
   expect(body(result)).toEqual({
     status: 'error',
     message: 'Record r1 kept changing under this update; retry later',
-    data: { error: 'database_unavailable', deleted: 1, matched: 2, failed: 1 },
+    data: { error: 'record_busy', id: 'r1', deleted: 0, matched: 2, failed: 1 },
   });
 });
 
@@ -100,16 +100,16 @@ test.each([
   ],
   [new EmptyFilter(), 400, { error: 'empty_filter', details: [{ path: 'filters', message: 'empty filter without allow_all' }] }],
   [new RecordNotFound('note'), 404, { error: 'not_found', model: 'note' }],
-  [new RecordExists('note', ['a'], ['b']), 409, { error: 'conflict', ids: ['a'], created: ['b'] }],
+  [new RecordExists('note', ['a']), 409, { error: 'conflict', ids: ['a'] }],
   [new RepeatedIds(['a']), 409, { error: 'conflict', ids: ['a'] }],
   [new TooManyMatches(2), 409, { error: 'too_many_matches', max_affected: 2, matched_at_least: 3 }],
   [new ItemTooLarge('a', 500_000, 409_600), 413, { error: 'payload_too_large', id: 'a', item_bytes: 500_000, max_item_bytes: 409_600 }],
-  [new RecordBusy('a'), 503, { error: 'database_unavailable' }],
-  [new BatchOutOfTime([]), 503, { error: 'database_unavailable' }],
+  [new RecordBusy('a'), 409, { error: 'record_busy', id: 'a' }],
+  [new BatchOutOfTime(), 503, { error: 'database_unavailable' }],
   [new TableUnreachable(new Error('connect ECONNREFUSED')), 503, { error: 'database_unavailable', database: 'unavailable' }],
 ])('the registry answers %p with %i', (error, status, data) => {
   const result = errorResult(error);
   expect(result.statusCode).toBe(status);
   expect(body(result)).toEqual({ status: 'error', message: error.message, data });
-  expect(result.headers['retry-after']).toBe(status === 503 ? '1' : undefined);
+  expect(result.headers['retry-after']).toBe(status === 503 || data.error === 'record_busy' ? '1' : undefined);
 });

@@ -96,8 +96,8 @@ test('a cursor of the earlier per-shard format is refused with a clear message, 
 });
 
 test('a resume cursor goes on after the record it names, and is not a list cursor', async () => {
-  const resume = await encodeResumeCursor(note, fingerprint, 'n7');
-  expect(await decodeResumeCursor(resume, note, fingerprint)).toBe('n7');
+  const resume = await encodeResumeCursor(note, fingerprint, { after: 'n7', operation: 'op-1' });
+  expect(await decodeResumeCursor(resume, note, fingerprint)).toEqual({ after: 'n7', operation: 'op-1' });
   await expect(decodeCursor(resume, note, fingerprint, plan)).rejects.toThrow('The cursor does not fit this query');
   const list = await encodeCursor(note, fingerprint, plan, 'n7');
   await expect(decodeResumeCursor(list, note, fingerprint)).rejects.toThrow('The cursor does not fit this request');
@@ -109,4 +109,9 @@ test("every shard resumes from a key shaped like its own LastEvaluatedKey, the i
   const home = shardOf(note, 'n7');
   expect(byTitle.startKey(home, after)).toEqual({ pk: `note#${home}`, sk: 'n7', g2pk: `note#title#${home}`, g2sk: after });
   expect(byTitle.startKey(1 - home, after)).toEqual({ pk: `note#${1 - home}`, sk: 'n7', g2pk: `note#title#${1 - home}`, g2sk: after });
+});
+
+test('a resume cursor issued before bulk operations were named still resumes, as an operation of its own', async () => {
+  const older = signed({ m: note.name, q: fingerprint, a: 'n7' });
+  expect(await decodeResumeCursor(older, note, fingerprint)).toEqual({ after: 'n7' });
 });

@@ -1,19 +1,18 @@
-import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { LIMITS } from '../../../limits';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Model } from '../../../models/define';
 import type { ErrorDetail } from '../../../models/details';
 import { checkAgainst } from '../../../models/validate';
 import { db } from '../../client';
 import { beforeCutoff } from '../../deadline';
-import { BatchOutOfTime, InvalidRecord, RecordExists, RepeatedIds } from '../../errors';
+import { BatchOutOfTime, InvalidRecord, RecordBusy, RecordExists, RepeatedIds, TableUnreachable } from '../../errors';
 import { checkItemSize } from '../../item-size';
-import { mapPool } from '../../pool';
 import type { Item } from '../../query';
 import { toRecord, type ApiRecord } from '../../record';
 import { WRITE_TOKEN_ATTRIBUTE } from '../../table';
-import { isConditionFailure, landed } from '../../write-token';
+import { currentItem, isConditionFailure, landed, wasRetried } from '../../write-token';
 import { storedItem, type NewRecord } from './item';
-import { putParams, undoParams } from './params';
+import { batchParams, putParams } from './params';
 
 /** Every entry's data as its model takes it, or one InvalidRecord listing every problem of them all. */
 function validRecords(model: Model, entries: ReadonlyArray<{ id: string; data: unknown }>, pathOf: (i: number) => PropertyKey[]): NewRecord[] {
@@ -32,11 +31,10 @@ function validRecords(model: Model, entries: ReadonlyArray<{ id: string; data: u
 
 /**
  * Validates every record first (one InvalidRecord lists them all, nothing is written), then
- * writes each with attribute_not_exists so an existing id is never overwritten. If any id turns
- * out to exist, the records this request did create are removed again, so RecordExists changes
- * nothing. The same holds at the deadline: no write starts within the reserve before it, and a
- * batch that could not be written whole is removed again (BatchOutOfTime), never left
- * half-stored by a frozen function.
+ * writes them with attribute_not_exists, so an existing id is never overwritten: one record
+ * with PutItem, a batch in one TransactWriteItems (up to 100 actions), so that a batch is
+ * stored whole or not at all even if the function is stopped or killed mid-way. No write starts
+ * within the reserve before the deadline (BatchOutOfTime, nothing stored).
  */
 export async function createRecords(
   model: Model,
@@ -47,37 +45,40 @@ export async function createRecords(
   const now = new Date().toISOString();
   const items = validRecords(model, entries, pathOf).map((r) => storedItem(model, r, now));
   for (const item of items) checkItemSize(item, item.id as string);
-  const results = await mapPool(
-    items,
-    LIMITS.writeConcurrency,
-    async (item) => {
-      try {
-        await db().send(new PutCommand(putParams(item)));
-      } catch (error) {
-        if (!(await landed(error, model, item.id as string, item[WRITE_TOKEN_ATTRIBUTE]))) throw error;
-      }
-    },
-    beforeCutoff(deadline),
-  );
-  const conflicts = items.filter((_, i) => results[i]?.status === 'rejected' && isConditionFailure((results[i] as PromiseRejectedResult).reason));
-  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected' && !isConditionFailure(r.reason));
-  const outOfTime = results.length < items.length;
-  if (conflicts.length > 0 || failed || outOfTime) {
-    const written = items.filter((_, i) => results[i]?.status === 'fulfilled');
-    const notRemoved = await undoCreates(written);
-    if (failed && conflicts.length === 0) throw failed.reason;
-    if (conflicts.length === 0) throw new BatchOutOfTime(notRemoved);
-    throw new RecordExists(
-      model.name,
-      conflicts.map((c) => c.id as string),
-      notRemoved,
-    );
-  }
+  if (!beforeCutoff(deadline)()) throw new BatchOutOfTime();
+  if (items.length === 1) await putOne(model, items[0]);
+  else await putAll(model, items);
   return items.map((item) => toRecord(item));
 }
 
-/** Removes records this request created, unless someone wrote them since. Returns the ids left. */
-async function undoCreates(items: ReadonlyArray<Item>): Promise<string[]> {
-  const results = await mapPool(items, LIMITS.writeConcurrency, (item) => db().send(new DeleteCommand(undoParams(item))));
-  return items.filter((_, i) => results[i].status === 'rejected').map((item) => item.id as string);
+async function putOne(model: Model, item: Item): Promise<void> {
+  try {
+    await db().send(new PutCommand(putParams(item)));
+  } catch (error) {
+    if (await landed(error, model, item.id as string, item[WRITE_TOKEN_ATTRIBUTE])) return;
+    if (isConditionFailure(error)) throw new RecordExists(model.name, [item.id as string]);
+    throw error;
+  }
+}
+
+/** Why DynamoDB cancelled a transaction, per action (its CancellationReasons codes). */
+const reasonsOf = (error: TransactionCanceledException) => (error.CancellationReasons ?? []).map((r) => r.Code ?? 'None');
+
+async function putAll(model: Model, items: Item[]): Promise<void> {
+  try {
+    await db().send(new TransactWriteCommand(batchParams(items)));
+  } catch (error) {
+    if (!(error instanceof TransactionCanceledException)) throw error;
+    const reasons = reasonsOf(error);
+    const conflicts = items.filter((_, i) => reasons[i] === 'ConditionalCheckFailed').map((item) => item.id as string);
+    if (conflicts.length > 0) {
+      // A retried attempt that meets the batch's own first attempt: that one landed, whole.
+      if (wasRetried(error) && (await currentItem(model, items[0].id as string))?.[WRITE_TOKEN_ATTRIBUTE] === items[0][WRITE_TOKEN_ATTRIBUTE]) return;
+      throw new RecordExists(model.name, conflicts);
+    }
+    // Another transaction held one of the items: nothing was written, and a retry may pass.
+    const busy = reasons.indexOf('TransactionConflict');
+    if (busy >= 0) throw new RecordBusy(items[busy].id as string);
+    throw new TableUnreachable(error);
+  }
 }

@@ -6,7 +6,7 @@ import { queryFingerprint } from '../../cursor';
 import { beforeCutoff } from '../../deadline';
 import { matchForWrite } from '../../match';
 import { mapPool } from '../../pool';
-import { resumeCursor, settle } from '../../settle';
+import { settle } from '../../settle';
 import type { BulkGuard, DeleteAnswer } from '../../types';
 import { currentItem, isConditionFailure, wasRetried } from '../../write-token';
 import { deleteParams } from './params';
@@ -14,7 +14,8 @@ import { deleteParams } from './params';
 /** Delete by filter; each delete re-checks the filter atomically, so a record that stopped matching stays. */
 export async function deleteRecords(model: Model, request: BulkGuard, deadline = Infinity): Promise<DeleteAnswer> {
   const fingerprint = queryFingerprint(request.filters, ['delete']);
-  const { filter, items } = await matchForWrite(model, request, fingerprint);
+  const matched = await matchForWrite(model, request, fingerprint);
+  const { filter, items } = matched;
   const results = await mapPool(
     items,
     LIMITS.writeConcurrency,
@@ -30,5 +31,5 @@ export async function deleteRecords(model: Model, request: BulkGuard, deadline =
     },
     beforeCutoff(deadline),
   );
-  return settle(results, 'deleted', items.length, await resumeCursor(model, fingerprint, request, items, results.length));
+  return settle('deleted', results, matched, { model, fingerprint, request });
 }

@@ -8,14 +8,13 @@ import { awaitTurn } from '../../contention';
 import { queryFingerprint } from '../../cursor';
 import { beforeCutoff } from '../../deadline';
 import { InvalidRecord, InvalidValues } from '../../errors';
-import type { FilterNode } from '../../filter/ast';
 import { checkItemSize } from '../../item-size';
-import { matchForWrite } from '../../match';
+import { matchForWrite, type Matched } from '../../match';
 import { mapPool } from '../../pool';
 import type { Item } from '../../query';
-import { resumeCursor, settle } from '../../settle';
+import { settle } from '../../settle';
 import type { UpdateAnswer, UpdateRequest } from '../../types';
-import { isConditionFailure, landed, newWriteToken } from '../../write-token';
+import { isConditionFailure, landed, operationWriteToken, writtenBy } from '../../write-token';
 import { mergedData, updatedItem } from './merge';
 import { rereadParams, updateParams } from './params';
 
@@ -50,13 +49,25 @@ function validatedUpdates(model: Model, items: Item[], values: Record<string, un
   return updates;
 }
 
-/** Writes one record, re-reading it when someone changed it in between; false when it no longer matches. */
-async function updateOne(model: Model, filter: FilterNode, first: Item, firstData: Record<string, unknown>, values: Record<string, unknown>): Promise<boolean> {
+/**
+ * Writes one record, re-reading it when someone changed it in between; false when it no longer
+ * matches. A record this bulk operation already wrote (its cursor sent again) counts as updated
+ * and is not written twice.
+ */
+async function updateOne(
+  model: Model,
+  { filter, operation }: Matched,
+  first: Item,
+  firstData: Record<string, unknown>,
+  values: Record<string, unknown>,
+  deadline: number,
+): Promise<boolean> {
   const id = first.id as string;
   let item: Item | undefined = first;
   let data = firstData;
   for (let attempt = 1; item; attempt++) {
-    const writeToken = newWriteToken();
+    if (writtenBy(item, operation)) return true;
+    const writeToken = operationWriteToken(operation);
     try {
       await db().send(new UpdateCommand(updateParams(model, { item, data, writeToken, now: new Date().toISOString() })));
       return true;
@@ -64,7 +75,7 @@ async function updateOne(model: Model, filter: FilterNode, first: Item, firstDat
       if (!isConditionFailure(error)) throw error;
       if (await landed(error, model, id, writeToken)) return true;
     }
-    await awaitTurn(attempt, id);
+    await awaitTurn(attempt, id, deadline);
     item = (await db().send(new QueryCommand(rereadParams(model, filter, id)))).Items?.[0] as Item | undefined;
     if (item) {
       const result = updatedData(model, item, values);
@@ -82,13 +93,14 @@ async function updateOne(model: Model, filter: FilterNode, first: Item, firstDat
 export async function updateRecords(model: Model, request: UpdateRequest, deadline = Infinity): Promise<UpdateAnswer> {
   checkValues(request.values);
   const fingerprint = queryFingerprint(request.filters, ['update', request.values]);
-  const { filter, items } = await matchForWrite(model, request, fingerprint);
+  const matched = await matchForWrite(model, request, fingerprint);
+  const { items } = matched;
   const updates = validatedUpdates(model, items, request.values);
   const results = await mapPool(
     items,
     LIMITS.writeConcurrency,
-    (item) => updateOne(model, filter, item, updates.get(item.id as string)!, request.values),
+    (item) => updateOne(model, matched, item, updates.get(item.id as string)!, request.values, deadline),
     beforeCutoff(deadline),
   );
-  return settle(results, 'updated', items.length, await resumeCursor(model, fingerprint, request, items, results.length));
+  return settle('updated', results, matched, { model, fingerprint, request });
 }

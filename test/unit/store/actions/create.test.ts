@@ -1,6 +1,6 @@
 import { settings } from '../../../../shared/config';
 import { storedItem } from '../../../../shared/store/actions/create/item';
-import { putParams, undoParams } from '../../../../shared/store/actions/create/params';
+import { batchParams, putParams } from '../../../../shared/store/actions/create/params';
 import { shardOf } from '../../../../shared/store/keys';
 import { defineModel } from '../../../../shared/models/define';
 import * as z from 'zod';
@@ -58,12 +58,7 @@ test('putParams writes the item only where no item has its key', () => {
   });
 });
 
-test('undoParams removes the created item only while it is still the version this request wrote', () => {
-  expect(undoParams(item)).toEqual({
-    TableName: settings().TABLE_NAME,
-    Key: { pk: item.pk, sk: 'n1' },
-    ConditionExpression: '#v = :v AND #c = :c',
-    ExpressionAttributeNames: { '#v': '_version', '#c': '_created_at' },
-    ExpressionAttributeValues: { ':v': 1, ':c': NOW },
-  });
+test('batchParams writes every item of a batch in one transaction, each only where no item has its key', () => {
+  const other = storedItem(note, { id: 'n2', data: { title: 'y' } }, NOW, 't2');
+  expect(batchParams([item, other])).toEqual({ TransactItems: [{ Put: putParams(item) }, { Put: putParams(other) }] });
 });

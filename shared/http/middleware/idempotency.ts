@@ -1,0 +1,113 @@
+import { createHash } from 'node:crypto';
+import { LIMITS } from '../../limits';
+import { causeOf, log } from '../../log';
+import { claimKey, keepAnswer, releaseKey } from '../../store/idempotency';
+import { ApiError } from '../errors';
+import { classify, errorAnswer, type HttpResult } from '../respond';
+import { answerOf } from './envelope';
+import type { HttpRequest } from './request';
+
+export const IDEMPOTENCY_HEADER = 'idempotency-key';
+/** Set on an answer that is a replay of the key's first one (Stripe's `Idempotent-Replayed`). */
+export const REPLAYED_HEADER = 'idempotent-replayed';
+
+/**
+ * The key as sent: the draft makes it a structured-field string (`"abc"`); a bare key is taken
+ * too, since most clients send one. Printable ASCII without quote or backslash either way, so
+ * a half-quoted key is refused rather than taken for another.
+ */
+function keyOf(header: string): string {
+  const quoted = /^"(.*)"$/.exec(header);
+  const key = quoted ? quoted[1] : header;
+  if (key.length === 0 || key.length > LIMITS.maxIdempotencyKeyLength || !/^[\x20\x21\x23-\x5b\x5d-\x7e]+$/.test(key)) {
+    throw new ApiError('invalid_request', `Idempotency-Key must be 1 to ${LIMITS.maxIdempotencyKeyLength} printable ASCII characters, no quote or backslash`, {
+      details: [{ path: 'headers.idempotency-key', message: 'not a valid key' }],
+    });
+  }
+  return key;
+}
+
+/** Same route, same path parameters, same bytes: the same request. */
+function fingerprintOf({ event, context }: HttpRequest): string {
+  const request = context.apiRequest!;
+  return createHash('sha256')
+    .update(`${event.routeKey}\n${JSON.stringify(request.params)}\n`)
+    .update(request.rawBody)
+    .digest('base64url');
+}
+
+export interface Claimed {
+  scope: string;
+  key: string;
+  fingerprint: string;
+  token: string;
+}
+
+/**
+ * Idempotent retries of writes (IETF httpapi draft "The Idempotency-Key HTTP Header Field";
+ * Stripe's API): a request with a key runs once per caller and key; the same key with the same
+ * request answers the first answer again without writing, with another request 422, and while
+ * the first still runs 409. An answer of 500 or more gives the key back, since it wrote nothing.
+ */
+export const idempotency = () => ({
+  before: async (request: HttpRequest) => {
+    const header = request.context.apiRequest!.headers[IDEMPOTENCY_HEADER];
+    if (header === undefined) return;
+    const key = keyOf(header);
+    const scope = request.context.caller?.subject ?? 'public';
+    const fingerprint = fingerprintOf(request);
+    const claim = await claimKey(scope, key, fingerprint, request.context.apiRequest!.deadline);
+    switch (claim.kind) {
+      case 'claimed':
+        request.context.idempotencyClaim = { scope, key, fingerprint, token: claim.token };
+        return;
+      case 'mismatch':
+        throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used for a different request; send a new key with a new request', {
+          details: [{ path: 'headers.idempotency-key', message: 'used for a different request' }],
+        });
+      case 'in_flight':
+        throw new ApiError('idempotency_in_flight', 'A request with this Idempotency-Key is still running; retry later', {}, { 'retry-after': '1' });
+      case 'done':
+        if (!claim.answer) {
+          throw new ApiError(
+            'idempotency_answer_not_kept',
+            `The first request with this Idempotency-Key answered ${claim.status}, and its answer was too large to keep; nothing was done again`,
+            { first_status: claim.status },
+          );
+        }
+        request.context.replay = { statusCode: claim.answer.status, headers: { ...claim.answer.headers, [REPLAYED_HEADER]: 'true' }, body: claim.answer.body };
+    }
+  },
+  after: async (request: HttpRequest) => {
+    const claimed = request.context.idempotencyClaim;
+    if (!claimed) return;
+    const answer: HttpResult = answerOf(request.response!);
+    request.response = answer;
+    await settleKey(claimed, answer);
+  },
+  onError: async (request: HttpRequest) => {
+    const claimed = request.context.idempotencyClaim;
+    if (!claimed) return;
+    const apiError = classify(request.error);
+    await settleKey(claimed, apiError.status >= 500 ? undefined : errorAnswer(apiError));
+  },
+});
+
+/**
+ * Keeps the answer under the key, or gives the key back when there is none to keep. A failure
+ * here must not change the answer: the request's writes are done. The key then stays claimed
+ * until its lease (the function's deadline) passes, and a retry after that runs again.
+ */
+async function settleKey(claimed: Claimed, answer: HttpResult | undefined): Promise<void> {
+  try {
+    if (answer) {
+      await keepAnswer(claimed.scope, claimed.key, claimed.fingerprint, claimed.token, {
+        status: answer.statusCode,
+        headers: answer.headers,
+        body: answer.body ?? '',
+      });
+    } else await releaseKey(claimed.scope, claimed.key, claimed.token);
+  } catch (error) {
+    log.warn('idempotency_key_not_settled', causeOf(error));
+  }
+}
