@@ -2,7 +2,8 @@
  * `npm start`: the whole API on localhost. Checks every setting, the port and the data
  * directory before creating anything; starts an embedded DynamoDB engine (dynalite, data kept
  * in DATA_DIR) unless DYNAMODB_ENDPOINT names another, creates the table if missing and serves
- * every route through the same handlers Lambda runs. SIGTERM/SIGINT drain before stopping.
+ * every route through the same handlers Lambda runs. SIGTERM/SIGINT, or the end of the process
+ * that started it, drain before stopping (docs/local-server.md).
  */
 import { resolve } from 'node:path';
 import { MODELS } from '../shared/models/registry';
@@ -11,7 +12,7 @@ import { scheduleDrain } from '../shared/onebot/spool';
 import { cursorKeyOf } from './local/cursor-key';
 import { prepareTable, startDynalite } from './local/engine';
 import { startLocalServer } from './local/server';
-import { drain, DRAIN_MS, RequestTracker } from './local/shutdown';
+import { drain, DRAIN_MS, FORCING_SIGNAL, RequestTracker, watchParent } from './local/shutdown';
 import { checkDataDir, checkPort, readConfig, StartupError } from './local/startup';
 
 async function main(): Promise<void> {
@@ -50,13 +51,10 @@ async function main(): Promise<void> {
   for (const route of ROUTES) console.log(`  ${route.method.padEnd(4)} ${url}${route.path}`);
 
   let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) {
-      console.log(`${signal} again: stopping now, ${requests.inFlight} request(s) cut off`);
-      process.exit(1);
-    }
+  const stop = async (why: string) => {
+    if (stopping) return;
     stopping = true;
-    console.log(`\n${signal}: no new connections; ${requests.inFlight} request(s) in flight get up to ${DRAIN_MS / 1000} s to finish`);
+    console.log(`\n${why}: no new connections; ${requests.inFlight} request(s) in flight get up to ${DRAIN_MS / 1000} s to finish`);
     // Whatever still stands between the engine and a clean close (an SDK keep-alive socket, a cut
     // request's last call) must not keep the process alive: its connections go, LevelDB still
     // finishes the writes it started, and the exit comes within a bound no matter what.
@@ -72,8 +70,19 @@ async function main(): Promise<void> {
     console.log(`stopped: ${drained} request(s) drained${cut > 0 ? `, ${cut} cut off after ${DRAIN_MS / 1000} s` : ''}, engine closed`);
     process.exit(cut > 0 ? 1 : 0);
   };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+  let signals = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    signals++;
+    if (signals >= FORCING_SIGNAL) {
+      console.log(`${signal} (${signals} signals): stopping now, ${requests.inFlight} request(s) cut off`);
+      process.exit(1);
+    }
+    if (stopping) return console.log(`${signal} again: still draining ${requests.inFlight} request(s); a third signal stops at once and cuts them`);
+    void stop(signal);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  watchParent((parent) => void stop(`the process that started this one (${parent}) exited`));
 }
 
 main().catch((error) => {

@@ -37,11 +37,18 @@ export function gatewayRequest(req: IncomingMessage): GatewayRequest {
 
 /**
  * The API Gateway HTTP API (payload 2.0) event for a request routed to `routeKey`, as AWS builds
- * it. The body always travels base64-encoded so that its exact bytes reach the handler.
+ * it. The body always travels base64-encoded so that its exact bytes reach the handler;
+ * `requestContext.timeEpoch` is when the request arrived (`receivedAt`, epoch ms).
  */
-export function toEvent(request: GatewayRequest, body: Buffer, routeKey: string, params: Record<string, string> = {}): APIGatewayProxyEventV2 {
+export function toEvent(
+  request: GatewayRequest,
+  body: Buffer,
+  routeKey: string,
+  params: Record<string, string> = {},
+  receivedAt = Date.now(),
+): APIGatewayProxyEventV2 {
   const { headers } = request;
-  const now = new Date();
+  const now = new Date(receivedAt);
   const host = headers.host ?? 'localhost';
   return {
     version: '2.0',

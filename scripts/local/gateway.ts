@@ -8,7 +8,9 @@ import { gatewayRequest, toEvent } from './event';
 export type Invocation =
   | { kind: 'answer'; result: APIGatewayProxyStructuredResultV2 }
   /** The function threw, crashed or ran past its timeout: Lambda reports an error to API Gateway. */
-  | { kind: 'failed'; reason: string };
+  | { kind: 'failed'; reason: string }
+  /** The function's time was up before it could start: it never ran, nothing of the request happened. */
+  | { kind: 'not-started' };
 
 export interface GatewayOptions<T extends string> {
   port: number;
@@ -36,6 +38,8 @@ const MAX_HEADER_BYTES = 64 * 1024;
 const GATEWAY_ANSWERS = {
   tooLarge: { status: 413, body: '{"message":"Request Entity Too Large"}' },
   failed: { status: 500, body: '{"message":"Internal Server Error"}' },
+  /** An HTTP API's answer when its integration gives none in time (docs/local-server.md). */
+  unavailable: { status: 503, body: '{"message":"Service Unavailable"}' },
 };
 
 function sendGatewayAnswer(res: ServerResponse, answer: { status: number; body: string }): void {
@@ -94,19 +98,23 @@ function sendResult(res: ServerResponse, result: APIGatewayProxyStructuredResult
 /**
  * An HTTP server that behaves as an API Gateway HTTP API in front of Lambda functions: exact
  * route-key selection with `$default` for everything else, the event AWS would build, its
- * payload limits and its answers when a function fails or times out.
+ * payload limits and its answers when a function fails, times out or cannot start in time.
  */
 export async function startGateway<T extends string>(options: GatewayOptions<T>): Promise<{ server: Server; url: string }> {
   const server = createServer({ ...CONNECTION_TIMEOUTS, maxHeaderSize: MAX_HEADER_BYTES }, async (req, res) => {
+    // The gateway's clock starts as the request arrives: what follows here is the time an
+    // invocation waits, which counts against its function's timeout (server.ts).
+    const receivedAt = Date.now();
     try {
       const body = await readLimitedBody(req, AWS_LIMITS.gatewayPayloadBytes);
       if (!body) return refuseUpload(req, res);
       const request = gatewayRequest(req);
       const { key, target, params } = options.route(request.method, request.rawPath);
-      const event = toEvent(request, body, key, params);
+      const event = toEvent(request, body, key, params, receivedAt);
       if (!fitsLambda(event)) return sendGatewayAnswer(res, GATEWAY_ANSWERS.tooLarge);
       const invocation = await options.invoke(target, event);
       if (invocation.kind === 'failed') return sendGatewayAnswer(res, GATEWAY_ANSWERS.failed);
+      if (invocation.kind === 'not-started') return sendGatewayAnswer(res, GATEWAY_ANSWERS.unavailable);
       const answerBytes = Buffer.byteLength(JSON.stringify(invocation.result));
       if (answerBytes > AWS_LIMITS.lambdaPayloadBytes) return sendGatewayAnswer(res, GATEWAY_ANSWERS.failed);
       sendResult(res, invocation.result, event.requestContext.requestId);

@@ -13,19 +13,37 @@ export interface ServeProcess {
 
 const ROOT = resolve(__dirname, '../..');
 
-/**
- * Runs the server entry itself under node, not through the tsx CLI: that would put a second
- * process in between, and a SIGKILL sent to it would not reach the server.
- */
-export function spawnServe(env: Record<string, string>, timeoutMs = 90_000): ServeProcess {
-  // What a test run set for its in-process engine must not leak in: the server picks its own.
+/** The environment a served process gets: what a test run set for its in-process engine must not leak in. */
+function serveEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const inherited = { ...process.env };
   for (const name of ['DYNAMODB_ENDPOINT', 'CURSOR_SECRET', 'API_TOKENS', 'TABLE_NAME']) delete inherited[name];
+  return { ...inherited, PORT: '0', ...env };
+}
+
+/**
+ * Runs the server entry itself under node, as `npm start` does but without npm and its shell:
+ * a SIGKILL sent to this child reaches the server.
+ */
+export function spawnServe(env: Record<string, string>, timeoutMs = 90_000): ServeProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', resolve(ROOT, 'scripts/serve.ts')], {
     cwd: ROOT,
-    env: { ...inherited, PORT: '0', ...env },
+    env: serveEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  return watchServe(child, timeoutMs);
+}
+
+/**
+ * `npm start` itself, in a process group of its own as a terminal would start it (npm, the
+ * shell npm runs the script with, the server): `process.kill(-child.pid!, signal)` is what
+ * Ctrl-C or a service manager sends to all of them.
+ */
+export function spawnNpmStart(env: Record<string, string>, timeoutMs = 90_000): ServeProcess {
+  const child = spawn('npm', ['start'], { cwd: ROOT, env: serveEnv(env), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  return watchServe(child, timeoutMs);
+}
+
+function watchServe(child: ChildProcess, timeoutMs: number): ServeProcess {
   let text = '';
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => child.once('exit', (code, signal) => done({ code, signal })));
   const ready = new Promise<string>((done, fail) => {

@@ -4,6 +4,17 @@ import { Server as NetServer, type Socket } from 'node:net';
 /** How long requests in flight get to finish after SIGTERM/SIGINT (a Lambda's own timeout). */
 export const DRAIN_MS = 10_000;
 
+/**
+ * The signal that stops at once, cutting what is in flight. One Ctrl-C can reach the server
+ * twice (the terminal signals the whole process group, and a wrapper such as npm or the tsx CLI
+ * relays it to its child as well), so a second signal says nothing about the person at the
+ * keyboard; a third does (docs/local-server.md).
+ */
+export const FORCING_SIGNAL = 3;
+
+/** How often the server checks that the process that started it is still there. */
+const PARENT_CHECK_MS = 500;
+
 /** A connection this young without a request yet is a client still sending one. */
 const ARRIVING_MS = 1_000;
 
@@ -62,4 +73,34 @@ export async function drain(
   server.closeAllConnections();
   await closeEngine();
   return { drained: requests.finished - finishedBefore - cut, cut };
+}
+
+/**
+ * Calls `gone` with the parent's pid once the process that started this one has exited.
+ * `npm start` runs the server through `sh -c`; `kill <npm pid>` makes npm pass SIGTERM to that
+ * shell only, which dies of it, and npm exits after it: the server kept serving, orphaned.
+ * Node has no parent-death signal, so the parent is polled: on POSIX an orphan's
+ * `process.ppid` turns to its new parent; Windows does not re-parent, so there the parent is
+ * probed with signal 0.
+ */
+export function watchParent(gone: (parent: number) => void): void {
+  const parent = process.ppid;
+  // Started by init, or as a container's first process: there is no parent to outlive.
+  if (parent <= 1) return;
+  const timer = setInterval(() => {
+    if (process.ppid === parent && exists(parent)) return;
+    clearInterval(timer);
+    gone(parent);
+  }, PARENT_CHECK_MS);
+  timer.unref();
+}
+
+function exists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: a process this one may not signal has the number (a parent run as root, as by sudo).
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
 }
