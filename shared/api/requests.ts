@@ -77,7 +77,9 @@ export const countRequest = z.strictObject({
 
 const bulkGuard = {
   filters: jsonObject,
-  allow_all: z.optional(z.boolean()).check(z.describe('Required to run with an empty filter')),
+  allow_all: z
+    .optional(z.boolean())
+    .check(z.describe('Required (and then the admin scope) for an empty filter, or one that matches every record of a model holding 2 or more')),
   max_affected: z.optional(z.int().check(z.gte(0), z.lte(LIMITS.maxAffected))).check(z.describe('Refuse the whole operation (409) if more records match')),
   cursor: cursor('next_cursor of a call that stopped early (complete: false): goes on after the last record it reached'),
 };

@@ -19,6 +19,7 @@ export const ERROR_STATUS = {
   method_not_allowed: 405,
   conflict: 409,
   too_many_matches: 409,
+  matches_all: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   validation_error: 422,
