@@ -20,6 +20,8 @@ const api = useApi();
 const as = (token: keyof typeof TOKENS) => ({ authorization: `Bearer ${token}` });
 const reaction = (op: string) => `/api/db/reaction/${op}`;
 const post = (op: string, body: unknown, token: keyof typeof TOKENS = 'root') => api.post(reaction(op), body, as(token));
+/** JSON text as written: `"__proto__"` in an object literal would set a prototype, not send a key. */
+const postText = (op: string, text: string, token: keyof typeof TOKENS = 'root') => api.post(reaction(op), text, as(token));
 
 const SEEDS = [
   { id: 'm1', data: { user_id: 1, content: 'same', user_name: 'ann' } },
@@ -204,5 +206,35 @@ describe('finding 6: a whole model is changed only on purpose', () => {
       await expect(resumed).rejects.toBeInstanceOf(MatchesAll);
       expect(await updateRecords(note, { filters, values: { done: true }, cursor: stopped.next_cursor!, allow_all: true })).toMatchObject({ updated: 23 });
     });
+  });
+});
+
+describe('finding 7: prototype keys are refused wherever a body holds keys', () => {
+  beforeAll(() => holdOnly(SEEDS));
+
+  test.each([
+    ['update', '{"filters":{"id":"m1"},"values":{"__proto__":{"content":"x"}}}', 'values.__proto__'],
+    ['update', '{"filters":{"id":"m1"},"values":{"constructor":{"content":"x"}}}', 'values.constructor'],
+    ['update', '{"filters":{"id":"m1"},"values":{"user_name":"ok","prototype":1}}', 'values.prototype'],
+    ['create', '{"id":"p1","data":{"user_id":1,"content":"x","__proto__":{"user_id":2}}}', 'data.__proto__'],
+    ['create', '{"data":[{"user_id":1,"content":"x"},{"user_id":1,"content":"y","extra":{"deep":{"constructor":1}}}]}', 'data.1.extra.deep.constructor'],
+    ['list', '{"filters":{"__proto__":{"content":"same"}}}', 'filters.__proto__'],
+    ['count', '{"filters":{"$or":[{"content":"same"},{"user_name":{"$in":[{"prototype":1}]}}]}}', 'filters.$or.1.user_name.$in.0.prototype'],
+    ['get_one', '{"filters":{"content.constructor":"x"}}', 'filters.content.constructor'],
+    ['delete', '{"filters":{"id":"m1","__proto__":{}}}', 'filters.__proto__'],
+    ['list', '{"fields":["content","__proto__"]}', 'fields.1'],
+    ['get_one', '{"filters":{"id":"m1"},"fields":["constructor"]}', 'fields.0'],
+  ])('%s %s: 400 invalid_request with the path, nothing stored', async (op, text, path) => {
+    const before = await tableSnapshot();
+    const r = await postText(op, text);
+    expect(r.status).toBe(400);
+    expect(r.body.data).toMatchObject({ error: 'invalid_request', details: [{ path }] });
+    expect(r.body.message).toContain(path);
+    expect(await tableSnapshot()).toEqual(before);
+  });
+
+  test('other keys that look like them still work', async () => {
+    expect((await postText('update', '{"filters":{"id":"m1"},"values":{"user_name":"__proto__"}}')).body.data).toMatchObject({ updated: 1 });
+    expect((await postText('count', '{"filters":{"user_name":"__proto__"}}')).body.data.count).toBe(1);
   });
 });
