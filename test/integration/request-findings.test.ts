@@ -238,3 +238,44 @@ describe('finding 7: prototype keys are refused wherever a body holds keys', () 
     expect((await postText('count', '{"filters":{"user_name":"__proto__"}}')).body.data.count).toBe(1);
   });
 });
+
+describe('finding 8: a body that is not UTF-8 is malformed_json', () => {
+  const json = (before: string, bytes: number[], after: string) => Buffer.concat([Buffer.from(before), Buffer.from(bytes), Buffer.from(after)]);
+  const create = (bytes: number[]) => json('{"id":"u8-', bytes, '","data":{"user_id":8,"content":"bytes"}}');
+
+  test.each([
+    ['0xff', [0xff]],
+    ['0xfe', [0xfe]],
+    ['a truncated sequence', [0xe2, 0x82]],
+    ['an overlong "/"', [0xc0, 0xaf]],
+    ['a surrogate encoded as UTF-8', [0xed, 0xa0, 0x80]],
+    ['a lone continuation byte', [0x80]],
+  ])('an id with %s: 400, nothing stored', async (_, bytes) => {
+    const before = await tableSnapshot();
+    const r = await api.post(reaction('create'), create(bytes), as('root'));
+    expect(r.status).toBe(400);
+    expect(r.body.data).toMatchObject({ error: 'malformed_json' });
+    expect(r.body.message).toBe('The body is not valid UTF-8');
+    expect(await tableSnapshot()).toEqual(before);
+  });
+
+  test('"u8-\\xff" and "u8-\\xfe" can no longer become one id', async () => {
+    expect((await api.post(reaction('create'), create([0xff]), as('root'))).status).toBe(400);
+    expect((await api.post(reaction('create'), create([0xfe]), as('root'))).status).toBe(400);
+    expect((await post('count', { filters: { id: { $begins_with: 'u8-' } } })).body.data.count).toBe(0);
+  });
+
+  test('in a filter or in values too', async () => {
+    expect((await api.post(reaction('list'), json('{"filters":{"content":"', [0xff], '"}}'), as('root'))).body.data.error).toBe('malformed_json');
+    const before = await tableSnapshot();
+    const r = await api.post(reaction('update'), json('{"filters":{"id":"m1"},"values":{"user_name":"', [0xfe], '"}}'), as('root'));
+    expect(r.body.data.error).toBe('malformed_json');
+    expect(await tableSnapshot()).toEqual(before);
+  });
+
+  test('valid multi-byte UTF-8 is stored byte for byte', async () => {
+    const r = await api.post(reaction('create'), create([0xc3, 0xbf, 0xf0, 0x9f, 0x98, 0x80]), as('root'));
+    expect(r.status).toBe(201);
+    expect((await post('get_one', { filters: { id: 'u8-ÿ😀' } })).body.data.content).toBe('bytes');
+  });
+});
