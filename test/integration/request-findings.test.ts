@@ -279,3 +279,19 @@ describe('finding 8: a body that is not UTF-8 is malformed_json', () => {
     expect((await post('get_one', { filters: { id: 'u8-ÿ😀' } })).body.data.content).toBe('bytes');
   });
 });
+
+describe('finding 9: an empty cursor is not "no cursor"', () => {
+  beforeAll(() => holdOnly(SEEDS));
+
+  test.each([
+    ['list', { limit: 1, cursor: '' }],
+    ['update', { filters: { id: 'm1' }, values: { user_name: 'x' }, cursor: '' }],
+    ['delete', { filters: { id: 'm1' }, cursor: '' }],
+  ])('%s with cursor "": 400 invalid_cursor, nothing changed', async (op, body) => {
+    const before = await tableSnapshot();
+    const r = await post(op, body);
+    expect(r.status).toBe(400);
+    expect(r.body.data).toMatchObject({ error: 'invalid_cursor', details: [{ path: 'cursor' }] });
+    expect(await tableSnapshot()).toEqual(before);
+  });
+});

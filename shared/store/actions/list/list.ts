@@ -10,9 +10,9 @@ import { listRead } from './params';
 /** One page in the requested order, with the cursor of the next. */
 export async function listRecords(model: Model, request: ListRequest): Promise<ListAnswer> {
   const { options, fingerprint } = listRead(model, request);
-  const positions: Position[] = request.cursor
-    ? await decodeCursor(request.cursor, model, fingerprint, options.plan)
-    : options.plan.shards.map(() => undefined);
+  // "" is a cursor too, and not one this service issues (the last page answers null): refused, never taken as the first page.
+  const positions: Position[] =
+    request.cursor !== undefined ? await decodeCursor(request.cursor, model, fingerprint, options.plan) : options.plan.shards.map(() => undefined);
   const limit = request.limit ?? LIMITS.defaultPageSize;
   const page = await readPage(options, limit, positions, LIMITS.maxScannedPerRequest).catch((error: unknown) => {
     // The last word on a start key is DynamoDB's: one outside the query is a bad cursor, not an internal error.
