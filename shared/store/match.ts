@@ -60,7 +60,8 @@ export async function matchForWrite(model: Model, guard: BulkGuard, fingerprint:
   if (isMatchAll(filter) && guard.allow_all !== true) throw new EmptyFilter();
   if (guard.cursor !== undefined) {
     const after = await decodeResumeCursor(guard.cursor, model, fingerprint);
-    filter = { kind: 'and', items: [filter, { kind: 'compare', field: 'id', path: ['id'], op: 'gt', operands: [after] }] };
+    // '' is "from the first record": no condition, since DynamoDB refuses an empty key condition value.
+    if (after !== '') filter = { kind: 'and', items: [filter, { kind: 'compare', field: 'id', path: ['id'], op: 'gt', operands: [after] }] };
   }
   const maxAffected = guard.max_affected ?? LIMITS.maxAffected;
   const { items, truncated } = await readAll({ plan: planAccess(model, filter, ID_ORDER), filter, consistent: true }, maxAffected);
