@@ -21,8 +21,6 @@ export const ERROR_MEANING: Record<ErrorCode, string> = {
   matches_all:
     'The filter of an update or delete matches every record of the model (2 or more): send allow_all: true, which takes the admin scope; nothing changes',
   payload_too_large: "The body is over the size limit, or a record is over DynamoDB's 400 KB",
-  matches_all:
-    'The filter of an update or delete matches every record of the model (2 or more): send allow_all: true, which takes the admin scope; nothing changes',
   unsupported_media_type: 'The body is not sent as JSON',
   validation_error: 'Record data breaks the model schema; data.details lists each {path, message}',
   rate_limited: 'Too many requests; retry after the Retry-After header',
