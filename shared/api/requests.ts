@@ -3,13 +3,42 @@ import { LIMITS } from '../limits';
 import * as z from '../zod';
 
 /**
- * The request bodies of the record operations. Filters and record data stay the caller's own
- * objects (zod only checks that they are objects), so exact numbers and keys such as
- * "__proto__" reach the filter parser and the model validation untouched.
+ * Keys that name JavaScript's object machinery. The body parser keeps them as own properties,
+ * but code that assigns or looks one up reaches the prototype instead (an update of
+ * `"__proto__"` changed no data and still bumped _version), so no request holds one: not as a
+ * key at any depth, not as a part of a dotted field path, not as a name in `fields`.
  */
-export const jsonObject = z.custom<Record<string, unknown>>(isJsonObject, {
-  error: (issue) => (issue.input === undefined ? 'required' : 'must be a JSON object'),
+const PROTOTYPE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+const namesPrototype = (key: string) => key.split('.').some((part) => PROTOTYPE_KEYS.has(part));
+const prototypeMessage = (key: string) => `${JSON.stringify(key)} is refused: __proto__, constructor and prototype name JavaScript's object machinery`;
+
+/** The path of the first key (depth first, in order) that names a prototype key, or undefined. */
+function prototypeKeyPath(value: unknown): PropertyKey[] | undefined {
+  const pending: Array<[unknown, PropertyKey[]]> = [[value, []]];
+  while (pending.length > 0) {
+    const [node, path] = pending.pop()!;
+    const children: Array<[PropertyKey, unknown]> = Array.isArray(node) ? node.map((child, i) => [i, child]) : isJsonObject(node) ? Object.entries(node) : [];
+    for (const [key] of children) if (typeof key === 'string' && namesPrototype(key)) return [...path, key];
+    for (const [key, child] of children.reverse()) pending.push([child, [...path, key]]);
+  }
+  return undefined;
+}
+
+const withoutPrototypeKeys = z.superRefine((value: unknown, ctx) => {
+  const path = prototypeKeyPath(value);
+  if (path) ctx.addIssue({ code: 'custom', path, message: prototypeMessage(String(path.at(-1))), input: value });
 });
+
+/**
+ * The request bodies of the record operations. Filters and record data stay the caller's own
+ * objects (zod only checks that they are objects and hold no prototype key), so exact numbers
+ * reach the filter parser and the model validation untouched.
+ */
+export const jsonObject = z
+  .custom<Record<string, unknown>>(isJsonObject, {
+    error: (issue) => (issue.input === undefined ? 'required' : 'must be a JSON object'),
+  })
+  .check(withoutPrototypeKeys);
 
 /** What a JSON value is, in JSON's words: a big number is a number, not the SDK's NumberValue. */
 function jsonTypeOf(value: unknown): string {
@@ -34,7 +63,7 @@ export const idSchema = z.string().check(
 );
 
 export const fieldsSchema = z
-  .array(z.string())
+  .array(z.string().check(z.refine((name) => !namesPrototype(name), { error: (issue) => prototypeMessage(String(issue.input)) })))
   .check(z.minLength(1), z.maxLength(LIMITS.maxFields), z.describe('Return only these fields (id is always returned)'));
 const consistent = z.optional(z.boolean()).check(z.describe('Strongly consistent read (base table only; costs twice as much)'));
 const cursor = (description: string) => z.optional(z.string().check(z.maxLength(LIMITS.maxCursorLength))).check(z.describe(description));
@@ -77,7 +106,9 @@ export const countRequest = z.strictObject({
 
 const bulkGuard = {
   filters: jsonObject,
-  allow_all: z.optional(z.boolean()).check(z.describe('Required to run with an empty filter')),
+  allow_all: z
+    .optional(z.boolean())
+    .check(z.describe('Required (and then the admin scope) for an empty filter, or one that matches every record of a model holding 2 or more')),
   max_affected: z.optional(z.int().check(z.gte(0), z.lte(LIMITS.maxAffected))).check(z.describe('Refuse the whole operation (409) if more records match')),
   cursor: cursor('next_cursor of a call that stopped early (complete: false): goes on after the last record it reached'),
 };

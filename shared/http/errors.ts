@@ -22,6 +22,7 @@ export const ERROR_STATUS = {
   record_busy: 409,
   idempotency_in_flight: 409,
   idempotency_answer_not_kept: 409,
+  matches_all: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   validation_error: 422,

@@ -18,3 +18,19 @@ export function parseJsonBody(text: string, maxDepth: number, what: string): unk
     throw new ApiError('malformed_json', `The body is not valid JSON: ${(error as Error).message}`);
   }
 }
+
+/** Keeps a leading byte order mark in the text, as Buffer's decoding did: it is not JSON, and the parser says so. */
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * The body's bytes as text, or malformed_json when they are not UTF-8. Decoding with
+ * replacement would turn every invalid sequence into U+FFFD, so "u8-\xff" and "u8-\xfe" would
+ * be one id; JSON exchanged between systems is UTF-8 (RFC 8259, section 8.1).
+ */
+export function utf8Text(bytes: Uint8Array): string {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    throw new ApiError('malformed_json', 'The body is not valid UTF-8');
+  }
+}

@@ -8,6 +8,7 @@ import {
   InvalidRecord,
   InvalidValues,
   ItemTooLarge,
+  MatchesAll,
   PartialWrite,
   RecordBusy,
   RecordExists,
@@ -77,6 +78,15 @@ const STORE_ANSWERS: ReadonlyArray<Answer> = [
   on(RecordExists, (e) => new ApiError('conflict', e.message, { ids: e.ids })),
   on(RepeatedIds, (e) => new ApiError('conflict', e.message, { ids: e.ids })),
   on(TooManyMatches, (e) => new ApiError('too_many_matches', e.message, { max_affected: e.maxAffected, matched_at_least: e.maxAffected + 1 })),
+  on(
+    MatchesAll,
+    (e) =>
+      new ApiError('matches_all', e.message, {
+        model: e.model,
+        matched: e.matched,
+        ...detailsAt('filters', 'matches every record; allow_all: true is needed'),
+      }),
+  ),
   on(ItemTooLarge, (e) => new ApiError('payload_too_large', e.message, { id: e.id, item_bytes: e.bytes, max_item_bytes: e.maxBytes })),
   on(RecordBusy, (e) => new ApiError('record_busy', e.message, { id: e.id }, RETRY_LATER)),
   on(BatchOutOfTime, (e) => new ApiError('database_unavailable', e.message, {}, RETRY_LATER)),

@@ -2,12 +2,13 @@ import { ERROR_STATUS, type ErrorCode } from '../http/errors';
 
 /** What each error code means to a caller; typed by ERROR_STATUS, so a new code must be explained here. */
 export const ERROR_MEANING: Record<ErrorCode, string> = {
-  malformed_json: 'The body is not JSON',
-  invalid_request: 'The body has the wrong shape: a missing or unknown property, values naming a system field, ...',
+  malformed_json: 'The body is not JSON, or its bytes are not UTF-8',
+  invalid_request:
+    'The body has the wrong shape: a missing or unknown property, values naming a system field, a __proto__, constructor or prototype key (data.details gives its path), ...',
   invalid_filter: 'An unknown operator, a value of the wrong type, a bad $between, or a filter too deep or too large',
   unknown_field: 'A filter or fields names a field the model does not have (data.available lists them)',
   invalid_order_by: 'order_by names a field that is neither id nor indexed',
-  invalid_cursor: 'The cursor was altered or belongs to another query',
+  invalid_cursor: 'The cursor was altered, is empty, or belongs to another query',
   empty_filter: 'update or delete with {} filters and no allow_all',
   unauthorized: 'No valid bearer token (WWW-Authenticate says why)',
   forbidden: 'The token lacks the scope the request needs (data.required_scope), or the model is read-only',
@@ -21,6 +22,8 @@ export const ERROR_MEANING: Record<ErrorCode, string> = {
   idempotency_in_flight: 'A request with the same Idempotency-Key is still running; nothing was done, retry after Retry-After',
   idempotency_answer_not_kept: "The Idempotency-Key's first request finished (data.first_status) but its answer was too large to keep; nothing was done again",
   idempotency_key_reused: 'The Idempotency-Key was used for a different request (route, model or body); nothing was done',
+  matches_all:
+    'The filter of an update or delete matches every record of the model (2 or more): send allow_all: true, which takes the admin scope; nothing changes',
   payload_too_large: "The body is over the size limit, or a record is over DynamoDB's 400 KB",
   unsupported_media_type: 'The body is not sent as JSON',
   validation_error: 'Record data breaks the model schema; data.details lists each {path, message}',

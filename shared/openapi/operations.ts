@@ -74,6 +74,8 @@ const IDEMPOTENT = {
 };
 const IDEMPOTENCY_ERRORS: ErrorCode[] = ['idempotency_in_flight', 'idempotency_answer_not_kept', 'idempotency_key_reused'];
 
+const WHOLE_MODEL_HELP =
+  'An empty filter, or one that matches every record of a model holding 2 or more (409 matches_all), needs allow_all, which needs the admin scope.';
 const FILTERS_HELP =
   'filters are Mongo-style: `{"field": value}` is equality, `{"field": {"$gt": 1}}` an operator ' +
   '($eq $ne $gt $gte $lt $lte $in $nin $between $exists $begins_with $contains), and $and/$or/$not combine them. ' +
@@ -152,7 +154,7 @@ export const RECORD_OPERATIONS: Record<'create' | 'get_one' | 'list' | 'count' |
     return {
       description:
         `Every matched record with its new values is validated first; one invalid result is a 422 and nothing is written. ` +
-        `An empty filter needs allow_all, which needs the admin scope. ${FILTERS_HELP}`,
+        `${WHOLE_MODEL_HELP} ${FILTERS_HELP}`,
       request: {
         schema: z.strictObject({ ...updateRequest.shape, values: valuesSchema(model) }),
         examples: field
@@ -163,19 +165,30 @@ export const RECORD_OPERATIONS: Record<'create' | 'get_one' | 'list' | 'count' |
           : {},
       },
       success: { status: 200, description: 'How many changed', data: updateAnswerSchema },
-      errors: [...BODY_ERRORS, ...FILTER_ERRORS, 'forbidden', 'empty_filter', 'too_many_matches', 'record_busy', 'validation_error', ...IDEMPOTENCY_ERRORS],
+      errors: [
+        ...BODY_ERRORS,
+        ...FILTER_ERRORS,
+        'forbidden',
+        'invalid_cursor',
+        'empty_filter',
+        'too_many_matches',
+        'matches_all',
+        'record_busy',
+        'validation_error',
+        ...IDEMPOTENCY_ERRORS,
+      ],
       ...IDEMPOTENT,
     };
   },
   delete: () => ({
-    description: `An empty filter needs allow_all, which needs the admin scope. ${FILTERS_HELP}`,
+    description: `${WHOLE_MODEL_HELP} ${FILTERS_HELP}`,
     request: {
       name: 'delete_request',
       schema: deleteRequest,
       examples: { by_id: { filters: { id: 'example-1' } }, capped: { filters: { id: { $begins_with: 'example-' } }, max_affected: 10 } },
     },
     success: { status: 200, description: 'How many were deleted', data: deleteAnswerSchema },
-    errors: [...BODY_ERRORS, ...FILTER_ERRORS, 'forbidden', 'empty_filter', 'too_many_matches', ...IDEMPOTENCY_ERRORS],
+    errors: [...BODY_ERRORS, ...FILTER_ERRORS, 'forbidden', 'invalid_cursor', 'empty_filter', 'too_many_matches', 'matches_all', ...IDEMPOTENCY_ERRORS],
     ...IDEMPOTENT,
   }),
 };

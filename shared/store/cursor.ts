@@ -49,6 +49,7 @@ const refuse = (message: string) => new InvalidCursor(message);
 
 /** The payload of a cursor this service signed for this model and query, or InvalidCursor. */
 async function openCursor(cursor: string, model: Model, fingerprint: string): Promise<Record<string, unknown>> {
+  if (cursor === '') throw refuse('The cursor is empty; leave cursor out to start from the beginning');
   const [payload, mac, ...rest] = cursor.split('.');
   const expected = Buffer.from(await sign(payload ?? ''));
   const given = Buffer.from(mac ?? '');

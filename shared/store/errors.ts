@@ -110,6 +110,19 @@ export class TooManyMatches extends StoreError {
   }
 }
 
+/**
+ * A bulk write without allow_all whose filter matches every record of its model (2 or more,
+ * counted right after the matches were read); nothing was changed.
+ */
+export class MatchesAll extends StoreError {
+  constructor(
+    readonly model: string,
+    readonly matched: number,
+  ) {
+    super(`the filter matches every record of ${model} (${matched}); send allow_all: true (needs the admin scope) if you mean it`);
+  }
+}
+
 /** A record over DynamoDB's item size, refused before it was written. */
 export class ItemTooLarge extends StoreError {
   constructor(

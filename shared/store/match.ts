@@ -1,11 +1,14 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { LIMITS } from '../limits';
 import type { Model } from '../models/define';
+import { db } from './client';
 import { decodeResumeCursor } from './cursor';
-import { EmptyFilter, TooManyMatches } from './errors';
-import { isMatchAll, type FilterNode } from './filter/ast';
+import { EmptyFilter, MatchesAll, TooManyMatches } from './errors';
+import { isMatchAll, MATCH_ALL, type FilterNode } from './filter/ast';
 import { parseFilter } from './filter/parse';
+import { shardOf } from './keys';
 import { ID_ORDER, planAccess } from './plan';
-import { readAll, type Item } from './query';
+import { queryInput, readAll, type Item, type Key } from './query';
 import type { BulkGuard } from './types';
 import { utf8Order } from './utf8-order';
 import { newWriteToken } from './write-token';
@@ -19,8 +22,41 @@ export interface Matched {
 }
 
 /**
- * The records a bulk update or delete would touch, after its guards: no accidental all, no more
- * than allowed; with a cursor, only those after the last record the earlier call reached.
+ * Whether `items` are every record of the model. Each shard is counted (Select COUNT, strongly
+ * consistent) only until it holds more records than were matched in it, so the answer costs at
+ * most one key per shard more than the matches. A matched record deleted since it was read
+ * makes the shard look whole: the doubt is resolved towards refusing.
+ */
+async function isWholeModel(model: Model, items: Item[]): Promise<boolean> {
+  const matchedIn = new Map<number, number>();
+  for (const item of items) {
+    const shard = shardOf(model, item.id as string);
+    matchedIn.set(shard, (matchedIn.get(shard) ?? 0) + 1);
+  }
+  const plan = planAccess(model, MATCH_ALL, ID_ORDER);
+  const whole = await Promise.all(
+    plan.shards.map(async (shard) => {
+      const matched = matchedIn.get(shard) ?? 0;
+      const input = { ...queryInput({ plan, filter: MATCH_ALL, consistent: true }, shard), Select: 'COUNT' as const };
+      let count = 0;
+      let next: Key | undefined;
+      do {
+        const page = await db().send(new QueryCommand({ ...input, ExclusiveStartKey: next, Limit: matched + 1 - count }));
+        count += page.Count ?? 0;
+        next = page.LastEvaluatedKey as Key | undefined;
+      } while (next && count <= matched);
+      return count <= matched;
+    }),
+  );
+  return whole.every(Boolean);
+}
+
+/**
+ * The records a bulk update or delete would touch, after its guards: no accidental all (an empty
+ * filter, or one that matches every record of a model holding 2 or more, needs allow_all), no
+ * more than allowed; with a cursor, only those after the last record the earlier call reached.
+ * Every call is checked, a resumed one too: a cursor proves only that an earlier call was let
+ * through, and the model may have changed since.
  */
 export async function matchForWrite(model: Model, guard: BulkGuard, fingerprint: string): Promise<Matched> {
   let filter = parseFilter(model, guard.filters);
@@ -34,6 +70,7 @@ export async function matchForWrite(model: Model, guard: BulkGuard, fingerprint:
   const maxAffected = guard.max_affected ?? LIMITS.maxAffected;
   const { items, truncated } = await readAll({ plan: planAccess(model, filter, ID_ORDER), filter, consistent: true }, maxAffected);
   if (truncated) throw new TooManyMatches(maxAffected);
+  if (guard.allow_all !== true && items.length >= 2 && (await isWholeModel(model, items))) throw new MatchesAll(model.name, items.length);
   items.sort((a, b) => utf8Order(a.id as string, b.id as string));
   return { filter, items, operation };
 }

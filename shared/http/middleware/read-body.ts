@@ -1,13 +1,21 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { LIMITS } from '../../limits';
 import { ApiError } from '../errors';
-import { parseJsonBody } from '../json-body';
+import { parseJsonBody, utf8Text } from '../json-body';
 import type { HttpRequest } from './request';
 
 function rawBodyOf(event: APIGatewayProxyEventV2): Buffer {
   if (!event.body) return Buffer.alloc(0);
   return Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
 }
+
+/**
+ * The body as text. Bytes that reach the function base64-encoded are decoded strictly: not UTF-8
+ * is malformed_json. A body API Gateway passed as text (isBase64Encoded false, which it does for
+ * a text content type such as application/json) was decoded before the function ran; what it did
+ * with bytes that are not UTF-8 cannot be seen here, and the text is taken as it came.
+ */
+const textOf = (event: APIGatewayProxyEventV2, rawBody: Buffer): string => (event.isBase64Encoded ? utf8Text(rawBody) : (event.body ?? ''));
 
 /** An empty (or blank) body is `{}`. */
 const readJson = (text: string): unknown => (text.trim() === '' ? {} : parseJsonBody(text, LIMITS.maxJsonDepth, 'body'));
@@ -29,7 +37,7 @@ export function readBody({ parseBody }: { parseBody: boolean }) {
       context.apiRequest = {
         event,
         rawBody,
-        body: parseBody ? readJson(rawBody.toString('utf8')) : {},
+        body: parseBody ? readJson(textOf(event, rawBody)) : {},
         params: (event.pathParameters as Record<string, string> | undefined) ?? {},
         // Lower-cased by @middy/http-header-normalizer, earlier in the chain.
         headers: (event.headers as Record<string, string> | undefined) ?? {},

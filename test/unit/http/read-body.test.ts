@@ -13,7 +13,7 @@ async function read(body: string | Buffer, { parseBody = true, base64 = true } =
     bytes,
     'POST /api/db/{model_name}/list',
   );
-  if (!base64) Object.assign(event, { body: bytes.toString('utf8'), isBase64Encoded: false });
+  if (!base64) Object.assign(event, { body: typeof body === 'string' ? body : bytes.toString('utf8'), isBase64Encoded: false });
   const context = lambdaContext('list', 'r1', Date.now() + 5_000);
   const request = { event, context, response: undefined, error: undefined, internal: {} } as unknown as HttpRequest;
   await readBody({ parseBody }).before(request);
@@ -38,6 +38,20 @@ test('JSON arrives parsed, with the raw bytes, the headers and the deadline besi
 
 test('a body that was not base64-encoded is read as UTF-8 text', async () => {
   expect((await read('{"a":1}', { base64: false })).body).toEqual({ a: 1 });
+});
+
+test('base64-encoded bytes that are not UTF-8 are malformed_json, never replaced with U+FFFD', async () => {
+  for (const bytes of [[0xff], [0xfe], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xe2, 0x82], [0x80]]) {
+    const body = Buffer.concat([Buffer.from('{"id":"u8-'), Buffer.from(bytes), Buffer.from('"}')]);
+    await expect(read(body)).rejects.toMatchObject({ code: 'malformed_json', message: 'The body is not valid UTF-8' });
+  }
+  expect((await read(Buffer.from('{"id":"u8-\u00ff\ufffd"}'))).body).toEqual({ id: 'u8-ÿ\ufffd' });
+});
+
+test('a text body (isBase64Encoded false) was decoded by API Gateway and is taken as it came', async () => {
+  // Not re-encoded on the way: an unpaired surrogate in the text reaches the parser (and then the
+  // record operation's own check) instead of turning into U+FFFD here.
+  expect((await read('{"a":"x\ud800"}', { base64: false })).body).toEqual({ a: 'x\ud800' });
 });
 
 test('numbers keep every digit: an integer past 2^53 and a long fraction are not rounded', async () => {

@@ -10,7 +10,8 @@ import { listRead } from './params';
 /** One page in the requested order, with the cursor of the next. */
 export async function listRecords(model: Model, request: ListRequest): Promise<ListAnswer> {
   const { options, fingerprint } = listRead(model, request);
-  const after = request.cursor ? await decodeCursor(request.cursor, model, fingerprint, options.plan) : undefined;
+  // "" is a cursor too, and not one this service issues (the last page answers null): refused, never taken as the first page.
+  const after = request.cursor !== undefined ? await decodeCursor(request.cursor, model, fingerprint, options.plan) : undefined;
   const limit = request.limit ?? LIMITS.defaultPageSize;
   const page = await readPage(options, limit, after, LIMITS.maxScannedPerRequest).catch((error: unknown) => {
     // The last word on a start key is DynamoDB's: one outside the query is a bad cursor, not an internal error.
