@@ -91,6 +91,8 @@ export const AWS_LIMITS = {
   lambdaPayloadBytes: 6 * 1024 * 1024,
   /** HTTP API: the longest an integration may take. */
   integrationTimeoutMs: 30_000,
+  /** DynamoDB: actions in one TransactWriteItems (raised from 25 in 2022); a create batch (LIMITS.maxCreateBatch) fits one. */
+  transactionActions: 100,
 } as const;
 
 /** Every function's Lambda settings (infra/function.ts); the local server runs with the same. */

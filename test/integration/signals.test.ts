@@ -91,13 +91,13 @@ async function sendBatch(url: string, batch: string): Promise<number | string> {
   }
 }
 
-/** One client: a batch at a time until `stopped`, each batch named `<client>.<n>`. */
+/** One client: a batch at a time, each named `<client>.<n>`, until `stopped` or the server no longer answers. */
 async function client(url: string, c: number, stopped: () => boolean, sent: Array<{ batch: string; answer: Promise<number | string> }>): Promise<void> {
   for (let n = 0; !stopped(); n++) {
     const batch = `c${c}.${n}`;
     const answer = sendBatch(url, batch);
     sent.push({ batch, answer });
-    await answer;
+    if (typeof (await answer) !== 'number') return;
   }
 }
 
@@ -124,11 +124,11 @@ async function stopMidBatches(stopIt: (tree: Tree, npmStart: ServeProcess) => Pr
   const url = await npmStart.ready;
   const tree = treeOf(npmStart.child.pid!);
   const sent: Array<{ batch: string; answer: Promise<number | string> }> = [];
-  let stopped = false;
-  const clients = Array.from({ length: CLIENTS }, (_, c) => client(url, c, () => stopped, sent));
-  // Batches have been stored, and every client has one on the way when the signal comes.
+  // The clients go on until the server has begun to drain (a signal to npm or the shell reaches it
+  // through its parent watch, up to half a second later), so requests are in flight then.
+  const draining = () => /in flight get up to/.test(npmStart.output());
+  const clients = Array.from({ length: CLIENTS }, (_, c) => client(url, c, draining, sent));
   await until(async () => ((await call(url, 'reaction/count', {})).data?.count ?? 0) >= CLIENTS * BATCH_SIZE, 'the first stored batches', npmStart);
-  stopped = true;
   await stopIt(tree, npmStart);
   await Promise.all(clients);
   const answers = await Promise.all(sent.map((s) => s.answer));

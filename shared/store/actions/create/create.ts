@@ -1,5 +1,6 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { AWS_LIMITS } from '../../../limits';
 import type { Model } from '../../../models/define';
 import type { ErrorDetail } from '../../../models/details';
 import { checkAgainst } from '../../../models/validate';
@@ -47,7 +48,8 @@ export async function createRecords(
   for (const item of items) checkItemSize(item, item.id as string);
   if (!beforeCutoff(deadline)()) throw new BatchOutOfTime();
   if (items.length === 1) await putOne(model, items[0]);
-  else await putAll(model, items);
+  // The API's batches fit one transaction; the store's own callers (seeding, tests) may send more, a transaction at a time.
+  else for (let i = 0; i < items.length; i += AWS_LIMITS.transactionActions) await putAll(model, items.slice(i, i + AWS_LIMITS.transactionActions));
   return items.map((item) => toRecord(item));
 }
 
