@@ -6,6 +6,7 @@ import type { FilterNode } from '../../shared/store/filter/ast';
 import type { Item } from '../../shared/store/filter/reference';
 import { sameValue } from '../../shared/store/filter/reference';
 import { againstArtifacts, useApi, type Api, type Reply } from '../support/api';
+import { conditionOn } from '../support/filter-arbitraries';
 import { fuzzed, fuzzTimeout } from '../support/fuzz';
 import { asRecord, RecordModel, type FieldSpec, type HeldCursor, type ModelSpec, type Refusal } from '../support/record-model';
 import { removeAll, storedItems } from '../support/stored';
@@ -120,30 +121,10 @@ function arbitraries(spec: ModelSpec) {
   ];
   const unknownPaths = ['nope', 'id.x', `${names[0]}.x`, ...(spec.fields.meta ? ['meta.nope', 'meta.inner.nope'] : [])];
 
+  // Operands of every kind, so that those a field cannot hold are sent too.
   const condition = ([path, own, element]: [string, fc.Arbitrary<unknown>, fc.Arbitrary<unknown>]) => {
     const value = fc.oneof({ weight: 4, arbitrary: own }, anyValue);
-    const list = fc.array(value, { minLength: 1, maxLength: 3 });
-    const op = fc.oneof(
-      value,
-      fc.constant(null),
-      list,
-      value.map((v) => ({ $eq: v })),
-      value.map((v) => ({ $ne: v })),
-      fc.constant({ $ne: null }),
-      fc.tuple(fc.constantFrom('$gt', '$gte', '$lt', '$lte'), value).map(([o, v]) => ({ [o]: v })),
-      fc.tuple(value, value).map(([a, b]) => ({ $between: [a, b] })),
-      list.map((v) => ({ $in: v })),
-      list.map((v) => ({ $nin: v })),
-      fc.boolean().map((v) => ({ $exists: v })),
-      string.map((v) => ({ $begins_with: v })),
-      fc.oneof(element, value).map((v) => ({ $contains: v })),
-    );
-    return fc
-      .oneof(
-        { weight: 5, arbitrary: op },
-        op.filter((o) => o !== null && typeof o === 'object' && !Array.isArray(o)).map((o) => ({ $not: o })),
-      )
-      .map((o) => ({ [path]: o }));
+    return conditionOn(path, value, { ordered: value, prefix: string, element: fc.oneof(element, value) });
   };
   const leaf = fc.oneof(
     { weight: 12, arbitrary: fc.constantFrom(paths[0], ...paths).chain(condition) },

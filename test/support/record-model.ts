@@ -1,3 +1,4 @@
+import { ERROR_STATUS } from '../../shared/http/errors';
 import { compareDecimal } from '../../shared/json/decimal';
 import { isExactNumber, isJsonObject, numberText } from '../../shared/json/exact-json';
 import type { CompareOp, FilterNode } from '../../shared/store/filter/ast';
@@ -39,19 +40,8 @@ export interface Refusal {
   ids?: string[];
 }
 
-const STATUS: Record<string, number> = {
-  invalid_request: 400,
-  invalid_filter: 400,
-  unknown_field: 400,
-  invalid_order_by: 400,
-  invalid_cursor: 400,
-  empty_filter: 400,
-  not_found: 404,
-  conflict: 409,
-  too_many_matches: 409,
-  matches_all: 409,
-  validation_error: 422,
-};
+// matches_all is this round's new code (issue 19): a bulk write that would change a whole model without allow_all.
+const STATUS: Record<string, number> = { ...ERROR_STATUS, matches_all: 409 };
 
 const refuse = (...codes: string[]): Refusal => ({ status: STATUS[codes[0]], codes });
 
