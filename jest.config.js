@@ -29,6 +29,7 @@ const integration = (engine, displayName = engine, testMatch = ['<rootDir>/test/
 
 // The contract suites that hold for the deployed shape too; the rest test local-only settings
 // (environment variables a test sets, loopback open mode) or the source's internals.
+// record-model runs there on reaction only: a model a test adds never reaches the bundles.
 const ARTIFACT_SUITES = [
   'routes',
   'create',
@@ -43,6 +44,7 @@ const ARTIFACT_SUITES = [
   'client',
   'shards',
   'request-findings',
+  'record-model',
 ];
 
 const javaAvailable = spawnSync('java', ['-version']).status === 0;

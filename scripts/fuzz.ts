@@ -2,12 +2,13 @@ import { spawnSync } from 'node:child_process';
 
 /**
  * The property tests with a random seed and more runs than `npm test` affords (which fixes the
- * seed, so a run that passed once passes again): `npm run fuzz -- [filters|hostile] [times] [seed]`.
+ * seed, so a run that passed once passes again): `npm run fuzz -- [filters|hostile|model] [times] [seed]`.
  * A failure prints its seed; pass it back to replay.
  */
 const SUITES = {
   filters: ['test/integration/filter-model', 'test/integration/engines-agree'],
   hostile: ['test/integration/hostile', 'test/integration/onebot-hostile', 'test/unit/decimal', 'test/unit/store/keys'],
+  model: ['test/integration/record-model'],
 };
 const args = process.argv.slice(2);
 const group = Object.hasOwn(SUITES, args[0] ?? '') ? (args.shift() as keyof typeof SUITES) : undefined;

@@ -9,7 +9,8 @@ import { startArtifactApi, type ArtifactApi } from './artifact/api';
  * own, the secret holds this admin token and every request carries it.
  */
 export const ARTIFACT_TOKEN = 'artifact-admin-token';
-const againstArtifacts = () => process.env.RG_TEST_TARGET === 'artifact';
+/** Whether this run serves the suites from the bundles in cdk.out (the artifact project). */
+export const againstArtifacts = () => process.env.RG_TEST_TARGET === 'artifact';
 let artifact: ArtifactApi | undefined;
 
 /**

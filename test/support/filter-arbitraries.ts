@@ -80,7 +80,16 @@ const PATHS: Array<[string, fc.Arbitrary<unknown>]> = [
 // Numbers join in so that a path holding neither kind (flag) still yields an operand.
 const ordered = (value: fc.Arbitrary<unknown>) => fc.oneof(value, number).filter((v) => typeof v === 'string' || typeof v === 'number');
 
-function condition([path, value]: [string, fc.Arbitrary<unknown>]): fc.Arbitrary<Record<string, unknown>> {
+/**
+ * Every form a condition on `path` takes, with operands from `value`: the value itself, null, a
+ * list, each operator, and `$not` of an operator object. `ordered` gives the range bounds,
+ * `prefix` the `$begins_with` strings and `element` the `$contains` operands.
+ */
+export function conditionOn(
+  path: string,
+  value: fc.Arbitrary<unknown>,
+  operands: { ordered: fc.Arbitrary<unknown>; prefix: fc.Arbitrary<string>; element: fc.Arbitrary<unknown> },
+): fc.Arbitrary<Record<string, unknown>> {
   const list = fc.array(value, { minLength: 1, maxLength: 4 });
   const op = fc.oneof(
     value,
@@ -89,14 +98,14 @@ function condition([path, value]: [string, fc.Arbitrary<unknown>]): fc.Arbitrary
     value.map((v) => ({ $eq: v })),
     value.map((v) => ({ $ne: v })),
     fc.constant({ $ne: null }),
-    fc.tuple(fc.constantFrom('$gt', '$gte', '$lt', '$lte'), ordered(value)).map(([o, v]) => ({ [o]: v })),
-    // Two bounds of one kind; the parser refuses low > high, and such filters are skipped.
-    fc.tuple(ordered(value), ordered(value)).map(([a, b]) => ({ $between: [a, b] })),
+    fc.tuple(fc.constantFrom('$gt', '$gte', '$lt', '$lte'), operands.ordered).map(([o, v]) => ({ [o]: v })),
+    // Two bounds, in either order: the parser refuses low > high.
+    fc.tuple(operands.ordered, operands.ordered).map(([a, b]) => ({ $between: [a, b] })),
     list.map((v) => ({ $in: v })),
     list.map((v) => ({ $nin: v })),
     fc.boolean().map((v) => ({ $exists: v })),
-    string.map((v) => ({ $begins_with: v.slice(0, 210) })),
-    fc.oneof(string, value).map((v) => ({ $contains: v })),
+    operands.prefix.map((v) => ({ $begins_with: v })),
+    operands.element.map((v) => ({ $contains: v })),
   );
   return fc
     .oneof(
@@ -108,6 +117,9 @@ function condition([path, value]: [string, fc.Arbitrary<unknown>]): fc.Arbitrary
     )
     .map((o) => ({ [path]: o }));
 }
+
+const condition = ([path, value]: [string, fc.Arbitrary<unknown>]) =>
+  conditionOn(path, value, { ordered: ordered(value), prefix: string.map((v) => v.slice(0, 210)), element: fc.oneof(string, value) });
 
 /** Filters up to four levels deep with $and/$or/$not and several keys per object. */
 export const filter: fc.Arbitrary<Record<string, unknown>> = fc.letrec<{ node: Record<string, unknown> }>((tie) => ({

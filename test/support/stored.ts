@@ -1,4 +1,4 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../../shared/store/client';
 import { settings } from '../../shared/config';
 import type { Model } from '../../shared/models/define';
@@ -23,4 +23,13 @@ export async function storedItems(model: Pick<Model, 'name' | 'shards'>): Promis
     } while (next);
   }
   return items.sort((a, b) => String(a.sk).localeCompare(String(b.sk)));
+}
+
+/** Removes every item of a model from the table directly, so a test starts from none. */
+export async function removeAll(model: Pick<Model, 'name' | 'shards'>): Promise<void> {
+  const keys = (await storedItems(model)).map((item) => ({ DeleteRequest: { Key: { pk: item.pk, sk: item.sk } } }));
+  for (let i = 0; i < keys.length; i += 25) {
+    const result = await db().send(new BatchWriteCommand({ RequestItems: { [settings().TABLE_NAME]: keys.slice(i, i + 25) } }));
+    if (Object.keys(result.UnprocessedItems ?? {}).length > 0) throw new Error('removeAll: the engine left items unprocessed');
+  }
 }
