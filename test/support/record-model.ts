@@ -169,14 +169,26 @@ class FilterReader {
     return items.length === 1 ? items[0] : { kind: 'and', items };
   }
 
-  /** An operand of a kind the field cannot hold is invalid_filter, never "no match". */
+  /**
+   * An operand the field can never hold is invalid_filter, never "no match": a kind it cannot
+   * hold, at any depth inside the operand (an element of an array, a property of an object, or a
+   * property the object does not declare).
+   */
   private typed(spec: FieldSpec, value: unknown): boolean {
-    const kind = kindOf(value);
-    if (kind === 'null' || !spec.kinds.includes(kind)) {
-      this.problems.add('invalid_filter');
-      return false;
-    }
-    return true;
+    const holds = (field: FieldSpec, operand: unknown): boolean => {
+      const kind = kindOf(operand);
+      if (kind === 'null' || !field.kinds.includes(kind)) return false;
+      if (kind === 'array' && field.items) return (operand as unknown[]).every((element) => holds(field.items!, element));
+      if (kind === 'object' && field.props) {
+        return Object.entries(operand as Record<string, unknown>).every(
+          ([name, inner]) => Object.hasOwn(field.props!, name) && holds(field.props![name], inner),
+        );
+      }
+      return true;
+    };
+    if (holds(spec, value)) return true;
+    this.problems.add('invalid_filter');
+    return false;
   }
 
   private ordered(spec: FieldSpec, value: unknown): boolean {
