@@ -243,8 +243,6 @@ export interface HeldCursor {
   order: string;
   cursor: string;
   last?: Item;
-  /** The write count when the cursor was answered: records written since, sorting before it, may show up (per-shard resume). */
-  issuedAt: number;
 }
 
 export interface BulkRequest {
@@ -256,10 +254,7 @@ export interface BulkRequest {
 
 export class RecordModel {
   readonly records = new Map<string, Item>();
-  /** The write count at each record's last write. */
-  readonly writtenAt = new Map<string, number>();
   readonly cursors: HeldCursor[] = [];
-  writes = 0;
 
   constructor(readonly spec: ModelSpec) {}
 
@@ -293,10 +288,8 @@ export class RecordModel {
 
   /** The records one create made, as the service answered them. */
   add(records: Array<Record<string, unknown>>): void {
-    this.writes += 1;
     for (const { id, _created_at, _updated_at, _version, ...data } of records) {
       this.records.set(id as string, { id, d: data, _created_at, _updated_at, _version });
-      this.writtenAt.set(id as string, this.writes);
     }
   }
 
@@ -320,15 +313,12 @@ export class RecordModel {
   }
 
   update(items: Item[], values: Record<string, unknown>): void {
-    this.writes += 1;
     for (const item of items) {
       this.records.set(item.id as string, { ...item, d: merged(item, values), _version: (item._version as number) + 1 });
-      this.writtenAt.set(item.id as string, this.writes);
     }
   }
 
   delete(items: Item[]): void {
-    this.writes += 1;
     for (const item of items) this.records.delete(item.id as string);
   }
 
@@ -345,19 +335,11 @@ export class RecordModel {
     return { node: (filter as { node: FilterNode }).node, order };
   }
 
-  /** Records after a held cursor's position, and the ids that may also show up before them. */
-  after(held: HeldCursor, node: FilterNode): { items: Item[]; optional: Set<string> } {
+  /** Records after a held cursor's position: every shard resumes after that one position, so nothing sorting before it shows up. */
+  after(held: HeldCursor, node: FilterNode): Item[] {
     const field = held.order.replace(/^-/, '');
     const sign = held.order.startsWith('-') ? -1 : 1;
-    const past = (item: Item) => held.last === undefined || sign * compareForOrder(field, item, held.last) > 0;
-    const all = this.sorted(node, held.order);
-    // Over one shard the position is exact; over several, a shard may resume from before it.
-    const optional = new Set(
-      this.spec.shards === 1
-        ? []
-        : all.filter((item) => !past(item) && (this.writtenAt.get(item.id as string) ?? 0) > held.issuedAt).map((i) => i.id as string),
-    );
-    return { items: all.filter(past), optional };
+    return this.sorted(node, held.order).filter((item) => held.last === undefined || sign * compareForOrder(field, item, held.last) > 0);
   }
 }
 
