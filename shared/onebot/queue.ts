@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { SendMessageCommand, SQSClient, type SendMessageCommandInput } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { settings } from '../config';
+import { BOUNDED_HTTP, inTime } from '../deadline';
 import { causeOf, log } from '../log';
 import { putBlob } from './blobs';
 import type { Delivery } from './handle';
@@ -23,8 +24,8 @@ export async function queueMessage(queueUrl: string, delivery: Delivery): Promis
 }
 
 export async function sendToQueue(queueUrl: string, delivery: Delivery): Promise<void> {
-  sqs ??= new SQSClient({ region: settings().AWS_REGION });
-  await sqs.send(new SendMessageCommand(await queueMessage(queueUrl, delivery)));
+  sqs ??= new SQSClient({ region: settings().AWS_REGION, requestHandler: BOUNDED_HTTP });
+  await sqs.send(new SendMessageCommand(await queueMessage(queueUrl, delivery)), inTime());
 }
 
 /**

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spooled } from '../../shared/onebot/spool';
 import { useApi } from '../support/api';
-import { startCuttableProxy } from '../support/cuttable-proxy';
+import { startSteerableProxy, type SteerableProxy } from '../support/steerable-proxy';
 import { spyOnLog } from '../support/log';
 import { goCqhttp, napCat, type Json } from '../support/onebot-senders';
 import { storedEvents } from './onebot-fixtures';
@@ -16,10 +16,10 @@ process.env.ONEBOT_SECRET = SECRET;
 process.env.DATA_DIR = mkdtempSync(join(tmpdir(), 'recordgate-outage-'));
 
 const api = useApi();
-let proxy: Awaited<ReturnType<typeof startCuttableProxy>>;
+let proxy: SteerableProxy;
 beforeAll(async () => {
   // The table was made on the engine itself; the service reaches it through the proxy.
-  proxy = await startCuttableProxy(process.env.DYNAMODB_ENDPOINT!);
+  proxy = await startSteerableProxy(process.env.DYNAMODB_ENDPOINT!);
   process.env.DYNAMODB_ENDPOINT = proxy.endpoint;
 });
 afterAll(async () => {
@@ -63,8 +63,8 @@ test('database cut mid-run: every acknowledged event is stored exactly once afte
 
   const statuses: number[] = [];
   for (let i = 1; i <= 24; i++) {
-    if (i === 8) await proxy.cut();
-    if (i === 18) await proxy.restore();
+    if (i === 8) await proxy.set('refuse');
+    if (i === 18) await proxy.set('pass');
     statuses.push((await napcat.post(url(), poke(i))).status!);
     statuses.push((await gocq.post(url(), message(i))).status!);
     if (i === 10) {

@@ -14,6 +14,7 @@ import { WRITE_TOKEN_ATTRIBUTE } from '../../table';
 import { isConditionFailure, landed } from '../../write-token';
 import { storedItem, type NewRecord } from './item';
 import { putParams, undoParams } from './params';
+import { inTime } from '../../../deadline';
 
 /** Every entry's data as its model takes it, or one InvalidRecord listing every problem of them all. */
 function validRecords(model: Model, entries: ReadonlyArray<{ id: string; data: unknown }>, pathOf: (i: number) => PropertyKey[]): NewRecord[] {
@@ -52,7 +53,7 @@ export async function createRecords(
     LIMITS.writeConcurrency,
     async (item) => {
       try {
-        await db().send(new PutCommand(putParams(item)));
+        await db().send(new PutCommand(putParams(item)), inTime());
       } catch (error) {
         if (!(await landed(error, model, item.id as string, item[WRITE_TOKEN_ATTRIBUTE]))) throw error;
       }
@@ -78,6 +79,6 @@ export async function createRecords(
 
 /** Removes records this request created, unless someone wrote them since. Returns the ids left. */
 async function undoCreates(items: ReadonlyArray<Item>): Promise<string[]> {
-  const results = await mapPool(items, LIMITS.writeConcurrency, (item) => db().send(new DeleteCommand(undoParams(item))));
+  const results = await mapPool(items, LIMITS.writeConcurrency, (item) => db().send(new DeleteCommand(undoParams(item)), inTime()));
   return items.filter((_, i) => results[i].status === 'rejected').map((item) => item.id as string);
 }

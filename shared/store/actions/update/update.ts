@@ -18,6 +18,7 @@ import type { UpdateAnswer, UpdateRequest } from '../../types';
 import { isConditionFailure, landed, newWriteToken } from '../../write-token';
 import { mergedData, updatedItem } from './merge';
 import { rereadParams, updateParams } from './params';
+import { inTime } from '../../../deadline';
 
 /** Refuses values that no record could take: system fields, or nothing at all. */
 function checkValues(values: Record<string, unknown>): void {
@@ -58,14 +59,14 @@ async function updateOne(model: Model, filter: FilterNode, first: Item, firstDat
   for (let attempt = 1; item; attempt++) {
     const writeToken = newWriteToken();
     try {
-      await db().send(new UpdateCommand(updateParams(model, { item, data, writeToken, now: new Date().toISOString() })));
+      await db().send(new UpdateCommand(updateParams(model, { item, data, writeToken, now: new Date().toISOString() })), inTime());
       return true;
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
       if (await landed(error, model, id, writeToken)) return true;
     }
     await awaitTurn(attempt, id);
-    item = (await db().send(new QueryCommand(rereadParams(model, filter, id)))).Items?.[0] as Item | undefined;
+    item = (await db().send(new QueryCommand(rereadParams(model, filter, id)), inTime())).Items?.[0] as Item | undefined;
     if (item) {
       const result = updatedData(model, item, values);
       if (!result.data) return false;
