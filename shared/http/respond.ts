@@ -24,6 +24,7 @@ import { stringifyExactJson } from '../json/exact-json';
 import { failure, success } from './wrap';
 import { ApiError } from './errors';
 import { causeOf, log } from '../log';
+import { countMisconfiguration } from '../health/emf';
 
 export type HttpResult = APIGatewayProxyStructuredResultV2 & { statusCode: number; headers: Record<string, string> };
 
@@ -123,5 +124,6 @@ export function errorResult(thrown: unknown): HttpResult {
   // A store error that wraps another logs that one: the SDK's name and stack are what a person needs.
   const error = thrown instanceof StoreError && thrown.cause !== undefined ? thrown.cause : thrown;
   if (apiError.status >= 500) log.error(apiError.code, causeOf(error, { stack: true }));
+  if (apiError.code === 'misconfigured') countMisconfiguration();
   return jsonResult(apiError.status, failure(apiError.code, apiError.message, apiError.extra), apiError.headers);
 }

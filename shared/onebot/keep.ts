@@ -1,4 +1,5 @@
 import { onebotQueueUrl } from '../config';
+import { countMisconfiguration } from '../health/emf';
 import { causeOf, log } from '../log';
 import { misconfiguration } from '../store/sdk-errors';
 import type { Delivery } from './handle';
@@ -18,6 +19,7 @@ export async function keepDelivery(delivery: Delivery, cause: unknown): Promise<
   const kept = { where: queueUrl ? 'queue' : 'spool', received_at: delivery.receivedAt };
   const problem = misconfiguration(cause);
   // A misconfiguration is the operator's to fix, logged as one (the code the record routes log too), not as an outage.
-  if (problem) log.error('misconfigured', { ...kept, kept: true, problem: problem.kind, ...causeOf(cause) });
-  else log.warn('onebot_event_kept', kept);
+  if (!problem) return log.warn('onebot_event_kept', kept);
+  log.error('misconfigured', { ...kept, kept: true, problem: problem.kind, ...causeOf(cause) });
+  countMisconfiguration();
 }

@@ -3,7 +3,9 @@ import { SendMessageCommand, SQSClient, type SendMessageCommandInput } from '@aw
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { settings } from '../config';
 import { BOUNDED_HTTP, inTime } from '../deadline';
+import { countMisconfiguration } from '../health/emf';
 import { causeOf, log } from '../log';
+import { misconfiguration } from '../store/sdk-errors';
 import { putBlob } from './blobs';
 import type { Delivery } from './handle';
 import { keptDelivery, storeKept, toKept } from './kept';
@@ -39,6 +41,7 @@ export async function storeQueued(event: SQSEvent): Promise<SQSBatchResponse> {
       await storeKept(keptDelivery.parse(JSON.parse(record.body)));
     } catch (error) {
       log.error('queued_event_failed', { messageId: record.messageId, ...causeOf(error) });
+      if (misconfiguration(error)) countMisconfiguration();
       failures.push({ itemIdentifier: record.messageId });
     }
   }
