@@ -2,23 +2,15 @@ import { spooled } from '../../shared/onebot/spool';
 import { useApi } from '../support/api';
 import { spyOnLog } from '../support/log';
 import { goCqhttp, napCat, type Json } from '../support/onebot-senders';
-import { startSteerableProxy, type SteerableProxy } from '../support/steerable-proxy';
+import { useSteerableProxy } from '../support/steerable-proxy';
 import { tableSnapshot } from '../support/table-snapshot';
-import { storedEvents } from './onebot-fixtures';
+import { groupMessage, groupPoke, spoolDrained, storedEvents } from './onebot-fixtures';
 
 // The engine accepts connections and never answers (or answers and the answer is lost): every
 // call must end by itself, the function answer by itself before its timeout, and the next calls
 // after the link heals succeed. Status, body and what is stored are asserted, never times.
 const api = useApi();
-let proxy: SteerableProxy;
-beforeAll(async () => {
-  // The table was made on the engine itself; the service reaches it through the proxy.
-  proxy = await startSteerableProxy(process.env.DYNAMODB_ENDPOINT!);
-  process.env.DYNAMODB_ENDPOINT = proxy.endpoint;
-});
-afterAll(async () => {
-  await proxy.close();
-});
+const proxy = useSteerableProxy();
 
 const reaction = (op: string) => `/api/db/reaction/${op}`;
 const SEEDED = ['hung-0', 'hung-1', 'hung-2'];
@@ -28,14 +20,6 @@ const NO_ANSWER = {
   status: 503,
   retryAfter: '1',
   body: { status: 'error', message: 'The database did not answer in time; retry later', data: { error: 'database_unavailable' } },
-};
-
-const pollUntil = async (done: () => Promise<boolean>, what: string, timeoutMs = 90_000): Promise<void> => {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await done())) {
-    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
 };
 
 describe.each(['hang', 'drop'] as const)('engine that %ss', (mode) => {
@@ -92,20 +76,8 @@ test('the OneBot receiver keeps every delivery while the engine hangs, and store
   // A patient go-cqhttp (its timeout raised), so that the counts do not hang on the machine's speed.
   const gocq = goCqhttp({ selfId: 20602, timeoutMs: 60_000 });
   const url = `${api.url}/onebot/v11/`;
-  const poke = (i: number): Json => ({ post_type: 'notice', notice_type: 'notify', sub_type: 'poke', group_id: 30601, user_id: 41000 + i, target_id: 20601 });
-  const message = (i: number): Json => ({
-    post_type: 'message',
-    message_type: 'group',
-    sub_type: 'normal',
-    message_id: 8000 + i,
-    group_id: 30601,
-    user_id: 41000 + i,
-    anonymous: null,
-    message: `m${i}`,
-    raw_message: `m${i}`,
-    font: 0,
-    sender: { user_id: 41000 + i },
-  });
+  const poke = (i: number): Json => groupPoke(30601, 41000 + i, 20601);
+  const message = (i: number): Json => groupMessage(30601, 8000 + i, 41000 + i, `m${i}`);
   await proxy.set('hang');
   const outcomes = await Promise.all(Array.from({ length: 6 }, (_, i) => [napcat.post(url, poke(i)), gocq.post(url, message(i))]).flat());
   expect(outcomes.map((o) => [o.status, o.attempts])).toEqual(outcomes.map(() => [200, 1]));
@@ -114,7 +86,7 @@ test('the OneBot receiver keeps every delivery while the engine hangs, and store
   log.mockRestore();
 
   await proxy.set('pass');
-  await pollUntil(async () => (await spooled()).length === 0, 'the spool drain');
+  await spoolDrained(90_000);
   const pokes = await storedEvents(api, { self_id: 20601 });
   expect(pokes.map((e) => Number(e.user_id)).sort()).toEqual([41000, 41001, 41002, 41003, 41004, 41005]);
   const messages = await storedEvents(api, { self_id: 20602 });

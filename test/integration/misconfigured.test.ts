@@ -4,7 +4,7 @@ import { prepareTable } from '../../scripts/local/engine';
 import { useApi } from '../support/api';
 import { spyOnLog } from '../support/log';
 import { napCat, type Json } from '../support/onebot-senders';
-import { storedEvents } from './onebot-fixtures';
+import { groupPoke, spoolDrained, storedEvents } from './onebot-fixtures';
 
 // The service pointed at a table that does not exist, as after a typo in TABLE_NAME or a
 // deleted table: not an outage to wait out but an operator's mistake, answered and logged as one.
@@ -43,7 +43,7 @@ test('the receiver keeps each verified delivery (200), logs the misconfiguration
   const log = spyOnLog('error');
   const napcat = napCat({ selfId: 20701 });
   const url = `${api.url}/onebot/v11/`;
-  const poke = (i: number): Json => ({ post_type: 'notice', notice_type: 'notify', sub_type: 'poke', group_id: 30701, user_id: 42000 + i, target_id: 20701 });
+  const poke = (i: number): Json => groupPoke(30701, 42000 + i, 20701);
   const outcomes = [];
   for (let i = 0; i < 5; i++) outcomes.push(await napcat.post(url, poke(i)));
   expect(outcomes.map((o) => o.status)).toEqual([200, 200, 200, 200, 200]);
@@ -55,11 +55,7 @@ test('the receiver keeps each verified delivery (200), logs the misconfiguration
 
   // The operator's fix: the table is made. The spool drains into it with nobody acting.
   await prepareTable(process.env.DYNAMODB_ENDPOINT!, missing);
-  const deadline = Date.now() + 60_000;
-  while ((await spooled()).length > 0) {
-    if (Date.now() > deadline) throw new Error(`spool not drained: ${(await spooled()).length} left`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  await spoolDrained();
   const stored = await storedEvents(api, { self_id: 20701 });
   expect(stored.map((e) => Number(e.user_id)).sort()).toEqual([42000, 42001, 42002, 42003, 42004]);
 }, 90_000);

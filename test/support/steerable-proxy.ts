@@ -71,3 +71,17 @@ export async function startSteerableProxy(target: string): Promise<SteerableProx
     close: stop,
   };
 }
+
+/**
+ * For a test file: the service reaches the engine through a proxy the file steers, started
+ * before its first request (the table was made on the engine itself) and closed after it.
+ */
+export function useSteerableProxy(): Pick<SteerableProxy, 'set'> {
+  let proxy: SteerableProxy | undefined;
+  beforeAll(async () => {
+    proxy = await startSteerableProxy(process.env.DYNAMODB_ENDPOINT!);
+    process.env.DYNAMODB_ENDPOINT = proxy.endpoint;
+  });
+  afterAll(() => proxy?.close());
+  return { set: (mode) => proxy!.set(mode) };
+}
