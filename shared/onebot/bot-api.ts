@@ -98,7 +98,10 @@ export async function callBotApi(root: string, call: ApiCall): Promise<Done> {
     return ok ? result : { ...result, error: `the bot answered HTTP ${response.status}${answer.status ? ` (${answer.status})` : ''}` };
   } catch (error) {
     const message =
-      (error as Error)?.name === 'TimeoutError' ? `no answer within ${ONEBOT_LIMITS.botApiTimeoutMs} ms` : `unreachable: ${(error as Error)?.message}`;
+      // The limit, or the receiver's own cutoff when that came first (shared/deadline.ts).
+      (error as Error)?.name === 'TimeoutError'
+        ? `no answer in time (at most ${ONEBOT_LIMITS.botApiTimeoutMs} ms)`
+        : `unreachable: ${(error as Error)?.message}`;
     logFailure(root, call, message);
     return { ...done, ok: false, error: message };
   }
