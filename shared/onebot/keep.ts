@@ -8,8 +8,8 @@ import { sendToQueue } from './queue';
 import { spoolDelivery } from './spool';
 
 /**
- * Keeps a verified delivery durably while the database is unreachable or misconfigured, so the sender can be
- * answered 2xx (no OneBot sender re-sends on an HTTP status): the SQS queue in AWS
+ * Keeps a verified delivery durably while the database is unreachable or misconfigured, so the
+ * sender can be answered 2xx (no OneBot sender re-sends on an HTTP status): the SQS queue in AWS
  * (`ONEBOT_QUEUE_URL`), the spool in the data directory locally.
  */
 export async function keepDelivery(delivery: Delivery, cause: unknown): Promise<void> {
