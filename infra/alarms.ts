@@ -29,6 +29,8 @@ export const THRESHOLDS = {
   tableThrottles: { atLeast: 25, datapoints: 2, of: 2 },
   /** DynamoDB 500s in five minutes. */
   tableSystemErrors: { atLeast: 5 },
+  /** Any misconfiguration met (a missing table, grant or credentials) in five minutes. */
+  misconfigured: { atLeast: 1 },
   /** A bot overdue with its heartbeat three minutes running. */
   overdueBots: { atLeast: 1, datapoints: 3, of: 3 },
 };
@@ -65,6 +67,7 @@ export class ServiceAlarms extends Construct {
   readonly apiLatency: Alarm;
   readonly tableThrottles: Alarm;
   readonly tableSystemErrors: Alarm;
+  readonly misconfigured: Alarm;
   readonly functionAlarms: Alarm[];
   readonly overdueBots: Alarm;
   readonly composite: CompositeAlarm;
@@ -188,6 +191,13 @@ export class ServiceAlarms extends Construct {
       threshold: t.tableSystemErrors.atLeast,
       comparison: atLeast,
     });
+    // The receiver keeps deliveries through a misconfiguration and answers 200, so the 5xx alarm cannot see it there.
+    this.misconfigured = alarm(
+      'misconfigured',
+      'A function met a missing table, a missing grant or credentials AWS does not accept',
+      props.healthCheck.metric(HEALTH_METRICS.misconfigured, 'Sum', FIVE_MINUTES),
+      { threshold: t.misconfigured.atLeast, comparison: atLeast },
+    );
     this.functionAlarms = [...props.functions].flatMap(([name, fn]) => [
       alarm(`${name}-errors`, `Function ${name} crashed or timed out`, fn.metricErrors({ statistic: 'Sum', period: FIVE_MINUTES }), {
         threshold: t.lambdaErrors.atLeast,
@@ -208,7 +218,7 @@ export class ServiceAlarms extends Construct {
       compositeAlarmName: `${prefix}-service`,
       alarmDescription: 'recordgate is unhealthy: see the triggering alarms',
       alarmRule: AlarmRule.anyOf(
-        ...[this.health, this.api5xx, this.apiLatency, this.tableThrottles, this.tableSystemErrors, ...this.functionAlarms].map((a) =>
+        ...[this.health, this.api5xx, this.apiLatency, this.tableThrottles, this.tableSystemErrors, this.misconfigured, ...this.functionAlarms].map((a) =>
           AlarmRule.fromAlarm(a, AlarmState.ALARM),
         ),
       ),

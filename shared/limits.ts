@@ -79,6 +79,35 @@ export const LIMITS = {
 } as const;
 
 /**
+ * How long any call to another service may take (shared/deadline.ts applies them): DynamoDB,
+ * SQS and S3 through the SDK's own HTTP handler, the secrets extension over node:http. On top
+ * of these, every call of an invocation is aborted at its cutoff, so none outlives the answer.
+ */
+export const CALL_LIMITS = {
+  /**
+   * Milliseconds to get a socket and connect. TCP and TLS to a regional endpoint take tens of ms;
+   * the SDK starts this timer when the request is made, so it also holds any wait for a free
+   * socket (50 per client), which the local server shares among all its requests.
+   */
+  connectionTimeoutMs: 2000,
+  /**
+   * Milliseconds from the request to its answer's headers (the SDK throws only with
+   * throwOnRequestTimeout). DynamoDB answers in single-digit ms and a 1 MB page in about 100;
+   * 3 s is far past that on a loaded local engine too. A timed-out socket is destroyed, never
+   * reused, and the SDK retries (LIMITS.dynamoAttempts) while the cutoff allows.
+   */
+  requestTimeoutMs: 3000,
+  /** Milliseconds for the Parameters and Secrets extension to answer (it asks Secrets Manager, ~100 ms when cold). */
+  secretTimeoutMs: 2000,
+  /**
+   * Every call of an invocation is aborted this long before the function's timeout, so the
+   * function answers by itself (a clean 503) and never through middy's early timeout while a
+   * call goes on. Building the error answer takes a few ms.
+   */
+  answerReserveMs: 1000,
+} as const;
+
+/**
  * What AWS itself imposes in front of and around every function (docs/decisions.md cites each).
  * The local server applies them too, so that it answers as the deployed API does.
  */
@@ -146,6 +175,18 @@ export const ONEBOT_LIMITS = {
   maxRetryGenerations: 20,
   /** Milliseconds the receiver waits for a bot's HTTP API: go-cqhttp gives up on the receiver after 5 s. */
   botApiTimeoutMs: 3000,
+  /**
+   * Milliseconds the receiver gives the database, from receipt, before it keeps the delivery
+   * instead and answers: go-cqhttp gives up on an answer after 5 s (its smallest timeout) and
+   * re-sends; DynamoDB answers in milliseconds, so only a database that hangs reaches this.
+   */
+  storeWithinMs: 4000,
+  /**
+   * The receiver stops its database work this long before the function's timeout to keep the
+   * delivery instead (shared/onebot/keep.ts): one SQS message, and an S3 object first for a body
+   * over 192 KB, each one attempt within CALL_LIMITS, before the answer reserve.
+   */
+  keepReserveMs: 4000,
   /** Milliseconds between attempts to store events kept while the database was unreachable (local spool). */
   spoolRetryMs: 1000,
 } as const;

@@ -1,6 +1,8 @@
 import { request } from 'node:http';
 import { secretSource, secretsExtension, type SecretName } from './config';
+import { callSignal } from './deadline';
 import { ApiError } from './http/errors';
+import { CALL_LIMITS } from './limits';
 import { causeOf, log } from './log';
 
 /**
@@ -60,6 +62,8 @@ function extensionError(status: number | undefined, text: string): Error {
  * own JSON. https://docs.aws.amazon.com/secretsmanager/latest/userguide/retrieving-secrets_lambda.html
  * node:http rather than fetch: this runs on a cold container's first request, and Node's first
  * fetch loads undici, about 70 ms of CPU where node:http takes about 16 (measured on Node 20).
+ * Bounded by CALL_LIMITS.secretTimeoutMs and the invocation's cutoff; an aborted request's
+ * socket is destroyed, never reused.
  */
 function getSecretValue(arn: string): Promise<{ SecretString?: string }> {
   const { port, token } = secretsExtension();
@@ -70,6 +74,7 @@ function getSecretValue(arn: string): Promise<{ SecretString?: string }> {
         port,
         path: `/secretsmanager/get?secretId=${encodeURIComponent(arn)}`,
         headers: { 'X-Aws-Parameters-Secrets-Token': token },
+        signal: callSignal(CALL_LIMITS.secretTimeoutMs),
       },
       (res) => {
         const chunks: Buffer[] = [];

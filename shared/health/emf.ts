@@ -1,4 +1,5 @@
-import type { Measurement } from './metrics';
+import { inLambda, settings } from '../config';
+import { HEALTH_METRICS, type Measurement } from './metrics';
 
 /**
  * One CloudWatch Embedded Metric Format document: CloudWatch Logs turns it into metrics, so
@@ -28,4 +29,15 @@ export function emfDocument(namespace: string, dimensions: Record<string, string
  */
 export function writeEmf(document: ReturnType<typeof emfDocument>): void {
   process.stdout.write(`${JSON.stringify(document)}\n`);
+}
+
+/**
+ * Counts one misconfiguration met (a missing table, grant or credentials) for its alarm
+ * (infra/alarms.ts): a receiver that keeps deliveries answers 200, which no 5xx alarm sees.
+ * Only in Lambda, where CloudWatch reads stdout; locally the error log line says it.
+ */
+export function countMisconfiguration(): void {
+  if (!inLambda()) return;
+  const measurement: Measurement = { name: HEALTH_METRICS.misconfigured, value: 1, unit: 'Count' };
+  writeEmf(emfDocument(HEALTH_METRICS.namespace, { [HEALTH_METRICS.dimension]: settings().TABLE_NAME }, [measurement], Date.now()));
 }

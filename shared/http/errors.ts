@@ -30,6 +30,7 @@ export const ERROR_STATUS = {
   rate_limited: 429,
   internal: 500,
   secret_unavailable: 500,
+  misconfigured: 500,
   database_unavailable: 503,
 } as const;
 

@@ -2,6 +2,7 @@ import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { corsOrigins } from '../config';
+import { withinInvocation } from '../deadline';
 import { authorizeBodyScope, authorizeCaller } from './middleware/authorize';
 import { cors } from './middleware/cors';
 import { envelope } from './middleware/envelope';
@@ -39,6 +40,7 @@ export type Operation = (request: ApiRequest) => Promise<OperationResult>;
  * the caller authorized; the body read; what the body asks for authorized; an Idempotency-Key
  * claimed or its first answer replayed (writing functions). After it, or after
  * any throw, in order: the envelope, CORS headers, security headers, one case for header names.
+ * Every call to another service in it ends at the invocation's cutoff (shared/deadline.ts).
  */
 export function httpHandler(fn: HttpFunctionName, operation: Operation) {
   const origins = corsOrigins();
@@ -55,5 +57,7 @@ export function httpHandler(fn: HttpFunctionName, operation: Operation) {
     .use(FUNCTION_DESCRIPTORS[fn].idempotent ? [idempotency()] : [])
     .handler(async (_event, context) => context.replay ?? operation(context.apiRequest!));
   // Inside the chain a result may still be data; envelope.ts has made it an answer by the time it returns.
-  return handler as unknown as (event: APIGatewayProxyEventV2, context: Context) => Promise<HttpResult>;
+  const answer = handler as unknown as (event: APIGatewayProxyEventV2, context: Context) => Promise<HttpResult>;
+  // Every call the chain makes is aborted before the timeout, so the function answers by itself.
+  return (event: APIGatewayProxyEventV2, context: Context) => withinInvocation(context, () => answer(event, context));
 }

@@ -19,11 +19,13 @@ import {
   TooManyMatches,
   UnknownField,
 } from '../store/errors';
-import { isUnavailable, refusedForSize } from '../store/sdk-errors';
+import { isTimeout, isUnavailable, misconfiguration, refusedForSize, type Misconfiguration } from '../store/sdk-errors';
+import { settings } from '../config';
 import { stringifyExactJson } from '../json/exact-json';
 import { failure, success } from './wrap';
 import { ApiError } from './errors';
 import { causeOf, log } from '../log';
+import { countMisconfiguration } from '../health/emf';
 
 export type HttpResult = APIGatewayProxyStructuredResultV2 & { statusCode: number; headers: Record<string, string> };
 
@@ -97,6 +99,17 @@ const STORE_ANSWERS: ReadonlyArray<Answer> = [
   }),
 ];
 
+/** What an operator must fix, said without the SDK's text: no Retry-After, since waiting does not help. */
+function misconfigured(problem: Misconfiguration): ApiError {
+  const table = settings().TABLE_NAME;
+  const what = {
+    table_missing: `the table ${table} does not exist (or is not active yet)`,
+    access_denied: `the function's role may not ${problem.kind === 'access_denied' && problem.action ? problem.action : `use the table ${table}`}`,
+    bad_credentials: "the function's AWS credentials are not accepted",
+  }[problem.kind];
+  return new ApiError('misconfigured', `The service is misconfigured: ${what}; the cause is in this function's log`, { problem: problem.kind });
+}
+
 /**
  * What a thrown error means to the caller: an ApiError as it is, a store error by the registry,
  * anything else by what the SDK or the socket says. Nothing of an SDK message or stack reaches the body.
@@ -108,6 +121,9 @@ export function classify(error: unknown): ApiError {
     if (apiError) return apiError;
   }
   if (refusedForSize(error)) return new ApiError('payload_too_large', "A record would exceed DynamoDB's 400 KB item size");
+  const problem = misconfiguration(error);
+  if (problem) return misconfigured(problem);
+  if (isTimeout(error)) return new ApiError('database_unavailable', 'The database did not answer in time; retry later', {}, RETRY_LATER);
   if (isUnavailable(error)) return new ApiError('database_unavailable', 'The database is unavailable or overloaded; retry later', {}, RETRY_LATER);
   return new ApiError('internal', 'Internal error; it has been logged');
 }
@@ -121,5 +137,6 @@ export function errorResult(thrown: unknown): HttpResult {
   // A store error that wraps another logs that one: the SDK's name and stack are what a person needs.
   const error = thrown instanceof StoreError && thrown.cause !== undefined ? thrown.cause : thrown;
   if (apiError.status >= 500) log.error(apiError.code, causeOf(error, { stack: true }));
+  if (apiError.code === 'misconfigured') countMisconfiguration();
   return errorAnswer(apiError);
 }

@@ -2,6 +2,7 @@ import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { dataDir, onebotBucket, settings } from '../config';
+import { BOUNDED_HTTP, inTime } from '../deadline';
 
 /**
  * Where bodies too big for a record or a queue message are kept whole: the S3 bucket
@@ -16,8 +17,8 @@ export { dataDir };
 export async function putBlob(key: string, bytes: Buffer): Promise<string> {
   const bucket = onebotBucket();
   if (bucket) {
-    s3 ??= new S3Client({ region: settings().AWS_REGION });
-    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: bytes, ContentType: 'application/json' }));
+    s3 ??= new S3Client({ region: settings().AWS_REGION, requestHandler: BOUNDED_HTTP });
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: bytes, ContentType: 'application/json' }), inTime());
     return `s3://${bucket}/${key}`;
   }
   const path = join(dataDir(), key);
@@ -30,8 +31,8 @@ export async function putBlob(key: string, bytes: Buffer): Promise<string> {
 export async function getBlob(location: string): Promise<Buffer> {
   const s3Location = /^s3:\/\/([^/]+)\/(.+)$/.exec(location);
   if (s3Location) {
-    s3 ??= new S3Client({ region: settings().AWS_REGION });
-    const object = await s3.send(new GetObjectCommand({ Bucket: s3Location[1], Key: s3Location[2] }));
+    s3 ??= new S3Client({ region: settings().AWS_REGION, requestHandler: BOUNDED_HTTP });
+    const object = await s3.send(new GetObjectCommand({ Bucket: s3Location[1], Key: s3Location[2] }), inTime());
     return Buffer.from(await object.Body!.transformToByteArray());
   }
   if (location.startsWith('file:')) return readFile(join(dataDir(), location.slice(5)));

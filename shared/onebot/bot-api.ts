@@ -1,4 +1,5 @@
 import { onebotApiRootsText } from '../config';
+import { callSignal } from '../deadline';
 import * as z from '../zod';
 import { parseExactJson, stringifyExactJson } from '../json/exact-json';
 import { ONEBOT_LIMITS } from '../limits';
@@ -82,7 +83,7 @@ export async function callBotApi(root: string, call: ApiCall): Promise<Done> {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
       body: stringifyExactJson(call.params),
-      signal: AbortSignal.timeout(ONEBOT_LIMITS.botApiTimeoutMs),
+      signal: callSignal(ONEBOT_LIMITS.botApiTimeoutMs),
     });
     const text = await response.text();
     let answer: z.infer<typeof actionAnswer> = {};
@@ -97,7 +98,10 @@ export async function callBotApi(root: string, call: ApiCall): Promise<Done> {
     return ok ? result : { ...result, error: `the bot answered HTTP ${response.status}${answer.status ? ` (${answer.status})` : ''}` };
   } catch (error) {
     const message =
-      (error as Error)?.name === 'TimeoutError' ? `no answer within ${ONEBOT_LIMITS.botApiTimeoutMs} ms` : `unreachable: ${(error as Error)?.message}`;
+      // The limit, or the receiver's own cutoff when that came first (shared/deadline.ts).
+      (error as Error)?.name === 'TimeoutError'
+        ? `no answer in time (at most ${ONEBOT_LIMITS.botApiTimeoutMs} ms)`
+        : `unreachable: ${(error as Error)?.message}`;
     logFailure(root, call, message);
     return { ...done, ok: false, error: message };
   }

@@ -2,7 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { SendMessageCommand, SQSClient, type SendMessageCommandInput } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { settings } from '../config';
+import { BOUNDED_HTTP, inTime } from '../deadline';
+import { countMisconfiguration } from '../health/emf';
 import { causeOf, log } from '../log';
+import { misconfiguration } from '../store/sdk-errors';
 import { putBlob } from './blobs';
 import type { Delivery } from './handle';
 import { keptDelivery, storeKept, toKept } from './kept';
@@ -23,8 +26,8 @@ export async function queueMessage(queueUrl: string, delivery: Delivery): Promis
 }
 
 export async function sendToQueue(queueUrl: string, delivery: Delivery): Promise<void> {
-  sqs ??= new SQSClient({ region: settings().AWS_REGION });
-  await sqs.send(new SendMessageCommand(await queueMessage(queueUrl, delivery)));
+  sqs ??= new SQSClient({ region: settings().AWS_REGION, requestHandler: BOUNDED_HTTP });
+  await sqs.send(new SendMessageCommand(await queueMessage(queueUrl, delivery)), inTime());
 }
 
 /**
@@ -38,6 +41,7 @@ export async function storeQueued(event: SQSEvent): Promise<SQSBatchResponse> {
       await storeKept(keptDelivery.parse(JSON.parse(record.body)));
     } catch (error) {
       log.error('queued_event_failed', { messageId: record.messageId, ...causeOf(error) });
+      if (misconfiguration(error)) countMisconfiguration();
       failures.push({ itemIdentifier: record.messageId });
     }
   }

@@ -1,6 +1,8 @@
-import { ApiError } from '../http/errors';
+import { withCutoff } from '../deadline';
+import { ApiError, type ErrorCode } from '../http/errors';
 import type { Operation } from '../http/middleware';
 import { classify, jsonResult, type HttpResult } from '../http/respond';
+import { ONEBOT_LIMITS } from '../limits';
 import { parseBody, parseEvent, sameId } from './events';
 import { handleEvent, type Delivery } from './handle';
 import { keepDelivery } from './keep';
@@ -14,12 +16,19 @@ import { signatureMatches } from './signature';
 const NOTHING: HttpResult = jsonResult(200, {});
 
 /**
+ * The database failures a delivery is kept through: down, overloaded or not answering, and a
+ * table that is missing or not granted, which an operator fixes while the kept deliveries wait.
+ */
+const KEPT_ON: ReadonlySet<ErrorCode> = new Set(['database_unavailable', 'misconfigured']);
+
+/**
  * The OneBot 11 HTTP POST receiver, behind every OneBot route. Checks run in NoneBot's order:
  * X-Self-ID (400), signature when a secret is set (401 missing, 403 wrong), then the allow-list
  * (403), then the body (400). The signature is checked over the raw bytes before any parsing.
- * A verified event is answered 200 even when the database is down: it is kept and stored later.
+ * A verified event is answered 200 even when the database is down, hung or misconfigured: it
+ * is kept and stored later.
  */
-export const onebotReceive: Operation = async ({ rawBody, headers }) => {
+export const onebotReceive: Operation = async ({ rawBody, headers, deadline }) => {
   const selfId = headers['x-self-id']?.trim();
   if (!selfId) throw new ApiError('invalid_request', 'The X-Self-ID header is missing', { details: [{ path: 'X-Self-ID', message: 'required' }] });
   const { secret, selfIds } = await onebotSettings();
@@ -35,13 +44,16 @@ export const onebotReceive: Operation = async ({ rawBody, headers }) => {
   if (selfIds && event.self_id !== undefined && !sameId(event.self_id, selfId)) {
     throw new ApiError('forbidden', "The event's self_id is not the X-Self-ID bot");
   }
-  const delivery: Delivery = { rawBody, headers, receivedAt: new Date().toISOString() };
+  const received = Date.now();
+  const delivery: Delivery = { rawBody, headers, receivedAt: new Date(received).toISOString() };
+  // The database work stops early enough to keep the delivery instead, before the sender or the function gives up.
+  const cutoff = Math.min(received + ONEBOT_LIMITS.storeWithinMs, deadline - ONEBOT_LIMITS.keepReserveMs);
   try {
-    return jsonResult(200, await handleEvent(delivery, event, true));
+    return jsonResult(200, await withCutoff(cutoff, () => handleEvent(delivery, event, true)));
   } catch (error) {
-    if (classify(error).code !== 'database_unavailable') throw error;
+    if (!KEPT_ON.has(classify(error).code)) throw error;
     // Verified, and nobody re-sends on a 5xx: keep it and store it once the database is back.
-    await keepDelivery(delivery);
+    await keepDelivery(delivery, error);
     return NOTHING;
   }
 };

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { detached } from '../deadline';
 import { classify } from '../http/respond';
 import { ONEBOT_LIMITS } from '../limits';
 import { causeOf, log } from '../log';
@@ -37,6 +38,9 @@ export async function spooled(): Promise<string[]> {
   }
 }
 
+/** Whether the last drain stopped on a misconfiguration, already logged: one line per episode, not one a second. */
+let misconfigured = false;
+
 async function drainOnce(): Promise<number> {
   let stored = 0;
   for (const name of await spooled()) {
@@ -44,7 +48,14 @@ async function drainOnce(): Promise<number> {
     try {
       await storeKept(keptDelivery.parse(JSON.parse(await readFile(path, 'utf8'))));
     } catch (error) {
-      if (classify(error).code === 'database_unavailable') return stored;
+      const { code } = classify(error);
+      if (code === 'database_unavailable') return stored;
+      // Kept until an operator fixes the table or its grant, then stored like the rest.
+      if (code === 'misconfigured') {
+        if (!misconfigured) log.error('misconfigured', { spooled: (await spooled()).length, ...causeOf(error) });
+        misconfigured = true;
+        return stored;
+      }
       // Not a database outage: retrying cannot help. Set aside for a person, never dropped.
       log.error('spooled_event_failed', { file: name, ...causeOf(error) });
       await mkdir(join(spoolDir(), 'failed'), { recursive: true });
@@ -52,6 +63,7 @@ async function drainOnce(): Promise<number> {
       continue;
     }
     await unlink(path);
+    misconfigured = false;
     stored++;
   }
   return stored;
@@ -68,15 +80,18 @@ export function drainSpool(): Promise<number> {
 /** Drains soon, and again every spoolRetryMs while anything is left. */
 export function scheduleDrain(): void {
   if (timer) return;
-  timer = setTimeout(async () => {
-    try {
-      await drainSpool();
-    } catch (error) {
-      log.error('spool_drain_failed', { message: causeOf(error).message });
-    }
-    timer = undefined;
-    if ((await spooled().catch(() => [])).length > 0) scheduleDrain();
-  }, ONEBOT_LIMITS.spoolRetryMs);
+  // Not bound to the cutoff of the request that kept a delivery: the drain is the server's own work.
+  timer = detached(() =>
+    setTimeout(async () => {
+      try {
+        await drainSpool();
+      } catch (error) {
+        log.error('spool_drain_failed', { message: causeOf(error).message });
+      }
+      timer = undefined;
+      if ((await spooled().catch(() => [])).length > 0) scheduleDrain();
+    }, ONEBOT_LIMITS.spoolRetryMs),
+  );
   // The spool is on disk: a process that stops is drained by the next one.
   timer.unref();
 }

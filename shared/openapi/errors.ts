@@ -31,7 +31,9 @@ export const ERROR_MEANING: Record<ErrorCode, string> = {
   internal: 'A bug; it is logged, and the answer carries no stack trace',
   secret_unavailable:
     "A secret the function needs (tokens, cursor key, OneBot secret) cannot be read: a missing grant or a deleted secret; the cause is in the function's log",
-  database_unavailable: 'DynamoDB throttled or unreachable after retries; retry after the Retry-After header',
+  misconfigured:
+    "The table does not exist, the function's role lacks a grant, or its AWS credentials are not accepted (data.problem: table_missing, access_denied, bad_credentials); an operator must fix it, retrying does not help; the cause is in the function's log",
+  database_unavailable: 'DynamoDB throttled, unreachable or not answering in time after retries; retry after the Retry-After header',
 };
 
 /** The codes among `codes` grouped by their HTTP status, in status order. */

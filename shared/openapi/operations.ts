@@ -54,6 +54,7 @@ const BODY_ERRORS: ErrorCode[] = [
   'unknown_model',
   'internal',
   'secret_unavailable',
+  'misconfigured',
   'database_unavailable',
 ];
 const FILTER_ERRORS: ErrorCode[] = ['invalid_filter', 'unknown_field'];
@@ -202,7 +203,7 @@ export const SERVICE_OPERATIONS: Record<string, (route: Route) => OperationDoc> 
   health: () => ({
     description: 'One consistent point read. Open to everyone, for load balancers and uptime checks.',
     success: { status: 200, description: 'The table answers', data: healthAnswerSchema },
-    errors: ['database_unavailable'],
+    errors: ['misconfigured', 'database_unavailable'],
   }),
   onebot: () => ({
     description:
@@ -242,13 +243,17 @@ export const SERVICE_OPERATIONS: Record<string, (route: Route) => OperationDoc> 
         description: 'sha1=<hex HMAC-SHA1(secret, raw body)>; required when a secret is configured',
       },
     ],
-    errors: ['malformed_json', 'invalid_request', 'unauthorized', 'forbidden', 'payload_too_large', 'internal', 'database_unavailable'],
+    errors: ['malformed_json', 'invalid_request', 'unauthorized', 'forbidden', 'payload_too_large', 'internal', 'misconfigured', 'database_unavailable'],
     // A sender is checked by its signature and bot id, never by a bearer token (shared/onebot/receive.ts).
     meanings: {
       invalid_request:
         'The X-Self-ID header is missing, or the body is not a OneBot 11 event: empty, not an object, no post_type, nested too deep, or a key that cannot be stored',
       unauthorized: 'A secret is configured and the X-Signature header is missing',
       forbidden: "The X-Signature does not match the body, the bot (X-Self-ID) is not in ONEBOT_SELF_IDS, or the event's self_id names another bot",
+      misconfigured:
+        'The delivery could not be kept either (the queue or bucket is missing or not granted); a table that is missing, not granted or not answering alone is answered 200 and the delivery kept',
+      database_unavailable:
+        'The delivery could not be kept either (the queue did not answer); the database alone being down is answered 200 and the delivery kept',
     },
   }),
   openapi: () => ({

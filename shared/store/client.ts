@@ -1,6 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../config';
+import { BOUNDED_HTTP } from '../deadline';
 import { toExactNumber } from '../json/exact-json';
 import { LIMITS } from '../limits';
 
@@ -8,7 +9,9 @@ let documentClient: DynamoDBDocumentClient | undefined;
 
 /**
  * One document client per container, made on first use so that module load stays cheap.
- * Numbers come back exact (NumberValue when a JS number would round them).
+ * Numbers come back exact (NumberValue when a JS number would round them). Every call is
+ * bounded: connect and answer timeouts here (CALL_LIMITS), and each `send` passes `inTime()`
+ * (shared/deadline.ts), the SDK's abortSignal at the invocation's cutoff.
  */
 export function db(): DynamoDBDocumentClient {
   if (!documentClient) {
@@ -21,6 +24,7 @@ export function db(): DynamoDBDocumentClient {
       credentials: local ? { accessKeyId: 'local', secretAccessKey: 'local' } : undefined,
       // Standard retry mode; LIMITS.dynamoAttempts says why this many.
       maxAttempts: LIMITS.dynamoAttempts,
+      requestHandler: BOUNDED_HTTP,
     });
     documentClient = DynamoDBDocumentClient.from(client, {
       marshallOptions: { removeUndefinedValues: true },

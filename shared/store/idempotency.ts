@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../config';
+import { inTime } from '../deadline';
 import { LIMITS } from '../limits';
 import { db } from './client';
 import { TABLE_KEY, TTL_ATTRIBUTE } from './table';
@@ -68,12 +69,13 @@ export async function claimKey(scope: string, idempotencyKey: string, fingerprin
           ExpressionAttributeNames: { '#pk': TABLE_KEY.partitionKey, '#ttl': TTL_ATTRIBUTE, '#st': 'st', '#lease': 'lease' },
           ExpressionAttributeValues: { ':nowSeconds': Math.floor(now / 1000), ':running': 'running', ':now': now },
         }),
+        inTime(),
       );
       return { kind: 'claimed', token };
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
     }
-    const { Item } = await db().send(new GetCommand({ TableName: settings().TABLE_NAME, Key: key(scope, idempotencyKey), ConsistentRead: true }));
+    const { Item } = await db().send(new GetCommand({ TableName: settings().TABLE_NAME, Key: key(scope, idempotencyKey), ConsistentRead: true }), inTime());
     const held = Item as KeyItem | undefined;
     // Gone or expired between the two calls: claim again.
     if (!held || (held.st === 'running' && held.lease < Date.now())) continue;
@@ -112,6 +114,7 @@ export async function keepAnswer(scope: string, idempotencyKey: string, fingerpr
         ...ownClaim,
         ExpressionAttributeValues: { ':token': token },
       }),
+      inTime(),
     );
   } catch (error) {
     // Another request took the key over after our lease: its answer stands.
@@ -124,6 +127,7 @@ export async function releaseKey(scope: string, idempotencyKey: string, token: s
   try {
     await db().send(
       new DeleteCommand({ TableName: settings().TABLE_NAME, Key: key(scope, idempotencyKey), ...ownClaim, ExpressionAttributeValues: { ':token': token } }),
+      inTime(),
     );
   } catch (error) {
     if (!isConditionFailure(error)) throw error;

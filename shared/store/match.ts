@@ -1,6 +1,7 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { LIMITS } from '../limits';
 import type { Model } from '../models/define';
+import { inTime } from '../deadline';
 import { db } from './client';
 import { decodeResumeCursor } from './cursor';
 import { EmptyFilter, MatchesAll, TooManyMatches } from './errors';
@@ -41,7 +42,7 @@ async function isWholeModel(model: Model, items: Item[]): Promise<boolean> {
       let count = 0;
       let next: Key | undefined;
       do {
-        const page = await db().send(new QueryCommand({ ...input, ExclusiveStartKey: next, Limit: matched + 1 - count }));
+        const page = await db().send(new QueryCommand({ ...input, ExclusiveStartKey: next, Limit: matched + 1 - count }), inTime());
         count += page.Count ?? 0;
         next = page.LastEvaluatedKey as Key | undefined;
       } while (next && count <= matched);

@@ -5,6 +5,7 @@ import { ExpressionBuilder } from './filter/expression';
 import { db } from './client';
 import { utf8Order } from './utf8-order';
 import { filterExpression, type AccessPlan } from './plan';
+import { inTime } from '../deadline';
 
 export type Item = Record<string, unknown>;
 export type Key = Record<string, string>;
@@ -49,7 +50,7 @@ async function readShard(options: ReadOptions, shard: number, start: Key | undef
   let step = options.plan.exact ? wanted : Math.max(wanted * 2, 100);
   do {
     const limit = Math.min(step, budget - scanned, options.plan.exact ? wanted - items.length : Infinity);
-    const page = await db().send(new QueryCommand({ ...input, ExclusiveStartKey: next, Limit: limit }));
+    const page = await db().send(new QueryCommand({ ...input, ExclusiveStartKey: next, Limit: limit }), inTime());
     items.push(...((page.Items ?? []) as Item[]));
     scanned += page.ScannedCount ?? 0;
     next = page.LastEvaluatedKey as Key | undefined;
@@ -141,7 +142,7 @@ export async function readAll(options: ReadOptions, atMost: number): Promise<{ i
       const items: Item[] = [];
       let next: Key | undefined;
       do {
-        const page = await db().send(new QueryCommand({ ...input, ExclusiveStartKey: next }));
+        const page = await db().send(new QueryCommand({ ...input, ExclusiveStartKey: next }), inTime());
         items.push(...((page.Items ?? []) as Item[]));
         next = page.LastEvaluatedKey as Key | undefined;
       } while (next && items.length <= atMost);
@@ -161,7 +162,7 @@ export async function countAll(options: ReadOptions): Promise<{ count: number; s
       let scanned = 0;
       let next: Key | undefined;
       do {
-        const page = await db().send(new QueryCommand({ ...input, ExclusiveStartKey: next }));
+        const page = await db().send(new QueryCommand({ ...input, ExclusiveStartKey: next }), inTime());
         count += page.Count ?? 0;
         scanned += page.ScannedCount ?? 0;
         next = page.LastEvaluatedKey as Key | undefined;

@@ -7,6 +7,7 @@ import { db } from './client';
 import { itemKey } from './keys';
 import type { Item } from './query';
 import { WRITE_TOKEN_ATTRIBUTE } from './table';
+import { inTime } from '../deadline';
 
 /**
  * Every write stamps the item with a token of its own (WRITE_TOKEN_ATTRIBUTE, never shown).
@@ -41,7 +42,7 @@ export const currentItemParams = (model: Model, id: string): GetCommandInput => 
 
 /** The item as stored now, or undefined. */
 export async function currentItem(model: Model, id: string): Promise<Item | undefined> {
-  const { Item } = await db().send(new GetCommand(currentItemParams(model, id)));
+  const { Item } = await db().send(new GetCommand(currentItemParams(model, id)), inTime());
   return Item as Item | undefined;
 }
 

@@ -1,6 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import { parseExactJson } from '../../shared/json/exact-json';
 import { idText } from '../../shared/onebot/events';
+import { spooled } from '../../shared/onebot/spool';
 import type { Api, Reply } from '../support/api';
 
 /** The four receiver routes: NoneBot's three and the old root URL. */
@@ -156,4 +157,38 @@ export async function storedEvents(api: Api, filters: Record<string, unknown>): 
   const r = await api.post('/api/db/onebot_event/list', { filters, limit: 1000 });
   expect(r.status).toBe(200);
   return r.body.data.items;
+}
+
+/** A group poke of `userId` in `groupId`: a notice without a natural id, so each delivery is its own event. */
+export const groupPoke = (groupId: number, userId: number, targetId: number): Record<string, unknown> => ({
+  post_type: 'notice',
+  notice_type: 'notify',
+  sub_type: 'poke',
+  group_id: groupId,
+  user_id: userId,
+  target_id: targetId,
+});
+
+/** A group message with its natural id (`message_id`), from `userId`. */
+export const groupMessage = (groupId: number, messageId: number, userId: number, text: string): Record<string, unknown> => ({
+  post_type: 'message',
+  message_type: 'group',
+  sub_type: 'normal',
+  message_id: messageId,
+  group_id: groupId,
+  user_id: userId,
+  anonymous: null,
+  message: text,
+  raw_message: text,
+  font: 0,
+  sender: { user_id: userId },
+});
+
+/** Waits until the local spool is empty (the server drains it by itself), failing after `timeoutMs`. */
+export async function spoolDrained(timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while ((await spooled()).length > 0) {
+    if (Date.now() > deadline) throw new Error(`spool not drained: ${(await spooled()).length} left`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }

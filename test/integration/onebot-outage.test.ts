@@ -1,12 +1,11 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spooled } from '../../shared/onebot/spool';
 import { useApi } from '../support/api';
-import { startCuttableProxy } from '../support/cuttable-proxy';
+import { useSteerableProxy } from '../support/steerable-proxy';
 import { spyOnLog } from '../support/log';
 import { goCqhttp, napCat, type Json } from '../support/onebot-senders';
-import { storedEvents } from './onebot-fixtures';
+import { groupMessage, groupPoke, spoolDrained, storedEvents } from './onebot-fixtures';
 
 // No OneBot sender re-sends after an HTTP error, so an event answered 5xx is lost. With the
 // database cut mid-run, every verified delivery must still be acknowledged, kept in the spool
@@ -16,45 +15,17 @@ process.env.ONEBOT_SECRET = SECRET;
 process.env.DATA_DIR = mkdtempSync(join(tmpdir(), 'recordgate-outage-'));
 
 const api = useApi();
-let proxy: Awaited<ReturnType<typeof startCuttableProxy>>;
-beforeAll(async () => {
-  // The table was made on the engine itself; the service reaches it through the proxy.
-  proxy = await startCuttableProxy(process.env.DYNAMODB_ENDPOINT!);
-  process.env.DYNAMODB_ENDPOINT = proxy.endpoint;
-});
-afterAll(async () => {
-  await proxy.close();
-});
+const proxy = useSteerableProxy();
 
 const url = () => `${api.url}/onebot/v11/`;
 const GROUP = 30501;
-
-async function drained(timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while ((await spooled()).length > 0) {
-    if (Date.now() > deadline) throw new Error(`spool not drained: ${(await spooled()).length} left`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 test('database cut mid-run: every acknowledged event is stored exactly once after it is back', async () => {
   const log = spyOnLog('warn');
   const napcat = napCat({ selfId: 20501, token: SECRET, time: () => 1_810_000_000 });
   const gocq = goCqhttp({ selfId: 20502, secret: SECRET });
-  const poke = (i: number): Json => ({ post_type: 'notice', notice_type: 'notify', sub_type: 'poke', group_id: GROUP, user_id: 40000 + i, target_id: 20501 });
-  const message = (i: number): Json => ({
-    post_type: 'message',
-    message_type: 'group',
-    sub_type: 'normal',
-    message_id: 7000 + i,
-    group_id: GROUP,
-    user_id: 40000 + i,
-    anonymous: null,
-    message: `m${i}`,
-    raw_message: `m${i}`,
-    font: 0,
-    sender: { user_id: 40000 + i },
-  });
+  const poke = (i: number): Json => groupPoke(GROUP, 40000 + i, 20501);
+  const message = (i: number): Json => groupMessage(GROUP, 7000 + i, 40000 + i, `m${i}`);
 
   // One go-cqhttp message stored before the cut, whose re-send arrives during it.
   const early = message(0);
@@ -63,8 +34,8 @@ test('database cut mid-run: every acknowledged event is stored exactly once afte
 
   const statuses: number[] = [];
   for (let i = 1; i <= 24; i++) {
-    if (i === 8) await proxy.cut();
-    if (i === 18) await proxy.restore();
+    if (i === 8) await proxy.set('refuse');
+    if (i === 18) await proxy.set('pass');
     statuses.push((await napcat.post(url(), poke(i))).status!);
     statuses.push((await gocq.post(url(), message(i))).status!);
     if (i === 10) {
@@ -75,7 +46,7 @@ test('database cut mid-run: every acknowledged event is stored exactly once afte
   }
   expect(statuses.every((s) => s === 200)).toBe(true);
   expect(log.mock.calls.some(([line]) => String(line).includes('onebot_event_kept'))).toBe(true);
-  await drained();
+  await spoolDrained(20_000);
 
   const pokes = await storedEvents(api, { self_id: 20501 });
   const counts = new Map<number, number>();

@@ -1,4 +1,5 @@
 import { handler } from '../../functions/health_check/handler';
+import { lambdaContext } from '../../scripts/local/event';
 
 /** Runs the scheduled health check once and returns the EMF documents it wrote to stdout. */
 export async function runHealthCheck(): Promise<Array<Record<string, any>>> {
@@ -9,7 +10,7 @@ export async function runHealthCheck(): Promise<Array<Record<string, any>>> {
     return true;
   });
   try {
-    await handler();
+    await handler({}, lambdaContext('health_check', 'health-check-test'));
   } finally {
     write.mockRestore();
   }

@@ -7,12 +7,15 @@ import { spyOnLog } from '../support/log';
 // on localhost (infra/secrets.ts), with the session token, cached for five minutes.
 let server: Server;
 const seen: Array<{ url: string; token: string | undefined }> = [];
-let answer: { status: number; body: string } = { status: 200, body: '{}' };
+let answer: { status: number; body: string } | 'never' = { status: 200, body: '{}' };
+/** Requests the stand-in left unanswered, resolved when the caller closes their connection. */
+const abandoned: Array<Promise<void>> = [];
 
 beforeAll(async () => {
   server = createServer((req, res) => {
     seen.push({ url: req.url ?? '', token: req.headers['x-aws-parameters-secrets-token'] as string | undefined });
-    res.writeHead(answer.status, { 'content-type': 'application/json' }).end(answer.body);
+    if (answer === 'never') abandoned.push(new Promise((resolve) => req.socket.on('close', () => resolve())));
+    else res.writeHead(answer.status, { 'content-type': 'application/json' }).end(answer.body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   process.env.PARAMETERS_SECRETS_EXTENSION_HTTP_PORT = String((server.address() as AddressInfo).port);
@@ -23,6 +26,7 @@ afterAll(async () => {
   for (const name of ['CURSOR_SECRET_SECRET_ARN', 'ONEBOT_SECRET_SECRET_ARN', 'ONEBOT_ACCESS_TOKEN']) delete process.env[name];
   delete process.env.PARAMETERS_SECRETS_EXTENSION_HTTP_PORT;
   delete process.env.AWS_SESSION_TOKEN;
+  server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
 });
 
@@ -43,6 +47,17 @@ test('an extension error is secret_unavailable, logged, never a database error',
   expect(JSON.parse(log.mock.calls[0][0] as string)).toMatchObject({ code: 'secret_unavailable', secret: 'ONEBOT_SECRET', name: 'AccessDeniedException' });
   log.mockRestore();
 });
+
+test('an extension that never answers is secret_unavailable once its time is up, and the connection is closed, not kept', async () => {
+  process.env.ONEBOT_SECRET_SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:ONEBOT_SECRET-Hung00';
+  answer = 'never';
+  const log = spyOnLog('error');
+  await expect(secretSetting('ONEBOT_SECRET')).rejects.toMatchObject({ code: 'secret_unavailable' });
+  expect(JSON.parse(log.mock.calls[0][0] as string)).toMatchObject({ code: 'secret_unavailable', secret: 'ONEBOT_SECRET', name: 'AbortError' });
+  expect(abandoned).toHaveLength(1);
+  await abandoned[0];
+  log.mockRestore();
+}, 30_000);
 
 test('without an ARN the setting is the plain environment variable (the local server)', async () => {
   process.env.ONEBOT_ACCESS_TOKEN = 'plain';

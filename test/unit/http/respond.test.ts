@@ -40,7 +40,7 @@ test('an unexpected error is 500 internal and its message and stack stay in the 
   log.mockRestore();
 });
 
-test.each([['ProvisionedThroughputExceededException'], ['ThrottlingException'], ['InternalServerError'], ['ResourceNotFoundException']])(
+test.each([['ProvisionedThroughputExceededException'], ['ThrottlingException'], ['InternalServerError']])(
   "the SDK's %s is 503 database_unavailable with Retry-After, no SDK text",
   (name) => {
     const log = quiet();
@@ -52,6 +52,42 @@ test.each([['ProvisionedThroughputExceededException'], ['ThrottlingException'], 
     log.mockRestore();
   },
 );
+
+test.each([
+  ['ResourceNotFoundException', 'Requested resource not found', 'table_missing', /the table \S+ does not exist/],
+  [
+    'AccessDeniedException',
+    'User: arn:aws:sts::123456789012:assumed-role/x/y is not authorized to perform: dynamodb:PutItem on resource: arn:aws:dynamodb:eu-west-1:123456789012:table/t',
+    'access_denied',
+    /the function's role may not dynamodb:PutItem/,
+  ],
+  ['UnrecognizedClientException', 'The security token included in the request is invalid.', 'bad_credentials', /credentials are not accepted/],
+])("the SDK's %s is 500 misconfigured, without Retry-After or SDK text, and logged with its cause", (name, message, problem, says) => {
+  const log = spyOnLog('error');
+  const result = errorResult(Object.assign(new Error(message), { name, $metadata: {} }));
+  expect(result.statusCode).toBe(500);
+  expect(result.headers['retry-after']).toBeUndefined();
+  expect(body(result).data).toEqual({ error: 'misconfigured', problem });
+  expect(body(result).message).toMatch(says);
+  expect(result.body).not.toMatch(/arn:|123456789012|security token/);
+  expect(JSON.parse(log.mock.calls[0][0] as string)).toMatchObject({ level: 'error', code: 'misconfigured', name, message });
+  log.mockRestore();
+});
+
+test("a call cut off at the cutoff or past the SDK's timeouts is 503 'did not answer in time'; middy's own timeout is not", () => {
+  const log = quiet();
+  for (const error of [
+    Object.assign(new Error('Request aborted'), { name: 'AbortError' }),
+    Object.assign(new Error('a request has exceeded the configured 3000 ms requestTimeout'), { name: 'TimeoutError', code: 'ETIMEDOUT' }),
+    Object.assign(new Error('the request socket did not establish a connection'), { name: 'TimeoutError' }),
+  ]) {
+    const result = errorResult(error);
+    expect([result.statusCode, result.headers['retry-after'], body(result).message]).toEqual([503, '1', 'The database did not answer in time; retry later']);
+  }
+  const middy = Object.assign(new Error('[AbortError]: The operation was aborted.', { cause: { package: '@middy/core' } }), { name: 'TimeoutError' });
+  expect(errorResult(middy).statusCode).toBe(500);
+  log.mockRestore();
+});
 
 test('a socket error, even wrapped by the SDK, is 503', () => {
   const log = quiet();

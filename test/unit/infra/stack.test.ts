@@ -269,6 +269,18 @@ describe('alarms', () => {
     ).toBeGreaterThanOrEqual(5);
   });
 
+  test('any misconfiguration a function meets (its EMF count) alarms, since the OneBot receiver answers 200 through it', () => {
+    expect(named('misconfigured')).toMatchObject({
+      Namespace: HEALTH_METRICS.namespace,
+      MetricName: HEALTH_METRICS.misconfigured,
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      Dimensions: [{ Name: HEALTH_METRICS.dimension, Value: { Ref: expect.any(String) } }],
+    });
+  });
+
   test.each(FUNCTIONS)('%s has an errors and a throttles alarm', (name) => {
     const dimension = [{ Name: 'FunctionName', Value: { Ref: index.functionId(name) } }];
     expect(named(`${name}-errors`)).toMatchObject({ MetricName: 'Errors', Dimensions: dimension, Threshold: 1 });

@@ -14,6 +14,7 @@ import { WRITE_TOKEN_ATTRIBUTE } from '../../table';
 import { currentItem, isConditionFailure, landed, wasRetried } from '../../write-token';
 import { storedItem, type NewRecord } from './item';
 import { batchParams, putParams } from './params';
+import { inTime } from '../../../deadline';
 
 /** Every entry's data as its model takes it, or one InvalidRecord listing every problem of them all. */
 function validRecords(model: Model, entries: ReadonlyArray<{ id: string; data: unknown }>, pathOf: (i: number) => PropertyKey[]): NewRecord[] {
@@ -55,7 +56,7 @@ export async function createRecords(
 
 async function putOne(model: Model, item: Item): Promise<void> {
   try {
-    await db().send(new PutCommand(putParams(item)));
+    await db().send(new PutCommand(putParams(item)), inTime());
   } catch (error) {
     if (await landed(error, model, item.id as string, item[WRITE_TOKEN_ATTRIBUTE])) return;
     if (isConditionFailure(error)) throw new RecordExists(model.name, [item.id as string]);
@@ -68,7 +69,7 @@ const reasonsOf = (error: TransactionCanceledException) => (error.CancellationRe
 
 async function putAll(model: Model, items: Item[]): Promise<void> {
   try {
-    await db().send(new TransactWriteCommand(batchParams(items)));
+    await db().send(new TransactWriteCommand(batchParams(items)), inTime());
   } catch (error) {
     if (!(error instanceof TransactionCanceledException)) throw error;
     const reasons = reasonsOf(error);

@@ -10,6 +10,7 @@ import { settle } from '../../settle';
 import type { BulkGuard, DeleteAnswer } from '../../types';
 import { currentItem, isConditionFailure, wasRetried } from '../../write-token';
 import { deleteParams } from './params';
+import { inTime } from '../../../deadline';
 
 /** Delete by filter; each delete re-checks the filter atomically, so a record that stopped matching stays. */
 export async function deleteRecords(model: Model, request: BulkGuard, deadline = Infinity): Promise<DeleteAnswer> {
@@ -21,7 +22,7 @@ export async function deleteRecords(model: Model, request: BulkGuard, deadline =
     LIMITS.writeConcurrency,
     async (item) => {
       try {
-        await db().send(new DeleteCommand(deleteParams(model, filter, item.id as string)));
+        await db().send(new DeleteCommand(deleteParams(model, filter, item.id as string)), inTime());
         return true;
       } catch (error) {
         if (!isConditionFailure(error)) throw error;

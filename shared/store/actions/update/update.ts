@@ -17,6 +17,7 @@ import type { UpdateAnswer, UpdateRequest } from '../../types';
 import { isConditionFailure, landed, operationWriteToken, writtenBy } from '../../write-token';
 import { mergedData, updatedItem } from './merge';
 import { rereadParams, updateParams } from './params';
+import { inTime } from '../../../deadline';
 
 /** Refuses values that no record could take: system fields, or nothing at all. */
 function checkValues(values: Record<string, unknown>): void {
@@ -69,14 +70,14 @@ async function updateOne(
     if (writtenBy(item, operation)) return true;
     const writeToken = operationWriteToken(operation);
     try {
-      await db().send(new UpdateCommand(updateParams(model, { item, data, writeToken, now: new Date().toISOString() })));
+      await db().send(new UpdateCommand(updateParams(model, { item, data, writeToken, now: new Date().toISOString() })), inTime());
       return true;
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
       if (await landed(error, model, id, writeToken)) return true;
     }
     await awaitTurn(attempt, id, deadline);
-    item = (await db().send(new QueryCommand(rereadParams(model, filter, id)))).Items?.[0] as Item | undefined;
+    item = (await db().send(new QueryCommand(rereadParams(model, filter, id)), inTime())).Items?.[0] as Item | undefined;
     if (item) {
       const result = updatedData(model, item, values);
       if (!result.data) return false;

@@ -1,0 +1,33 @@
+import { callSignal, detached, inTime, withCutoff, withinInvocation } from '../../shared/deadline';
+
+const aborted = (signal: AbortSignal | undefined) =>
+  new Promise<string>((resolve) => signal?.addEventListener('abort', () => resolve((signal.reason as Error).name), { once: true }));
+
+test('outside any invocation a call has no cutoff; inside one its signal aborts at the cutoff', async () => {
+  expect(inTime()).toEqual({});
+  expect(callSignal()).toBeUndefined();
+  const name = await withCutoff(Date.now() + 20, async () => aborted(inTime().abortSignal));
+  expect(name).toBe('TimeoutError');
+});
+
+test('a nested cutoff never extends the enclosing one', async () => {
+  const name = await withCutoff(Date.now() + 20, () => withCutoff(Date.now() + 3_600_000, async () => aborted(callSignal())));
+  expect(name).toBe('TimeoutError');
+});
+
+test("an invocation's calls end the answer reserve before its timeout; a context without a clock sets none", async () => {
+  const name = await withinInvocation({ getRemainingTimeInMillis: () => 1000 }, async () => aborted(callSignal()));
+  expect(name).toBe('TimeoutError');
+  expect(await withinInvocation(undefined, async () => inTime())).toEqual({});
+});
+
+test('a timer started in a request carries its cutoff; one started detached() does not', async () => {
+  const [inherited, free] = await withCutoff(Date.now() - 1, async () =>
+    Promise.all([
+      new Promise((resolve) => setTimeout(() => resolve(inTime()), 1)),
+      new Promise((resolve) => detached(() => setTimeout(() => resolve(inTime()), 1))),
+    ]),
+  );
+  expect(inherited).toEqual({ abortSignal: expect.any(AbortSignal) });
+  expect(free).toEqual({});
+});
