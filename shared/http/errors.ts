@@ -32,6 +32,7 @@ export const ERROR_STATUS = {
   secret_unavailable: 500,
   misconfigured: 500,
   database_unavailable: 503,
+  outcome_unknown: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

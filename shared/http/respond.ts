@@ -7,6 +7,7 @@ import {
   InvalidOrder,
   InvalidRecord,
   InvalidValues,
+  OutcomeUnknown,
   ItemTooLarge,
   MatchesAll,
   PartialWrite,
@@ -91,6 +92,7 @@ const STORE_ANSWERS: ReadonlyArray<Answer> = [
   ),
   on(ItemTooLarge, (e) => new ApiError('payload_too_large', e.message, { id: e.id, item_bytes: e.bytes, max_item_bytes: e.maxBytes })),
   on(RecordBusy, (e) => new ApiError('record_busy', e.message, { id: e.id }, RETRY_LATER)),
+  on(OutcomeUnknown, (e) => new ApiError('outcome_unknown', e.message, { id: e.id }, RETRY_LATER)),
   on(BatchOutOfTime, (e) => new ApiError('database_unavailable', e.message, {}, RETRY_LATER)),
   on(TableUnreachable, (e) => new ApiError('database_unavailable', e.message, { database: 'unavailable' }, RETRY_LATER)),
   on(PartialWrite, (e) => {

@@ -19,7 +19,8 @@ const NOTHING: HttpResult = jsonResult(200, {});
  * The database failures a delivery is kept through: down, overloaded or not answering, and a
  * table that is missing or not granted, which an operator fixes while the kept deliveries wait.
  */
-const KEPT_ON: ReadonlySet<ErrorCode> = new Set(['database_unavailable', 'misconfigured']);
+// outcome_unknown too: the delivery may or may not be stored, and the kept copy is stored once (dedupe) when the database is back.
+const KEPT_ON: ReadonlySet<ErrorCode> = new Set(['database_unavailable', 'misconfigured', 'outcome_unknown']);
 
 /**
  * The OneBot 11 HTTP POST receiver, behind every OneBot route. Checks run in NoneBot's order:

@@ -33,7 +33,9 @@ export const ERROR_MEANING: Record<ErrorCode, string> = {
     "A secret the function needs (tokens, cursor key, OneBot secret) cannot be read: a missing grant or a deleted secret; the cause is in the function's log",
   misconfigured:
     "The table does not exist, the function's role lacks a grant, or its AWS credentials are not accepted (data.problem: table_missing, access_denied, bad_credentials); an operator must fix it, retrying does not help; the cause is in the function's log",
-  database_unavailable: 'DynamoDB throttled, unreachable or not answering in time after retries; retry after the Retry-After header',
+  database_unavailable: 'DynamoDB throttled, unreachable or not answering in time after retries; nothing was written; retry after the Retry-After header',
+  outcome_unknown:
+    'DynamoDB stopped answering after a write was sent and the record (data.id) could not be read back: the write may have been applied. Read the record, or retry with the same Idempotency-Key',
 };
 
 /** The codes among `codes` grouped by their HTTP status, in status order. */

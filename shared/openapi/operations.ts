@@ -73,7 +73,8 @@ const IDEMPOTENT = {
     },
   ],
 };
-const IDEMPOTENCY_ERRORS: ErrorCode[] = ['idempotency_in_flight', 'idempotency_answer_not_kept', 'idempotency_key_reused'];
+// A write whose answer the database never gave may have been applied: outcome_unknown says so, and the key makes the retry safe.
+const IDEMPOTENCY_ERRORS: ErrorCode[] = ['idempotency_in_flight', 'idempotency_answer_not_kept', 'idempotency_key_reused', 'outcome_unknown'];
 
 const WHOLE_MODEL_HELP =
   'An empty filter, or one that matches every record of a model holding 2 or more (409 matches_all), needs allow_all, which needs the admin scope.';

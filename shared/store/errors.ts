@@ -141,6 +141,19 @@ export class RecordBusy extends StoreError {
   }
 }
 
+/**
+ * A write whose call failed after it may have reached DynamoDB, and whose item could not be
+ * read back to tell: it may have been applied. `cause` is the write's own failure.
+ */
+export class OutcomeUnknown extends StoreError {
+  constructor(
+    readonly id: string,
+    cause: unknown,
+  ) {
+    super(`The database stopped answering after the write of ${id} was sent; it may have been applied`, { cause });
+  }
+}
+
 /** A create that came too close to the function's deadline to start its write; nothing was stored. */
 export class BatchOutOfTime extends StoreError {
   constructor() {

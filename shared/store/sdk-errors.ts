@@ -66,6 +66,20 @@ export function isTimeout(error: unknown): boolean {
   return e.name === 'AbortError' || (e.name === 'TimeoutError' && (e.code === undefined || e.code === 'ETIMEDOUT'));
 }
 
+/**
+ * A write that may have been applied although its call failed: its request may have reached
+ * DynamoDB and only the answer was lost (a timeout, a reset connection, a broken pipe), or
+ * DynamoDB answered a 500, which AWS says may follow a write that succeeded. A refused
+ * connection or a throttle means it never was.
+ */
+export function mayHaveApplied(error: unknown): boolean {
+  const e = (error ?? {}) as SdkError & { cause?: { package?: string } };
+  if (e.cause?.package === '@middy/core') return false;
+  if (isTimeout(error) || e.name === 'InternalServerError' || e.name === 'ServiceUnavailable') return true;
+  const words = [e.code, e.name, ...(e.message ?? '').split(/[^A-Za-z_ ]+/)];
+  return words.some((word) => word === 'ECONNRESET' || word === 'EPIPE' || word === 'ECONNABORTED' || word === 'socket hang up');
+}
+
 /** DynamoDB busy or out of reach: throttled, failing, or no connection at all. */
 export function isUnavailable(error: unknown): boolean {
   const e = (error ?? {}) as SdkError & { cause?: { package?: string } };

@@ -8,6 +8,8 @@ import { itemKey } from './keys';
 import type { Item } from './query';
 import { WRITE_TOKEN_ATTRIBUTE } from './table';
 import { inTime } from '../deadline';
+import { OutcomeUnknown } from './errors';
+import { mayHaveApplied } from './sdk-errors';
 
 /**
  * Every write stamps the item with a token of its own (WRITE_TOKEN_ATTRIBUTE, never shown).
@@ -46,7 +48,25 @@ export async function currentItem(model: Model, id: string): Promise<Item | unde
   return Item as Item | undefined;
 }
 
-/** Whether a write refused by its condition was this very write, landed by an earlier attempt. */
-export async function landed(error: unknown, model: Model, id: string, writeToken: unknown): Promise<boolean> {
-  return isConditionFailure(error) && wasRetried(error) && (await currentItem(model, id))?.[WRITE_TOKEN_ATTRIBUTE] === writeToken;
+/**
+ * Whether a failed write was applied all the same: refused by its condition on a retried
+ * attempt (the request's own earlier attempt landed), or failed after it may have reached
+ * DynamoDB (sdk-errors.ts mayHaveApplied): then the item is read back and `applied` says from it.
+ * When that read fails too, nobody can tell: OutcomeUnknown, never an answer that says
+ * nothing was written.
+ */
+export async function settledDespite(error: unknown, model: Model, id: string, applied: (item: Item | undefined) => boolean): Promise<boolean> {
+  const retriedIntoItself = isConditionFailure(error) && wasRetried(error);
+  if (!retriedIntoItself && !mayHaveApplied(error)) return false;
+  let item: Item | undefined;
+  try {
+    item = await currentItem(model, id);
+  } catch {
+    throw new OutcomeUnknown(id, error);
+  }
+  return applied(item);
 }
+
+/** Whether a failed write of `writeToken` was applied all the same (settledDespite). */
+export const landed = (error: unknown, model: Model, id: string, writeToken: unknown): Promise<boolean> =>
+  settledDespite(error, model, id, (item) => item?.[WRITE_TOKEN_ATTRIBUTE] === writeToken);

@@ -260,3 +260,36 @@ describe('answers lost after DynamoDB applied the write', () => {
     expect(await tableSnapshot()).toEqual(before);
   });
 });
+
+// Last in the file: every failed attempt takes from the SDK's retry quota, which the retries above need.
+describe('a write whose answer never comes is read back', () => {
+  test('a create whose every answer is lost is read back: 201 when it landed', async () => {
+    const { result } = await withFaults(
+      (c) => (c.command === 'PutItem' && c.id === 'lost-always' ? { kind: 'reset', after: true } : undefined),
+      () => api.post(reaction('create'), { id: 'lost-always', data: { user_id: 6, content: 'lost-always' } }),
+    );
+    expect(result.status).toBe(201);
+    expect((await tableSnapshot()).filter((i) => i.id === 'lost-always')).toHaveLength(1);
+  }, 30_000);
+
+  test('a create whose answers are lost and that cannot be read back is 503 outcome_unknown, never "nothing was written"', async () => {
+    const { result } = await withFaults(
+      (c) => (c.id === 'lost-unknown' ? { kind: 'reset', after: c.command === 'PutItem' } : undefined),
+      () => api.post(reaction('create'), { id: 'lost-unknown', data: { user_id: 7, content: 'lost-unknown' } }),
+    );
+    expect(result.status).toBe(503);
+    expect(result.body.data).toEqual({ error: 'outcome_unknown', id: 'lost-unknown' });
+    // It was written: the answer said it may have been.
+    expect((await tableSnapshot()).filter((i) => i.id === 'lost-unknown')).toHaveLength(1);
+  }, 30_000);
+
+  test('a create whose write never reached the engine is read back absent: 503 database_unavailable, nothing stored', async () => {
+    const { result } = await withFaults(
+      (c) => (c.command === 'PutItem' && c.id === 'never-sent' ? { kind: 'reset' } : undefined),
+      () => api.post(reaction('create'), { id: 'never-sent', data: { user_id: 8, content: 'never-sent' } }),
+    );
+    expect(result.status).toBe(503);
+    expect(result.body.data.error).toBe('database_unavailable');
+    expect((await tableSnapshot()).filter((i) => i.id === 'never-sent')).toEqual([]);
+  }, 30_000);
+});

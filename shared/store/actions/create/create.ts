@@ -71,7 +71,11 @@ async function putAll(model: Model, items: Item[]): Promise<void> {
   try {
     await db().send(new TransactWriteCommand(batchParams(items)), inTime());
   } catch (error) {
-    if (!(error instanceof TransactionCanceledException)) throw error;
+    // The batch is one write: its first record tells whether it landed.
+    if (!(error instanceof TransactionCanceledException)) {
+      if (await landed(error, model, items[0].id as string, items[0][WRITE_TOKEN_ATTRIBUTE])) return;
+      throw error;
+    }
     const reasons = reasonsOf(error);
     const conflicts = items.filter((_, i) => reasons[i] === 'ConditionalCheckFailed').map((item) => item.id as string);
     if (conflicts.length > 0) {

@@ -8,7 +8,7 @@ import { matchForWrite } from '../../match';
 import { mapPool } from '../../pool';
 import { settle } from '../../settle';
 import type { BulkGuard, DeleteAnswer } from '../../types';
-import { currentItem, isConditionFailure, wasRetried } from '../../write-token';
+import { isConditionFailure, settledDespite } from '../../write-token';
 import { deleteParams } from './params';
 import { inTime } from '../../../deadline';
 
@@ -25,9 +25,10 @@ export async function deleteRecords(model: Model, request: BulkGuard, deadline =
         await db().send(new DeleteCommand(deleteParams(model, filter, item.id as string)), inTime());
         return true;
       } catch (error) {
+        // Gone after an attempt whose answer was lost: this delete removed it.
+        if (await settledDespite(error, model, item.id as string, (stored) => stored === undefined)) return true;
         if (!isConditionFailure(error)) throw error;
-        // Gone after a retried attempt: the first attempt deleted it and only its answer was lost.
-        return wasRetried(error) && (await currentItem(model, item.id as string)) === undefined;
+        return false;
       }
     },
     beforeCutoff(deadline),

@@ -73,8 +73,8 @@ async function updateOne(
       await db().send(new UpdateCommand(updateParams(model, { item, data, writeToken, now: new Date().toISOString() })), inTime());
       return true;
     } catch (error) {
-      if (!isConditionFailure(error)) throw error;
       if (await landed(error, model, id, writeToken)) return true;
+      if (!isConditionFailure(error)) throw error;
     }
     await awaitTurn(attempt, id, deadline);
     item = (await db().send(new QueryCommand(rereadParams(model, filter, id)), inTime())).Items?.[0] as Item | undefined;
