@@ -88,6 +88,8 @@ export interface Resume {
   after: string;
   /** Absent in cursors issued before operations were named: such a call begins an operation of its own. */
   operation?: string;
+  /** Issued to a request with allow_all: it goes on only with allow_all again (which takes admin). */
+  wide?: boolean;
 }
 
 /**
@@ -95,15 +97,15 @@ export interface Resume {
  * and to the request's fingerprint. It names the operation the first call began, so that the
  * same cursor sent twice recognises the records that operation already wrote.
  */
-export const encodeResumeCursor = (model: Model, fingerprint: string, { after, operation }: Resume): Promise<string> =>
-  sealed({ m: model.name, q: fingerprint, a: after, o: operation });
+export const encodeResumeCursor = (model: Model, fingerprint: string, { after, operation, wide }: Resume): Promise<string> =>
+  sealed({ m: model.name, q: fingerprint, a: after, o: operation, ...(wide ? { w: true } : {}) });
 
 export async function decodeResumeCursor(cursor: string, model: Model, fingerprint: string): Promise<Resume> {
   const parsed = z
-    .strictObject({ m: z.string(), q: z.string(), a: z.string(), o: z.optional(z.string()) })
+    .strictObject({ m: z.string(), q: z.string(), a: z.string(), o: z.optional(z.string()), w: z.optional(z.literal(true)) })
     .safeParse(await openCursor(cursor, model, fingerprint));
   if (!parsed.success) throw refuse('The cursor does not fit this request');
-  return { after: parsed.data.a, operation: parsed.data.o };
+  return { after: parsed.data.a, operation: parsed.data.o, ...(parsed.data.w ? { wide: true } : {}) };
 }
 
 /**

@@ -4,7 +4,7 @@ import type { Model } from '../models/define';
 import { inTime } from '../deadline';
 import { db } from './client';
 import { decodeResumeCursor } from './cursor';
-import { EmptyFilter, MatchesAll, TooManyMatches } from './errors';
+import { EmptyFilter, InvalidCursor, MatchesAll, TooManyMatches } from './errors';
 import { isMatchAll, MATCH_ALL, type FilterNode } from './filter/ast';
 import { parseFilter } from './filter/parse';
 import { shardOf } from './keys';
@@ -65,6 +65,9 @@ export async function matchForWrite(model: Model, guard: BulkGuard, fingerprint:
   let operation = newWriteToken();
   if (guard.cursor !== undefined) {
     const resume = await decodeResumeCursor(guard.cursor, model, fingerprint);
+    // What an admin began with allow_all is not carried on without it, by a write token that holds its cursor.
+    if (resume.wide && guard.allow_all !== true)
+      throw new InvalidCursor('This cursor carries on a request with allow_all: send allow_all: true with it', 'issued with allow_all');
     operation = resume.operation ?? operation;
     filter = { kind: 'and', items: [filter, { kind: 'compare', field: 'id', path: ['id'], op: 'gt', operands: [resume.after] }] };
   }

@@ -16,8 +16,9 @@ async function resumeCursor(
   reached: number,
 ): Promise<string | null> {
   if (reached === items.length) return null;
-  if (reached > 0) return encodeResumeCursor(model, fingerprint, { after: items[reached - 1].id as string, operation });
-  return request.cursor ?? encodeResumeCursor(model, fingerprint, { after: '', operation });
+  const wide = request.allow_all === true;
+  if (reached > 0) return encodeResumeCursor(model, fingerprint, { after: items[reached - 1].id as string, operation, wide });
+  return request.cursor ?? encodeResumeCursor(model, fingerprint, { after: '', operation, wide });
 }
 
 type Answers = { updated: UpdateAnswer; deleted: DeleteAnswer };

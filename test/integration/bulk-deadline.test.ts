@@ -93,6 +93,10 @@ describe('bulk writes within the function deadline', () => {
     expect(other.body.data.error).toBe('invalid_cursor');
     const asDelete = await api.post('/api/db/reaction/delete', { filters: body.filters, cursor }, ROOT);
     expect(asDelete.status).toBe(400);
+    // A cursor of an allow_all request goes on only with allow_all, which takes admin: a write token cannot carry it on.
+    const wide = await callWithBudget(updateHandler, 'update', { ...body, allow_all: true }, LIMITS.bulkStopBeforeDeadlineMs);
+    const narrowed = await api.post('/api/db/reaction/update', { ...body, cursor: wide.body.data.next_cursor }, ROOT);
+    expect(narrowed.body.data.error).toBe('invalid_cursor');
     const same = await api.post('/api/db/reaction/update', { ...body, cursor }, ROOT);
     expect(same.body.data).toEqual({ updated: 1, matched: 1, skipped: 0, complete: true, next_cursor: null });
   });
