@@ -1,6 +1,6 @@
 import { Duration, RemovalPolicy, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, ComparisonOperator, MathExpression, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -9,18 +9,23 @@ import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3'
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { ONEBOT_QUEUE } from '../shared/limits';
+import { maxReceiveCount } from '../shared/onebot/backoff';
 import { serviceFunction, type FunctionResources } from './function';
 
 /** The queue alarms, stated once here and in the README. */
 export const QUEUE_THRESHOLDS = {
-  /** A kept delivery still unstored after this many minutes: the table has been unreachable that long. */
+  /**
+   * Kept deliveries still unstored for this many minutes: the table has been unreachable that
+   * long. Counted as messages in the queue, hidden or not: SQS leaves a message received three
+   * times out of its oldest-message age, so that age cannot see a delivery waiting for the table.
+   */
+  waitingMinutes: 15,
+  /** A kept delivery nobody received for this many minutes: the consumer is not polling. */
   oldestMinutes: 15,
   /** Any delivery that failed maxReceiveCount times. */
   deadLetters: 1,
 };
-
-/** Receives a kept delivery 5 times (the consumer retries after the visibility timeout) before it is a dead letter. */
-const MAX_RECEIVE_COUNT = 5;
 
 export interface OneBotQueueProps extends FunctionResources {
   /** The receiver, which sends to the queue and writes big bodies to the bucket. */
@@ -41,15 +46,16 @@ export class OneBotQueue extends Construct {
 
   constructor(scope: Construct, id: string, props: OneBotQueueProps) {
     super(scope, id);
-    const retention = Duration.days(14);
-    this.deadLetters = new Queue(this, 'DeadLetters', { retentionPeriod: retention, encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true });
+    // SQS keeps a dead letter until its first send plus the dead-letter queue's retention: longer than the queue's.
+    const deadLetterRetention = Duration.days(ONEBOT_QUEUE.deadLetterRetentionDays);
+    this.deadLetters = new Queue(this, 'DeadLetters', { retentionPeriod: deadLetterRetention, encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true });
     this.queue = new Queue(this, 'Queue', {
-      retentionPeriod: retention,
-      // Six times the function timeout, as AWS advises for an SQS event source.
-      visibilityTimeout: Duration.seconds(60),
+      retentionPeriod: Duration.days(ONEBOT_QUEUE.retentionDays),
+      visibilityTimeout: Duration.seconds(ONEBOT_QUEUE.visibilitySeconds),
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
-      deadLetterQueue: { queue: this.deadLetters, maxReceiveCount: MAX_RECEIVE_COUNT },
+      // The consumer's backoff spreads these receives over the retention (shared/onebot/backoff.ts).
+      deadLetterQueue: { queue: this.deadLetters, maxReceiveCount: maxReceiveCount() },
     });
     this.bucket = new Bucket(this, 'Bodies', {
       encryption: BucketEncryption.S3_MANAGED,
@@ -57,17 +63,24 @@ export class OneBotQueue extends Construct {
       enforceSSL: true,
       // Big events are records' bodies: kept with the table's policy. Queue overflow is done with once stored.
       removalPolicy: props.logRemovalPolicy === RemovalPolicy.DESTROY ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
-      lifecycleRules: [{ prefix: 'onebot-deliveries/', expiration: retention }],
+      // A queued body outlives every message that points at it, a dead letter's too.
+      lifecycleRules: [{ prefix: 'onebot-deliveries/', expiration: deadLetterRetention }],
     });
 
     this.function = serviceFunction(this, 'onebot_queue', props);
-    this.function.addEventSource(new SqsEventSource(this.queue, { batchSize: 10, reportBatchItemFailures: true }));
+    // Its grant (sqs:ChangeMessageVisibility among the consume actions) is what hides a delivery for its backoff.
+    this.function.addEventSource(
+      new SqsEventSource(this.queue, { batchSize: ONEBOT_QUEUE.batchSize, reportBatchItemFailures: true, maxConcurrency: ONEBOT_QUEUE.maxConcurrency }),
+    );
     // Exactly PutObject and GetObject on its objects: the grant helpers add wildcard actions (s3:GetObject*, s3:List*).
     const bodies = new PolicyStatement({ actions: ['s3:PutObject', 's3:GetObject'], resources: [this.bucket.arnForObjects('*')] });
     for (const fn of [props.receiver, this.function]) fn.addToRolePolicy(bodies);
     this.queue.grantSendMessages(props.receiver);
-    for (const fn of [props.receiver as NodejsFunction, this.function]) fn.addEnvironment('ONEBOT_BUCKET', this.bucket.bucketName);
-    (props.receiver as NodejsFunction).addEnvironment('ONEBOT_QUEUE_URL', this.queue.queueUrl);
+    for (const fn of [props.receiver as NodejsFunction, this.function]) {
+      fn.addEnvironment('ONEBOT_BUCKET', this.bucket.bucketName);
+      // The receiver sends to it; the consumer changes its messages' visibility.
+      fn.addEnvironment('ONEBOT_QUEUE_URL', this.queue.queueUrl);
+    }
 
     const validations = Validations.of(Stack.of(this));
     validations.acknowledge({
@@ -82,14 +95,32 @@ export class OneBotQueue extends Construct {
     validations.acknowledge({ id: 'AwsSolutions-SQS3', reason: 'This queue is the dead-letter queue of the OneBot queue.' });
   }
 
-  /** Alarms on a kept delivery waiting too long and on any dead letter, reporting to the alarm topic. */
+  /** Alarms on kept deliveries waiting too long, on a consumer that does not poll, and on any dead letter, reporting to the alarm topic. */
   alarmTo(topic: ITopic): Alarm[] {
     const prefix = Stack.of(this).stackName;
+    const fiveMinutes = Duration.minutes(5);
     const alarms = [
+      new Alarm(this, 'WaitingAlarm', {
+        alarmName: `${prefix}-onebot-queue-waiting`,
+        alarmDescription: `OneBot events kept while the table was unreachable have waited ${QUEUE_THRESHOLDS.waitingMinutes} minutes to be stored`,
+        // Hidden (waiting out a backoff, or being stored) plus visible: never under 1 in any sample for the whole time.
+        metric: new MathExpression({
+          expression: 'hidden + visible',
+          usingMetrics: {
+            hidden: this.queue.metricApproximateNumberOfMessagesNotVisible({ statistic: 'Minimum', period: fiveMinutes }),
+            visible: this.queue.metricApproximateNumberOfMessagesVisible({ statistic: 'Minimum', period: fiveMinutes }),
+          },
+          period: fiveMinutes,
+        }),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: QUEUE_THRESHOLDS.waitingMinutes / 5,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
       new Alarm(this, 'AgeAlarm', {
         alarmName: `${prefix}-onebot-queue-age`,
-        alarmDescription: `A OneBot event kept while the table was unreachable has waited over ${QUEUE_THRESHOLDS.oldestMinutes} minutes to be stored`,
-        metric: this.queue.metricApproximateAgeOfOldestMessage({ statistic: 'Maximum', period: Duration.minutes(5) }),
+        alarmDescription: `A OneBot event kept while the table was unreachable has not been received for ${QUEUE_THRESHOLDS.oldestMinutes} minutes: the consumer is not polling`,
+        metric: this.queue.metricApproximateAgeOfOldestMessage({ statistic: 'Maximum', period: fiveMinutes }),
         threshold: QUEUE_THRESHOLDS.oldestMinutes * 60,
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         evaluationPeriods: 1,
@@ -97,8 +128,8 @@ export class OneBotQueue extends Construct {
       }),
       new Alarm(this, 'DeadLetterAlarm', {
         alarmName: `${prefix}-onebot-dead-letters`,
-        alarmDescription: `A kept OneBot event failed to be stored ${MAX_RECEIVE_COUNT} times and waits in the dead-letter queue`,
-        metric: this.deadLetters.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: Duration.minutes(5) }),
+        alarmDescription: `A kept OneBot event failed to be stored ${maxReceiveCount()} times and waits in the dead-letter queue (${ONEBOT_QUEUE.deadLetterRetentionDays} days from its receipt at most)`,
+        metric: this.deadLetters.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: fiveMinutes }),
         threshold: QUEUE_THRESHOLDS.deadLetters,
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         evaluationPeriods: 1,

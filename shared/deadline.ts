@@ -21,6 +21,15 @@ export function withinInvocation<T>(context: { getRemainingTimeInMillis?: () => 
 }
 
 /**
+ * Runs `work` with its calls cut off `reserveMs` before the current cutoff, leaving that much for
+ * what must follow it in the same invocation; without a cutoff, as is.
+ */
+export function reserving<T>(reserveMs: number, work: () => Promise<T>): Promise<T> {
+  const cutoff = cutoffs.getStore();
+  return cutoff === undefined ? work() : withCutoff(cutoff - reserveMs, work);
+}
+
+/**
  * Starts background work (the spool's drain timer) outside the cutoff of the request that
  * happens to start it: timers inherit the context they are made in, and a drain bound to a
  * past request's cutoff would abort every call it makes.

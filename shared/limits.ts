@@ -132,6 +132,33 @@ export const FUNCTION_SETTINGS = {
 } as const;
 
 /**
+ * The AWS queue of OneBot deliveries kept while the table was unreachable (infra/onebot-queue.ts)
+ * and how its consumer waits for the table (shared/onebot/queue.ts). docs/decisions.md, "OneBot
+ * deliveries kept in SQS", gives the AWS sources and the arithmetic.
+ */
+export const ONEBOT_QUEUE = {
+  /** Seconds a received message stays hidden: six times the function timeout, as AWS advises for an SQS event source. */
+  visibilitySeconds: 6 * FUNCTION_SETTINGS.timeoutSeconds,
+  /** Seconds the consumer hides a delivery after its first receive found the table unreachable; doubled per receive. */
+  firstBackoffSeconds: 60,
+  /** SQS's longest visibility timeout (12 hours), the cap of the backoff. */
+  maxBackoffSeconds: 12 * 3600,
+  /** Days the queue keeps a delivery: under the dead-letter queue's, so a dead letter still has days there. */
+  retentionDays: 7,
+  /** Days the dead-letter queue keeps one, counted from when it was first sent (SQS's maximum, 14). */
+  deadLetterRetentionDays: 14,
+  /** Seconds of the retention left unused by the receives: polls, invocations, and a receive lost to throttling. */
+  spareSeconds: 3600,
+  /** Records per invocation, SQS's batch maximum without a batching window. */
+  batchSize: 10,
+  /**
+   * Invocations of the consumer at once: a backlog drained after an outage leaves the account's
+   * concurrency (1,000 by default) to the receiver, which must answer every live delivery.
+   */
+  maxConcurrency: 5,
+} as const;
+
+/**
  * API Gateway throttling (infra/api.ts). 100 requests/s steady (burst 200) is far above what
  * one team's tools send and far below what the on-demand table absorbs (4,000 writes/s on a new
  * table), so a runaway client costs at most about $0.36 an hour in HTTP API requests before it

@@ -1,3 +1,4 @@
+import type { ErrorCode } from '../http/errors';
 import * as z from '../zod';
 import { getBlob } from './blobs';
 import { parseBody, parseEvent } from './events';
@@ -16,6 +17,14 @@ export const keptDelivery = z.strictObject({
 });
 
 export type KeptDelivery = z.infer<typeof keptDelivery>;
+
+/**
+ * The database failures a delivery is kept through, and a kept one waits out: down, overloaded
+ * or not answering (a write whose outcome is unknown among them: the kept copy is stored once
+ * when the database is back), and a table that is missing or not granted, which an operator
+ * fixes while the kept deliveries wait.
+ */
+export const KEPT_ON: ReadonlySet<ErrorCode> = new Set(['database_unavailable', 'misconfigured', 'outcome_unknown']);
 
 const KEPT_HEADERS = ['x-self-id', 'user-agent', 'content-type'] as const;
 

@@ -1,14 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { SendMessageCommand, SQSClient, type SendMessageCommandInput } from '@aws-sdk/client-sqs';
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { settings } from '../config';
-import { BOUNDED_HTTP, inTime } from '../deadline';
+import { ChangeMessageVisibilityBatchCommand, SendMessageCommand, SQSClient, type SendMessageCommandInput } from '@aws-sdk/client-sqs';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { onebotQueueUrl, settings } from '../config';
+import { BOUNDED_HTTP, inTime, reserving } from '../deadline';
 import { countMisconfiguration } from '../health/emf';
+import { classify } from '../http/respond';
+import { ONEBOT_LIMITS } from '../limits';
 import { causeOf, log } from '../log';
 import { misconfiguration } from '../store/sdk-errors';
+import { backoffSeconds } from './backoff';
 import { putBlob } from './blobs';
 import type { Delivery } from './handle';
-import { keptDelivery, storeKept, toKept } from './kept';
+import { KEPT_ON, keptDelivery, storeKept, toKept } from './kept';
 
 /**
  * The AWS side of keeping deliveries: the SQS queue `ONEBOT_QUEUE_URL`, consumed by the
@@ -25,25 +28,58 @@ export async function queueMessage(queueUrl: string, delivery: Delivery): Promis
   return { QueueUrl: queueUrl, MessageBody: JSON.stringify(toKept(delivery, ref)) };
 }
 
+const sqsClient = (): SQSClient => (sqs ??= new SQSClient({ region: settings().AWS_REGION, requestHandler: BOUNDED_HTTP }));
+
 export async function sendToQueue(queueUrl: string, delivery: Delivery): Promise<void> {
-  sqs ??= new SQSClient({ region: settings().AWS_REGION, requestHandler: BOUNDED_HTTP });
-  await sqs.send(new SendMessageCommand(await queueMessage(queueUrl, delivery)), inTime());
+  await sqsClient().send(new SendMessageCommand(await queueMessage(queueUrl, delivery)), inTime());
 }
 
 /**
- * Stores each queued delivery; a failed one is reported back alone (partial batch response),
- * so SQS retries only it and, after maxReceiveCount, moves it to the dead-letter queue.
+ * Stores each queued delivery; a failed one is reported back alone (partial batch response).
+ * While the table is unreachable or misconfigured, the rest of the batch is not tried, and each
+ * delivery is hidden for its backoff (shared/onebot/backoff.ts) before it is reported, so that
+ * its receives last the queue's retention instead of being spent in minutes. Any other failure
+ * is retried after the queue's visibility timeout and dead-lettered after maxReceiveCount.
  */
 export async function storeQueued(event: SQSEvent): Promise<SQSBatchResponse> {
-  const failures: SQSBatchResponse['batchItemFailures'] = [];
+  const failed: SQSRecord[] = [];
+  const waiting: SQSRecord[] = [];
   for (const record of event.Records) {
+    if (waiting.length > 0) {
+      waiting.push(record);
+      continue;
+    }
     try {
-      await storeKept(keptDelivery.parse(JSON.parse(record.body)));
+      // Stops early enough to hide the waiting deliveries before the invocation's cutoff.
+      await reserving(ONEBOT_LIMITS.keepReserveMs, () => storeKept(keptDelivery.parse(JSON.parse(record.body))));
     } catch (error) {
       log.error('queued_event_failed', { messageId: record.messageId, ...causeOf(error) });
       if (misconfiguration(error)) countMisconfiguration();
-      failures.push({ itemIdentifier: record.messageId });
+      (KEPT_ON.has(classify(error).code) ? waiting : failed).push(record);
     }
   }
-  return { batchItemFailures: failures };
+  if (waiting.length > 0) await hideForBackoff(waiting);
+  return { batchItemFailures: [...failed, ...waiting].map((record) => ({ itemIdentifier: record.messageId })) };
+}
+
+/**
+ * One ChangeMessageVisibilityBatch for the deliveries waiting for the table. If it fails, each
+ * comes back after the queue's visibility timeout instead, one receive spent early: logged.
+ */
+async function hideForBackoff(records: SQSRecord[]): Promise<void> {
+  const entries = records.map((record, i) => ({
+    Id: String(i),
+    ReceiptHandle: record.receiptHandle,
+    VisibilityTimeout: backoffSeconds(Number(record.attributes.ApproximateReceiveCount)),
+  }));
+  log.warn('queued_events_waiting', { count: records.length, seconds: entries.map((e) => e.VisibilityTimeout) });
+  try {
+    const queueUrl = onebotQueueUrl();
+    if (!queueUrl) throw new Error('ONEBOT_QUEUE_URL is not set');
+    const { Failed = [] } = await sqsClient().send(new ChangeMessageVisibilityBatchCommand({ QueueUrl: queueUrl, Entries: entries }), inTime());
+    if (Failed.length > 0)
+      log.error('queued_event_backoff_failed', { failed: Failed.map((f) => ({ messageId: records[Number(f.Id)]?.messageId, code: f.Code })) });
+  } catch (error) {
+    log.error('queued_event_backoff_failed', { count: records.length, ...causeOf(error) });
+  }
 }

@@ -1,11 +1,12 @@
 import { withCutoff } from '../deadline';
-import { ApiError, type ErrorCode } from '../http/errors';
+import { ApiError } from '../http/errors';
 import type { Operation } from '../http/middleware';
 import { classify, jsonResult, type HttpResult } from '../http/respond';
 import { ONEBOT_LIMITS } from '../limits';
 import { parseBody, parseEvent, sameId } from './events';
 import { handleEvent, type Delivery } from './handle';
 import { keepDelivery } from './keep';
+import { KEPT_ON } from './kept';
 import { onebotSettings } from './settings';
 import { signatureMatches } from './signature';
 
@@ -14,13 +15,6 @@ import { signatureMatches } from './signature';
  * operation, and LLOneBot calls res.json() on any answer, logging a warning for each empty 204.
  */
 const NOTHING: HttpResult = jsonResult(200, {});
-
-/**
- * The database failures a delivery is kept through: down, overloaded or not answering, and a
- * table that is missing or not granted, which an operator fixes while the kept deliveries wait.
- */
-// outcome_unknown too: the delivery may or may not be stored, and the kept copy is stored once (dedupe) when the database is back.
-const KEPT_ON: ReadonlySet<ErrorCode> = new Set(['database_unavailable', 'misconfigured', 'outcome_unknown']);
 
 /**
  * The OneBot 11 HTTP POST receiver, behind every OneBot route. Checks run in NoneBot's order:

@@ -1,4 +1,4 @@
-import { callSignal, detached, inTime, withCutoff, withinInvocation } from '../../shared/deadline';
+import { callSignal, detached, inTime, reserving, withCutoff, withinInvocation } from '../../shared/deadline';
 
 const aborted = (signal: AbortSignal | undefined) =>
   new Promise<string>((resolve) => signal?.addEventListener('abort', () => resolve((signal.reason as Error).name), { once: true }));
@@ -30,4 +30,14 @@ test('a timer started in a request carries its cutoff; one started detached() do
   );
   expect(inherited).toEqual({ abortSignal: expect.any(AbortSignal) });
   expect(free).toEqual({});
+});
+
+test('reserving() cuts the work off that long before the current cutoff, leaving the rest to what follows; without a cutoff it sets none', async () => {
+  const [reserved, after] = await withCutoff(Date.now() + 3_600_000, async () => [
+    await reserving(3_600_000 - 20, async () => aborted(callSignal())),
+    inTime(),
+  ]);
+  expect(reserved).toBe('TimeoutError');
+  expect((after as { abortSignal: AbortSignal }).abortSignal.aborted).toBe(false);
+  expect(await reserving(1000, async () => inTime())).toEqual({});
 });

@@ -3,7 +3,8 @@ import { tokenScopeOf } from '../../../shared/auth/scopes';
 import { FUNCTION_DESCRIPTORS, FUNCTIONS, HTTP_FUNCTIONS } from '../../../shared/http/functions';
 import { DEFAULT_ROUTES, KEYED_ROUTES, ROUTES, routeKey } from '../../../shared/http/routes';
 import { HEALTH_METRICS } from '../../../shared/health/metrics';
-import { API_THROTTLES } from '../../../shared/limits';
+import { API_THROTTLES, ONEBOT_QUEUE } from '../../../shared/limits';
+import { backoffSeconds, maxReceiveCount, outageCoveredSeconds, secondsBeforeReceive } from '../../../shared/onebot/backoff';
 import { createTableInput, TTL_ATTRIBUTE } from '../../../shared/store/table';
 import { accessOf } from '../../../infra/access';
 import { synthTemplate, templateIndex } from './synth';
@@ -11,6 +12,10 @@ import { synthTemplate, templateIndex } from './synth';
 const { template } = synthTemplate({ alarmEmail: 'ops@example.com,oncall@example.com' });
 const index = templateIndex(template);
 const tokenRoutes = ROUTES.filter((r) => tokenScopeOf(r.scope) !== undefined);
+const queues = () => index.ofType('AWS::SQS::Queue').map(([id, q]) => ({ id, ...q.Properties }));
+/** The OneBot queue (the one with a redrive policy) and its dead-letter queue. */
+const sourceQueue = () => queues().find((q) => q.RedrivePolicy)!;
+const deadLetterQueue = () => queues().find((q) => q.id === sourceQueue().RedrivePolicy.deadLetterTargetArn['Fn::GetAtt'][0])!;
 
 describe('table', () => {
   test('is built from the same description as the local table', () => {
@@ -181,24 +186,43 @@ describe('OneBot queue', () => {
     expect([...index.actionsOf('onebot')]).toEqual(expect.arrayContaining(['sqs:SendMessage', 's3:PutObject', 's3:GetObject']));
   });
 
-  test('the queue has a dead-letter queue and feeds onebot_queue, which reports failures one by one', () => {
-    template.hasResourceProperties('AWS::SQS::Queue', { RedrivePolicy: { deadLetterTargetArn: Match.anyValue(), maxReceiveCount: 5 }, VisibilityTimeout: 60 });
+  test('the queue feeds onebot_queue, which reports failures one by one, at most a few invocations at once', () => {
+    expect(queues()).toHaveLength(2);
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       FunctionName: { Ref: index.functionId('onebot_queue') },
+      EventSourceArn: { 'Fn::GetAtt': [sourceQueue().id, 'Arn'] },
       FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: ONEBOT_QUEUE.maxConcurrency },
     });
+    // Six times the function timeout, as AWS advises for an SQS event source.
+    expect(sourceQueue().VisibilityTimeout).toBeGreaterThanOrEqual(6 * FUNCTION_DESCRIPTORS.onebot_queue.lambda.timeoutSeconds);
     expect(index.functionProps('onebot_queue').Environment.Variables).toMatchObject({
       TABLE_NAME: { Ref: expect.any(String) },
       ONEBOT_BUCKET: { Ref: expect.any(String) },
+      ONEBOT_QUEUE_URL: { Ref: sourceQueue().id },
     });
   });
 
-  test('the bucket is private, encrypted, TLS only; queue overflow expires, big events stay', () => {
-    template.hasResourceProperties('AWS::S3::Bucket', {
-      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
-      LifecycleConfiguration: { Rules: [Match.objectLike({ Prefix: 'onebot-deliveries/', ExpirationInDays: 14 })] },
-    });
-    template.hasResource('AWS::S3::Bucket', { DeletionPolicy: 'Retain' });
+  test('the consumer may hide a delivery for its backoff: sqs:ChangeMessageVisibility on the queue', () => {
+    const queueArn = { 'Fn::GetAtt': [sourceQueue().id, 'Arn'] };
+    const grants = index.statementsOf('onebot_queue').filter((s) => s.resources.some((r) => JSON.stringify(r) === JSON.stringify(queueArn)));
+    expect(grants.flatMap((s) => s.actions)).toEqual(expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility']));
+  });
+
+  test('a delivery failing every receive is dead-lettered before its retention ends, and the dead-letter queue keeps it longer', () => {
+    const retention = sourceQueue().MessageRetentionPeriod;
+    const { maxReceiveCount: count } = sourceQueue().RedrivePolicy;
+    expect(count).toBe(maxReceiveCount());
+    // SQS moves it on the receive after the last: when every backoff has passed.
+    expect(secondsBeforeReceive(count + 1)).toBeLessThan(retention);
+    // One receive more would not fit: the backoffs use the retention, not a few minutes of it.
+    expect(secondsBeforeReceive(count + 2)).toBeGreaterThan(retention - ONEBOT_QUEUE.spareSeconds);
+    // Each backoff is one ChangeMessageVisibility, which SQS caps at 12 hours.
+    for (let k = 1; k <= count; k++) expect(backoffSeconds(k)).toBeLessThanOrEqual(43_200);
+    // A dead letter keeps its first send time (standard queue): days left there to redrive it.
+    expect(deadLetterQueue().MessageRetentionPeriod - secondsBeforeReceive(count + 1)).toBeGreaterThanOrEqual(retention);
+    expect(deadLetterQueue().MessageRetentionPeriod).toBeLessThanOrEqual(14 * 86_400);
+    expect(outageCoveredSeconds()).toBeGreaterThan(6 * 86_400);
   });
 
   test('ONEBOT_API_ROOTS comes from the onebotApiRoots context, checked at synth', () => {
@@ -288,7 +312,7 @@ describe('alarms', () => {
   });
 
   // The OneBot queue's alarms (infra/onebot-queue.ts) name kept events waiting: each notifies on its own.
-  const onTheirOwn = ['Recordgate-bots-overdue', 'Recordgate-onebot-queue-age', 'Recordgate-onebot-dead-letters'];
+  const onTheirOwn = ['Recordgate-bots-overdue', 'Recordgate-onebot-queue-waiting', 'Recordgate-onebot-queue-age', 'Recordgate-onebot-dead-letters'];
 
   test('overdue bots and the OneBot queue alarm on their own; every other alarm feeds the composite, which notifies the topic', () => {
     const topicRef = { Ref: index.ofType('AWS::SNS::Topic')[0][0] };
@@ -298,6 +322,22 @@ describe('alarms', () => {
       OKActions: [topicRef],
       EvaluationPeriods: 3,
     });
+    // Deliveries waiting out their backoffs are hidden, received more than three times, so left out
+    // of the age; counting them, hidden or not, fires while they wait. Every sample for 15 minutes.
+    const waiting = named('onebot-queue-waiting');
+    expect(waiting).toMatchObject({
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      AlarmActions: [topicRef],
+      TreatMissingData: 'notBreaching',
+    });
+    const counted = waiting.Metrics.filter((m: { MetricStat?: unknown }) => m.MetricStat).map((m: { MetricStat: any }) => m.MetricStat);
+    expect(counted.map((m: any) => [m.Metric.Namespace, m.Metric.MetricName, m.Stat]).sort()).toEqual([
+      ['AWS/SQS', 'ApproximateNumberOfMessagesNotVisible', 'Minimum'],
+      ['AWS/SQS', 'ApproximateNumberOfMessagesVisible', 'Minimum'],
+    ]);
+    for (const m of counted) expect(m.Metric.Dimensions).toEqual([{ Name: 'QueueName', Value: { 'Fn::GetAtt': [sourceQueue().id, 'QueueName'] } }]);
+    expect(waiting.EvaluationPeriods * counted[0].Period).toBe(15 * 60);
     expect(named('onebot-queue-age')).toMatchObject({
       MetricName: 'ApproximateAgeOfOldestMessage',
       Namespace: 'AWS/SQS',
@@ -307,6 +347,7 @@ describe('alarms', () => {
     expect(named('onebot-dead-letters')).toMatchObject({
       MetricName: 'ApproximateNumberOfMessagesVisible',
       Namespace: 'AWS/SQS',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [deadLetterQueue().id, 'QueueName'] } }],
       Threshold: 1,
       AlarmActions: [topicRef],
     });

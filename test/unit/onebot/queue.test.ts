@@ -5,6 +5,7 @@ import type { SQSEvent } from 'aws-lambda';
 import { MAX_INLINE_BODY_BYTES, queueMessage, storeQueued } from '../../../shared/onebot/queue';
 import { keptDelivery } from '../../../shared/onebot/kept';
 import { senderOf } from '../../../shared/onebot/senders';
+import { backoffSeconds, secondsBeforeReceive } from '../../../shared/onebot/backoff';
 
 process.env.DATA_DIR = mkdtempSync(join(tmpdir(), 'recordgate-queue-'));
 const headers = { 'x-self-id': '10001', 'user-agent': 'CQHttp/4.15.0', 'content-type': 'application/json', 'x-signature': 'sha1=00' };
@@ -47,4 +48,13 @@ test.each([
   [{ 'user-agent': 'node', 'content-type': 'application/json' }, 'other', false, true],
 ])('senderOf(%j) is %s', (h, name, retries, readsAnswer) => {
   expect(senderOf(h)).toEqual({ name, retries, readsAnswer });
+});
+
+test('the backoff doubles from a minute per receive up to SQS 12-hour maximum; a missing receive count counts as the first', () => {
+  expect([1, 2, 3, 4].map(backoffSeconds)).toEqual([60, 120, 240, 480]);
+  expect(backoffSeconds(11)).toBe(43_200);
+  expect(backoffSeconds(100)).toBe(43_200);
+  expect([0, Number.NaN, 1.5].map(backoffSeconds)).toEqual([60, 60, 60]);
+  expect(secondsBeforeReceive(1)).toBe(0);
+  expect(secondsBeforeReceive(4)).toBe(60 + 120 + 240);
 });

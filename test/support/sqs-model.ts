@@ -1,0 +1,194 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+
+/**
+ * A standard SQS queue with a redrive policy, and the Lambda event source mapping that drains it
+ * with ReportBatchItemFailures, on a clock the test moves: no SQS stand-in runs here, and the
+ * behaviour that matters takes hours. What it holds to, from the AWS guides:
+ * - a receive hides a message for the queue's visibility timeout and adds 1 to its receive count;
+ * - a message whose receive count has reached maxReceiveCount is moved to the dead-letter queue
+ *   on its next receive, keeping its first send time, and expires retention after that time;
+ * - ChangeMessageVisibility hides an in-flight message for 0 to 43,200 s counted from the call;
+ * - the event source mapping deletes the messages of a batch that are not batch item failures;
+ *   a failure is left as it is, visible again when its visibility timeout passes; a function
+ *   that throws fails the whole batch.
+ * ChangeMessageVisibilityBatch and SendMessage are served over HTTP (AWS JSON 1.0), so the
+ * service's own SQS client reaches it through the queue URL.
+ */
+export interface QueueSettings {
+  visibilitySeconds: number;
+  maxReceiveCount: number;
+  retentionSeconds: number;
+  deadLetterRetentionSeconds: number;
+  batchSize: number;
+}
+
+export interface ModelMessage {
+  messageId: string;
+  body: string;
+  sentAt: number;
+  receiveCount: number;
+  visibleAt: number;
+  receipt?: string;
+  /** When it reached the dead-letter queue. */
+  deadLetteredAt?: number;
+}
+
+export type Consumer = (event: SQSEvent) => Promise<SQSBatchResponse>;
+
+const MAX_VISIBILITY_SECONDS = 43_200;
+
+export class SqsModel {
+  now: number;
+  readonly queue = new Map<string, ModelMessage>();
+  readonly deadLetters: ModelMessage[] = [];
+  readonly expired: ModelMessage[] = [];
+  readonly deleted: ModelMessage[] = [];
+  invocations = 0;
+  url = '';
+  private server?: Server;
+
+  constructor(
+    readonly settings: QueueSettings,
+    start = Date.now(),
+  ) {
+    this.now = start;
+  }
+
+  send(body: string): string {
+    const messageId = randomUUID();
+    this.queue.set(messageId, { messageId, body, sentAt: this.now, receiveCount: 0, visibleAt: this.now });
+    return messageId;
+  }
+
+  /** What one poll of the event source mapping receives: visible messages, oldest first; the over-received go to the DLQ. */
+  private receive(): ModelMessage[] {
+    const batch: ModelMessage[] = [];
+    const visible = [...this.queue.values()].filter((m) => m.visibleAt <= this.now).sort((a, b) => a.sentAt - b.sentAt);
+    for (const message of visible) {
+      if (batch.length === this.settings.batchSize) break;
+      if (message.receiveCount >= this.settings.maxReceiveCount) {
+        this.queue.delete(message.messageId);
+        this.deadLetters.push({ ...message, deadLetteredAt: this.now });
+        continue;
+      }
+      message.receiveCount++;
+      message.receipt = randomUUID();
+      message.visibleAt = this.now + this.settings.visibilitySeconds * 1000;
+      batch.push(message);
+    }
+    return batch;
+  }
+
+  private expire(): void {
+    for (const message of [...this.queue.values()]) {
+      if (this.now >= message.sentAt + this.settings.retentionSeconds * 1000) {
+        this.queue.delete(message.messageId);
+        this.expired.push(message);
+      }
+    }
+    for (const [i, message] of [...this.deadLetters.entries()].reverse()) {
+      if (this.now >= message.sentAt + this.settings.deadLetterRetentionSeconds * 1000) this.expired.push(...this.deadLetters.splice(i, 1));
+    }
+  }
+
+  /** Polls and invokes until nothing is visible, then moves the clock to the next message due; stops past `until`. */
+  async run(consumer: Consumer, until: number, beforePoll: (now: number) => Promise<void> = async () => undefined): Promise<void> {
+    for (;;) {
+      this.expire();
+      await beforePoll(this.now);
+      const batch = this.receive();
+      if (batch.length > 0) {
+        await this.invoke(consumer, batch);
+        continue;
+      }
+      const due = Math.min(...[...this.queue.values()].map((m) => m.visibleAt));
+      if (!Number.isFinite(due) || due > until) return;
+      this.now = Math.max(due, this.now);
+    }
+  }
+
+  private async invoke(consumer: Consumer, batch: ModelMessage[]): Promise<void> {
+    this.invocations++;
+    const records = batch.map((m) => this.record(m));
+    let failures: Set<string>;
+    try {
+      failures = new Set((await consumer({ Records: records })).batchItemFailures.map((f) => f.itemIdentifier));
+    } catch {
+      failures = new Set(batch.map((m) => m.messageId));
+    }
+    for (const message of batch) {
+      if (failures.has(message.messageId)) continue;
+      this.queue.delete(message.messageId);
+      this.deleted.push(message);
+    }
+  }
+
+  private record(m: ModelMessage): SQSRecord {
+    return {
+      messageId: m.messageId,
+      receiptHandle: m.receipt!,
+      body: m.body,
+      attributes: {
+        ApproximateReceiveCount: String(m.receiveCount),
+        SentTimestamp: String(m.sentAt),
+        SenderId: 'AROAEXAMPLE',
+        ApproximateFirstReceiveTimestamp: String(m.sentAt),
+      },
+      messageAttributes: {},
+      md5OfBody: md5(m.body),
+      eventSource: 'aws:sqs',
+      eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:onebot-queue',
+      awsRegion: 'us-east-1',
+    };
+  }
+
+  private changeVisibility(receipt: string, seconds: number): string | undefined {
+    const message = [...this.queue.values()].find((m) => m.receipt === receipt);
+    if (!message || message.visibleAt <= this.now) return 'ReceiptHandleIsInvalid';
+    if (!Number.isInteger(seconds) || seconds < 0 || seconds > MAX_VISIBILITY_SECONDS) return 'InvalidParameterValue';
+    message.visibleAt = this.now + seconds * 1000;
+    return undefined;
+  }
+
+  /** Serves the queue at `url` (http://127.0.0.1:<port>/000000000000/onebot-queue). */
+  async listen(): Promise<void> {
+    this.server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const input = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
+        const answer = (status: number, body: unknown) => {
+          res.writeHead(status, { 'content-type': 'application/x-amz-json-1.0' });
+          res.end(JSON.stringify(body));
+        };
+        switch (req.headers['x-amz-target']) {
+          case 'AmazonSQS.SendMessage':
+            return answer(200, { MessageId: this.send(input.MessageBody), MD5OfMessageBody: md5(input.MessageBody) });
+          case 'AmazonSQS.ChangeMessageVisibilityBatch': {
+            const Successful: Array<{ Id: string }> = [];
+            const Failed: Array<{ Id: string; Code: string; SenderFault: boolean }> = [];
+            for (const entry of input.Entries) {
+              const code = this.changeVisibility(entry.ReceiptHandle, entry.VisibilityTimeout);
+              if (code) Failed.push({ Id: entry.Id, Code: code, SenderFault: true });
+              else Successful.push({ Id: entry.Id });
+            }
+            return answer(200, { Successful, Failed });
+          }
+          default:
+            return answer(400, { __type: 'com.amazonaws.sqs#UnsupportedOperation', message: String(req.headers['x-amz-target']) });
+        }
+      });
+    });
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/000000000000/onebot-queue`;
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+}
+
+const md5 = (text: string): string => createHash('md5').update(text, 'utf8').digest('hex');
