@@ -177,8 +177,8 @@ export const ONEBOT_LIMITS = {
   /**
    * With a secret, a signed event whose `time` is older than this at receipt is stored (once)
    * but never acted on: no sender posts that late (go-cqhttp's last re-send is 19.5 s after
-   * the first), so it is a replay or a bot whose clock is wrong. Five minutes, the clock skew
-   * Slack and AWS Signature V4 allow for signed requests.
+   * the first), so it is a replay or a bot whose clock is wrong. Five minutes, the age past which
+   * Slack refuses a signed request as a possible replay.
    */
   maxEventAgeSeconds: 300,
   /** Milliseconds the receiver waits for a bot's HTTP API: go-cqhttp gives up on the receiver after 5 s. */

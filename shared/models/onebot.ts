@@ -36,7 +36,7 @@ const done = z.strictObject({
 
 export const onebotEvent = defineModel({
   name: 'onebot_event',
-  description: 'A OneBot 11 event as received by the HTTP POST receiver; the id is derived from its identity (README "Duplicates")',
+  description: 'A OneBot 11 event as received by the HTTP POST receiver; the id is derived from the bot and the whole event (docs/onebot.md, "Duplicates")',
   schema: z.strictObject({
     self_id: oneBotId.check(z.describe("The bot account (the body's self_id, else the X-Self-ID header)")),
     post_type: z.string().check(z.describe('message, notice, request, meta_event, or what the sender invented (message_sent)')),
