@@ -193,13 +193,21 @@ export const ONEBOT_LIMITS = {
   /** A heartbeat is overdue after this many of its intervals without one. */
   overdueIntervals: 3,
   /**
-   * How long byte-identical deliveries from a sender that retries are one event. go-cqhttp
-   * re-sends 3 times, 1.5 s apart, each after a timeout of at least 5 s: 4 x 5 + 3 x 1.5 =
-   * 24.5 s with its defaults; 60 s also covers a timeout raised to 13 s.
+   * How long after a first delivery an identical one (same bot, same content) can still be
+   * something other than a replay: another event of the same second (two pokes; `time` is in
+   * seconds) or a go-cqhttp re-send (its last comes 19.5 s after the first with its defaults,
+   * shared/onebot/senders.ts). Later, the same bytes are a replay and are not stored again.
    */
-  retryWindowSeconds: 60,
-  /** Identical-bytes events from a retrying sender kept apart (outside the window) before the ids give up and go random. */
-  maxRetryGenerations: 20,
+  identicalWindowSeconds: 60,
+  /** Identical events kept apart within the window (ids `<key>`, `<key>-1`, ...) before the ids give up and go random. */
+  maxIdenticalEvents: 20,
+  /**
+   * With a secret, a signed event whose `time` is older than this at receipt is stored (once)
+   * but never acted on: no sender posts that late (go-cqhttp's last re-send is 19.5 s after
+   * the first), so it is a replay or a bot whose clock is wrong. Five minutes, the age past which
+   * Slack refuses a signed request as a possible replay.
+   */
+  maxEventAgeSeconds: 300,
   /** Milliseconds the receiver waits for a bot's HTTP API: go-cqhttp gives up on the receiver after 5 s. */
   botApiTimeoutMs: 3000,
   /**

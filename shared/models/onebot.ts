@@ -31,12 +31,12 @@ const done = z.strictObject({
   http_status: opt(z.number(), "api: the HTTP status of the bot's answer"),
   retcode: opt(z.number(), "api: the bot's retcode"),
   error: opt(z.string(), 'api: why the call failed (unreachable, timeout, refused)'),
-  reason: opt(z.string(), 'none: why (sender_ignores_answers, received_while_database_unreachable)'),
+  reason: opt(z.string(), 'none: why (sender_ignores_answers, received_while_database_unreachable, too_old)'),
 });
 
 export const onebotEvent = defineModel({
   name: 'onebot_event',
-  description: 'A OneBot 11 event as received by the HTTP POST receiver; the id is derived from its identity (README "Duplicates")',
+  description: 'A OneBot 11 event as received by the HTTP POST receiver; the id is derived from the bot and the whole event (docs/onebot.md, "Duplicates")',
   schema: z.strictObject({
     self_id: oneBotId.check(z.describe("The bot account (the body's self_id, else the X-Self-ID header)")),
     post_type: z.string().check(z.describe('message, notice, request, meta_event, or what the sender invented (message_sent)')),
@@ -50,13 +50,14 @@ export const onebotEvent = defineModel({
       z.iso.datetime(),
       'When the receiver accepted the delivery (service clock); earlier than _created_at only for events kept while the database was unreachable',
     ),
-    sender: opt(z.enum(['go-cqhttp', 'Lagrange.OneBot', 'other']), 'The implementation, as told by its headers'),
+    delivery_id: opt(z.string(), 'The delivery that stored it, given at receipt: a delivery kept and replayed after a lost answer finds its record by it'),
+    sender: opt(z.enum(['go-cqhttp', 'LLOneBot', 'Lagrange.OneBot', 'other']), 'The implementation, as told by its headers'),
     event: opt(jsonObject, 'The whole event as received, numbers exact; absent when event_ref holds it'),
     event_ref: opt(
       z.strictObject({ location: z.string(), bytes: z.number(), sha256: z.string() }),
       'An event too large for a record, kept whole elsewhere: s3://bucket/key in AWS, file:<path under DATA_DIR> locally',
     ),
-    answer: opt(jsonObject, 'The quick operation answered (absent: 200 {}); a re-delivery gets the same'),
+    answer: opt(jsonObject, 'The quick operation answered (absent: 200 {}); a re-send of this event gets the same'),
     rule_id: opt(z.string(), 'The onebot_rule that applied'),
     done: opt(done, 'What was done about the rule: quick operation, API call with its result, or nothing and why'),
   }),

@@ -1,47 +1,66 @@
 import { createHash } from 'node:crypto';
 import { ulid } from 'ulid';
-import { onebotEvent } from '../models/onebot';
+import { stringifyExactJson } from '../json/exact-json';
 import { ONEBOT_LIMITS } from '../limits';
+import { onebotEvent } from '../models/onebot';
 import { ItemTooLarge, RecordExists } from '../store/errors';
 import { createRecords, getOneRecord, type ApiRecord } from '../store/records';
 import { refusedForSize } from '../store/sdk-errors';
 import { putBlob } from './blobs';
 import { idText, type OneBotEvent } from './events';
-import { RETRY_WINDOW_MS, type Sender } from './senders';
+import type { Sender } from './senders';
 
 const sha256 = (data: string | Buffer): string => createHash('sha256').update(data).digest('hex');
 
-/**
- * Which deliveries are one event (README "Duplicates"):
- * - natural: a message is one per bot and message_id, a request one per bot and flag, however
- *   often and in whatever bytes it arrives;
- * - retry: anything else from a sender that re-sends (go-cqhttp) is one event per byte-identical
- *   body within the retry window;
- * - unique: anything else from a sender that never re-sends is its own event, even when its
- *   bytes equal another's (NapCat and LLOneBot write a fixed key order and `time` in seconds, so
- *   two pokes in one second are byte-identical and still two pokes).
- */
-export type Identity = { kind: 'natural' | 'retry' | 'unique'; id: string };
+/** The value with every object's keys in one order: go-cqhttp writes an event's keys in Go's map order, which varies. */
+function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (value === null || typeof value !== 'object' || Object.getPrototypeOf(value) !== Object.prototype) return value;
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((k) => [k, sortedKeys((value as Record<string, unknown>)[k])]),
+  );
+}
 
-export function identityOf(event: OneBotEvent, selfId: unknown, rawBody: Buffer, sender: Sender): Identity {
-  const self = idText(selfId) ?? '';
-  const messageId = idText(event.message_id);
-  if ((event.post_type === 'message' || event.post_type === 'message_sent') && messageId !== undefined) {
-    return { kind: 'natural', id: sha256(`${event.post_type}\n${self}\n${messageId}`) };
-  }
-  if (event.post_type === 'request' && typeof event.flag === 'string' && event.flag !== '') {
-    return { kind: 'natural', id: sha256(`request\n${self}\n${event.flag}`) };
-  }
-  const bytes = sha256(rawBody);
-  return sender.retries ? { kind: 'retry', id: bytes } : { kind: 'unique', id: `${bytes}-${ulid()}` };
+/**
+ * Which deliveries can be one event (docs/onebot.md, "Duplicates"). The key is the bot and the
+ * whole event, keys sorted: a message_id or a flag alone is no identity, since every sender
+ * derives them from a 31/32-bit hash, a sequence, a second or a user (all four repeat). So two
+ * events that share an id but differ in anything (text, time, user) are two records. Nothing
+ * else is taken out: a re-send is the same cached bytes, and a kept delivery is its own bytes.
+ * - natural: a message or request (it has an id): the same content is the same event;
+ * - bare: anything else (notices, meta events): the same content can be two events of one
+ *   second (two pokes), kept apart by generation (`<key>`, `<key>-1`, ...).
+ */
+export interface Identity {
+  kind: 'natural' | 'bare';
+  key: string;
+}
+
+export function identityOf(event: OneBotEvent, selfId: unknown): Identity {
+  const natural =
+    ((event.post_type === 'message' || event.post_type === 'message_sent') && idText(event.message_id) !== undefined) ||
+    (event.post_type === 'request' && typeof event.flag === 'string' && event.flag !== '');
+  return { kind: natural ? 'natural' : 'bare', key: sha256(`${idText(selfId) ?? ''}\n${stringifyExactJson(sortedKeys(event))}`) };
 }
 
 /** The record's data as written: ids may be exact NumberValues, which the model's zod types do not name. */
-export type EventData = Record<string, unknown> & { received_at: string; answer?: Record<string, unknown> };
+export type EventData = Record<string, unknown> & { received_at: string; delivery_id: string; answer?: Record<string, unknown> };
+
+/**
+ * What a delivery turned out to be:
+ * - new: stored now (the only outcome that acts on the event);
+ * - same_delivery: this very delivery was stored before (kept after a lost answer, replayed);
+ * - resend: a re-send of a stored event whose answer may not have reached the sender: it gets that answer again;
+ * - duplicate: the same event delivered again when it cannot be a re-send: stored once, answered {};
+ * - replay: identical to an event stored outside any re-send window, or signed and too old: not stored, answered {}.
+ */
+export type Outcome = 'new' | 'same_delivery' | 'resend' | 'duplicate' | 'replay';
 
 export interface StoreResult {
   id: string;
-  first: boolean;
+  outcome: Outcome;
   /** The record this delivery belongs to: the one just made, or the one stored before. */
   record: Record<string, unknown>;
 }
@@ -65,27 +84,41 @@ async function create(id: string, data: EventData, rawBody: Buffer): Promise<Eve
   return pointed;
 }
 
-const within = (a: unknown, b: string): boolean => typeof a === 'string' && Math.abs(Date.parse(a) - Date.parse(b)) <= RETRY_WINDOW_MS;
+const WINDOW_MS = ONEBOT_LIMITS.identicalWindowSeconds * 1000;
 
 /**
- * Stores the event unless its identity was stored before. The conditional create decides (no
- * read first), so two concurrent deliveries cannot both win. Identical bytes from a retrying
- * sender outside the window of the record they hit are a new event: they take the next
- * generation of that id (`<sha256>-1`, `-2`, ...), so a re-send of that one is found again.
+ * What a delivery is to an identical event stored before. The receiver cannot see whether its
+ * answer arrived; it sees when each delivery came. go-cqhttp re-sends only after an attempt
+ * failed (its timeout, or the connection broke) and then waits its interval, so an identical
+ * delivery sooner than that cannot be a re-send; the other senders never re-send.
  */
-export async function storeOnce(identity: Identity, data: EventData, rawBody: Buffer): Promise<StoreResult> {
-  const generations = identity.kind === 'retry' ? ONEBOT_LIMITS.maxRetryGenerations : 1;
+function judge(kind: Identity['kind'], stored: ApiRecord, data: EventData, sender: Sender, old: boolean): Outcome | 'another' {
+  if (stored.delivery_id === data.delivery_id) return 'same_delivery';
+  const gap = Math.abs(Date.parse(String(stored.received_at)) - Date.parse(data.received_at));
+  if (old || !(gap <= WINDOW_MS)) return 'replay';
+  if (sender.resends && gap >= sender.resends.afterMs && gap <= sender.resends.withinMs) return 'resend';
+  return kind === 'natural' ? 'duplicate' : 'another';
+}
+
+/**
+ * Stores the event unless it was stored before. The conditional create decides (no read first),
+ * so two concurrent deliveries cannot both win. `old`: signed and past ONEBOT_LIMITS.maxEventAgeSeconds,
+ * so an identical stored event makes it a replay whenever it came.
+ */
+export async function storeOnce(identity: Identity, data: EventData, rawBody: Buffer, sender: Sender, old: boolean): Promise<StoreResult> {
+  const generations = identity.kind === 'bare' ? ONEBOT_LIMITS.maxIdenticalEvents : 1;
   for (let generation = 0; generation < generations; generation++) {
-    const id = generation === 0 ? identity.id : `${identity.id}-${generation}`;
+    const id = generation === 0 ? identity.key : `${identity.key}-${generation}`;
     try {
-      return { id, first: true, record: await create(id, data, rawBody) };
+      return { id, outcome: 'new', record: await create(id, data, rawBody) };
     } catch (error) {
       if (!(error instanceof RecordExists)) throw error;
     }
-    const stored: ApiRecord = await getOneRecord(onebotEvent, { filters: { id }, consistent: true });
-    if (identity.kind !== 'retry' || within(stored.received_at, data.received_at)) return { id, first: false, record: stored };
+    const stored = await getOneRecord(onebotEvent, { filters: { id }, consistent: true });
+    const outcome = judge(identity.kind, stored, data, sender, old);
+    if (outcome !== 'another') return { id, outcome, record: stored };
   }
-  // The same bytes over and over for longer than maxRetryGenerations windows: each is its own event.
-  const id = `${identity.id}-${ulid()}`;
-  return { id, first: true, record: await create(id, data, rawBody) };
+  // The same bare event more than maxIdenticalEvents times within the window: each is its own event.
+  const id = `${identity.key}-${ulid()}`;
+  return { id, outcome: 'new', record: await create(id, data, rawBody) };
 }

@@ -3,6 +3,8 @@ import { onebotEvent } from '../models/onebot';
 import { updateRecords } from '../store/records';
 import { botValues, recordBotStatus } from './bots';
 import { apiCallOf, apiRootOf, callBotApi, type ApiCall, type Done } from './bot-api';
+import { isExactNumber, numberText } from '../json/exact-json';
+import { ONEBOT_LIMITS } from '../limits';
 import { identityOf, storeOnce, type EventData } from './dedupe';
 import { eventFields, type OneBotEvent } from './events';
 import { quickAnswer } from './rules';
@@ -10,10 +12,20 @@ import { senderOf } from './senders';
 
 /** A verified delivery: what the receiver keeps when the database is down, and stores later. */
 export interface Delivery {
+  /** Given at receipt and kept with it to storage, so a delivery replayed after a lost answer is found again. */
+  id: string;
   rawBody: Buffer;
   /** The headers the receiver reads after verification (lower-case names): x-self-id, user-agent, content-type. */
   headers: Record<string, string | undefined>;
   receivedAt: string;
+  /** Whether its signature was checked (a secret was set). */
+  signed: boolean;
+}
+
+/** A signed event older than maxEventAgeSeconds at receipt: a replay, or a bot whose clock is wrong; never acted on. */
+function tooOld(event: OneBotEvent, delivery: Delivery): boolean {
+  const time = isExactNumber(event.time) ? Number(numberText(event.time)) : Number.NaN;
+  return delivery.signed && time * 1000 < Date.parse(delivery.receivedAt) - ONEBOT_LIMITS.maxEventAgeSeconds * 1000;
 }
 
 interface Plan {
@@ -27,8 +39,9 @@ interface Plan {
  * is configured; else as a quick operation, when the answer can still reach a sender that
  * reads it; else nothing, with the reason recorded.
  */
-function plan(event: OneBotEvent, selfId: unknown, answer: Record<string, unknown> | undefined, readsAnswer: boolean, live: boolean): Plan {
+function plan(event: OneBotEvent, selfId: unknown, answer: Record<string, unknown> | undefined, readsAnswer: boolean, live: boolean, old: boolean): Plan {
   if (!answer) return {};
+  if (old) return { done: { via: 'none', reason: 'too_old' } };
   const root = apiRootOf(selfId);
   const call = root !== undefined ? apiCallOf(event, answer) : undefined;
   if (root !== undefined && call) return { done: { via: 'api', ...call }, call: { root, call } };
@@ -47,19 +60,24 @@ export async function handleEvent(delivery: Delivery, event: OneBotEvent, live: 
   const fields = eventFields(event, selfIdHeader);
   const sender = senderOf(delivery.headers);
   const rule = await quickAnswer(event);
-  const todo = plan(event, fields.self_id, rule.answer, sender.readsAnswer, live);
+  const old = tooOld(event, delivery);
+  const todo = plan(event, fields.self_id, rule.answer, sender.readsAnswer, live, old);
   const data: EventData = {
     ...fields,
     received_at: delivery.receivedAt,
+    delivery_id: delivery.id,
     sender: sender.name,
     event,
     ...(todo.answer ? { answer: todo.answer } : {}),
     ...(rule.rule_id ? { rule_id: rule.rule_id } : {}),
     ...(todo.done ? { done: todo.done } : {}),
   };
-  const stored = await storeOnce(identityOf(event, fields.self_id, delivery.rawBody, sender), data, delivery.rawBody);
-  // A re-delivery gets what the first got, never a second reply or API call.
-  if (!stored.first) return (stored.record.answer as Record<string, unknown> | undefined) ?? {};
+  const stored = await storeOnce(identityOf(event, fields.self_id), data, delivery.rawBody, sender, old);
+  if (stored.outcome === 'replay') log.warn('onebot_replay_ignored', { id: stored.id, received_at: delivery.receivedAt, too_old: old });
+  // Only a re-send, whose first answer may have been lost, gets that answer again: never a
+  // second reply or API call, and never another event's answer.
+  if (stored.outcome === 'resend' || stored.outcome === 'same_delivery') return (stored.record.answer as Record<string, unknown> | undefined) ?? {};
+  if (stored.outcome !== 'new') return {};
 
   if (todo.call) {
     const done = await callBotApi(todo.call.root, todo.call.call);

@@ -1,3 +1,4 @@
+import { ulid } from 'ulid';
 import { withCutoff } from '../deadline';
 import { ApiError } from '../http/errors';
 import type { Operation } from '../http/middleware';
@@ -40,7 +41,7 @@ export const onebotReceive: Operation = async ({ rawBody, headers, deadline }) =
     throw new ApiError('forbidden', "The event's self_id is not the X-Self-ID bot");
   }
   const received = Date.now();
-  const delivery: Delivery = { rawBody, headers, receivedAt: new Date(received).toISOString() };
+  const delivery: Delivery = { id: ulid(), rawBody, headers, receivedAt: new Date(received).toISOString(), signed: secret !== undefined };
   // The database work stops early enough to keep the delivery instead, before the sender or the function gives up.
   const cutoff = Math.min(received + ONEBOT_LIMITS.storeWithinMs, deadline - ONEBOT_LIMITS.keepReserveMs);
   try {

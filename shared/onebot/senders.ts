@@ -1,30 +1,42 @@
-import { ONEBOT_LIMITS } from '../limits';
-
 /**
  * What the receiver needs to know about the implementation that posted, read from its headers
- * (each implementation's published source, README's compatibility table):
+ * (each implementation's published source, docs/onebot.md's compatibility table):
  * - go-cqhttp sends `User-Agent: CQHttp/<version>`; it is the only sender that re-sends, the
- *   same cached bytes, after a network error or its >= 5 s timeout.
+ *   same cached bytes, after a network error or its >= 5 s timeout, 1.5 s after the failure.
+ * - LLOneBot posts with Node's fetch, whose default User-Agent is `node`, and never re-sends.
  * - Lagrange.OneBot posts through .NET's HttpClient: no User-Agent, and
  *   `Content-Type: application/json; charset=utf-8`. It never reads the answer.
- * - NapCat, LLOneBot and anything else: read the answer, never re-send.
+ * - NapCat (no User-Agent of its own) and anything else: read the answer, never re-send.
  */
 export interface Sender {
-  name: 'go-cqhttp' | 'Lagrange.OneBot' | 'other';
-  /** Byte-identical deliveries within retryWindowSeconds are re-sends of one event. */
-  retries: boolean;
+  name: 'go-cqhttp' | 'LLOneBot' | 'Lagrange.OneBot' | 'other';
+  /** When it re-sends a delivery whose answer it did not get; absent: it never does. */
+  resends?: ResendSchedule;
   /** A quick operation in the answer is acted on. */
   readsAnswer: boolean;
 }
 
-export function senderOf(headers: Readonly<Record<string, string | undefined>>): Sender {
-  const agent = headers['user-agent']?.trim() ?? '';
-  if (/^CQHttp\//i.test(agent)) return { name: 'go-cqhttp', retries: true, readsAnswer: true };
-  if (agent === '' && /^application\/json;\s*charset=utf-8$/i.test(headers['content-type']?.trim() ?? '')) {
-    return { name: 'Lagrange.OneBot', retries: false, readsAnswer: false };
-  }
-  return { name: 'other', retries: false, readsAnswer: true };
+/** The times between a first delivery's receipt and its re-sends, from the sender's retry loop. */
+export interface ResendSchedule {
+  /** No re-send arrives sooner: the sender waits this long after a failed attempt. */
+  afterMs: number;
+  /** No re-send arrives later: every attempt timing out, with the longest timeout allowed for. */
+  withinMs: number;
 }
 
-/** Seconds within which a retrying sender's identical bytes are one event (see ONEBOT_LIMITS). */
-export const RETRY_WINDOW_MS = ONEBOT_LIMITS.retryWindowSeconds * 1000;
+/**
+ * go-cqhttp (server/http.go): `max-retries` 3 and `retries-interval` 1500 ms by default, each
+ * attempt bounded by `timeout` (5 s, smaller values raised to 5). The last re-send comes
+ * 3 x (5 + 1.5) = 19.5 s after the first attempt; 60 s allows for a timeout raised to 18 s.
+ */
+export const GO_CQHTTP_RESENDS: ResendSchedule = { afterMs: 1500, withinMs: 60_000 };
+
+export function senderOf(headers: Readonly<Record<string, string | undefined>>): Sender {
+  const agent = headers['user-agent']?.trim() ?? '';
+  if (/^CQHttp\//i.test(agent)) return { name: 'go-cqhttp', resends: GO_CQHTTP_RESENDS, readsAnswer: true };
+  if (agent === 'node') return { name: 'LLOneBot', readsAnswer: true };
+  if (agent === '' && /^application\/json;\s*charset=utf-8$/i.test(headers['content-type']?.trim() ?? '')) {
+    return { name: 'Lagrange.OneBot', readsAnswer: false };
+  }
+  return { name: 'other', readsAnswer: true };
+}

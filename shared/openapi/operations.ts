@@ -209,7 +209,7 @@ export const SERVICE_OPERATIONS: Record<string, (route: Route) => OperationDoc> 
   onebot: () => ({
     description:
       "The OneBot 11 HTTP POST receiver: point the bot implementation's post_url here. It authenticates with " +
-      'X-Signature (HMAC-SHA1 of the raw body with the shared secret), not with a bearer token. A re-sent event is stored once (README "Duplicates").',
+      'X-Signature (HMAC-SHA1 of the raw body with the shared secret), not with a bearer token. A re-sent event is stored once (docs/onebot.md, "Duplicates").',
     request: {
       name: 'onebot_post_body',
       schema: onebotEventSchema,

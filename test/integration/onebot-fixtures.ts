@@ -1,6 +1,7 @@
-import { createHash, createHmac } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { parseExactJson } from '../../shared/json/exact-json';
-import { idText } from '../../shared/onebot/events';
+import { identityOf } from '../../shared/onebot/dedupe';
+import { idText, type OneBotEvent } from '../../shared/onebot/events';
 import { spooled } from '../../shared/onebot/spool';
 import type { Api, Reply } from '../support/api';
 
@@ -113,11 +114,11 @@ export function detailOf(event: Record<string, unknown>): string | undefined {
 }
 
 export const sign = (secret: string, body: string | Buffer): string => `sha1=${createHmac('sha1', secret).update(body).digest('hex')}`;
-const sha256 = (data: string | Buffer): string => createHash('sha256').update(data).digest('hex');
 
 /**
- * The record id the receiver gives a delivery from a sender that retries (README "Duplicates"):
- * a message is one per bot and message_id, a request one per flag, anything else one per bytes.
+ * The record id the receiver gives the first delivery of an event (docs/onebot.md,
+ * "Duplicates"): the bot and the whole event, keys sorted (identical events of one second
+ * after the first take `-1`, `-2`, ...). Not JSON: an id all the same, though nothing is stored.
  */
 export function idOf(body: string | Buffer, headerSelfId = String(SELF_ID)): string {
   let event: Record<string, unknown> = {};
@@ -125,14 +126,9 @@ export function idOf(body: string | Buffer, headerSelfId = String(SELF_ID)): str
     const parsed = parseExactJson(body.toString());
     if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) event = parsed as Record<string, unknown>;
   } catch {
-    // Not JSON: an id by bytes, though nothing will be stored.
+    // Not JSON.
   }
-  const self = idText(event.self_id) ?? headerSelfId;
-  const messageId = idText(event.message_id);
-  if ((event.post_type === 'message' || event.post_type === 'message_sent') && messageId !== undefined)
-    return sha256(`${event.post_type}\n${self}\n${messageId}`);
-  if (event.post_type === 'request' && typeof event.flag === 'string' && event.flag !== '') return sha256(`request\n${self}\n${event.flag}`);
-  return sha256(body);
+  return identityOf(event as OneBotEvent, idText(event.self_id) ?? headerSelfId).key;
 }
 
 /** The JSON a sender would post: `time` and `self_id` first, as the senders write them. */
@@ -141,11 +137,18 @@ export const bodyOf = (event: Record<string, unknown>, time: number, selfId = SE
 export interface Delivery {
   selfId?: string | null;
   signature?: string;
+  /** go-cqhttp's unless told: `node` is LLOneBot's, a sender that never re-sends. */
+  userAgent?: string;
 }
 
 /** POSTs exact bytes as a OneBot sender does (X-Self-ID; X-Signature when given). */
-export function deliver(api: Api, path: string, body: string | Buffer, { selfId = String(SELF_ID), signature }: Delivery = {}): Promise<Reply> {
-  const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'CQHttp/4.15.0' };
+export function deliver(
+  api: Api,
+  path: string,
+  body: string | Buffer,
+  { selfId = String(SELF_ID), signature, userAgent = 'CQHttp/4.15.0' }: Delivery = {},
+): Promise<Reply> {
+  const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': userAgent };
   if (selfId !== null) headers['x-self-id'] = selfId;
   if (signature !== undefined) headers['x-signature'] = signature;
   return api.post(path, body, headers);

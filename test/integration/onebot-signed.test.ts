@@ -47,7 +47,8 @@ describe('signature check', () => {
   const body = bodyOf(EVENTS['notice friend_add'], 1_710_000_000);
 
   test('upper-case hex (early Lagrange) is accepted', async () => {
-    expect((await deliver(api, '/', body, { signature: sign(SECRET, body).replace(/[a-f]/g, (c) => c.toUpperCase()) })).status).toBe(200);
+    const other = bodyOf(EVENTS['notice friend_add'], 1_710_000_001);
+    expect((await deliver(api, '/', other, { signature: sign(SECRET, other).replace(/[a-f]/g, (c) => c.toUpperCase()) })).status).toBe(200);
   });
 
   test.each([
@@ -70,7 +71,7 @@ describe('signature check', () => {
     const r = await deliver(api, '/onebot/v11/', `${body}\n`, delivery as { selfId?: string | null; signature?: string });
     expect(r.status).toBe(status);
     expect(r.body).toMatchObject({ status: 'error', data: { error: code } });
-    expect(await storedEvents(api, { id: idOf(`${body}\n`) })).toHaveLength(0);
+    expect(await storedEvents(api, { time: 1_710_000_000 })).toHaveLength(0);
   });
 
   test.each([
@@ -137,7 +138,9 @@ describe('exact bytes and exact numbers', () => {
 });
 
 describe('duplicate deliveries', () => {
-  test('the same bytes on all four routes, one after another and at once: stored once, 200 {} each time', async () => {
+  // Identical notices at once can be two events (onebot-identity.test.ts); this one's time is
+  // past the 5 minutes a signed event may be old, so every later copy is a replay.
+  test('the same old signed bytes on all four routes, one after another and at once: stored once, 200 {} each time', async () => {
     const body = bodyOf(EVENTS['notice group_increase'], 1_730_000_000);
     for (const route of ROUTES) expect((await signed(route, body)).status).toBe(200);
     const burst = await Promise.all(ROUTES.map((route) => signed(route, body)));

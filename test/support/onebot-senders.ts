@@ -1,5 +1,6 @@
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { request } from 'node:http';
+import { crc32 } from 'node:zlib';
 
 /**
  * Emulations of the four OneBot 11 implementations' HTTP POST reporters, each following its
@@ -12,6 +13,9 @@ import { request } from 'node:http';
  * - NapCat `src/onebot/network/http-client.ts` (OB11HttpClientAdapter.emitEventAsync)
  * - LLOneBot `src/onebot11/connect/http.ts` (OB11HttpPost.emitEvent)
  * - Lagrange.OneBot `Lagrange.OneBot/Core/Network/Service/HttpPostService.cs` (SendJsonAsync)
+ *
+ * And how each derives the ids a receiver might take for identities (`message_id`, `flag`),
+ * below: all four repeat.
  */
 
 export type Json = Record<string, unknown>;
@@ -27,7 +31,9 @@ export interface Outcome {
   quick?: Json;
   /** The message it sent as a reply, as the recipient sees it (see `rendered`). */
   sent?: string;
-  /** approve/reject sent for a request. */
+  /** Whether the sent reply quotes the message it answers (a `reply` segment first). */
+  quoted?: boolean;
+  /** approve/reject sent for a request; `remark` only where the implementation applies it. */
   handled?: { approve: boolean; remark?: string; reason?: string };
   /** What the implementation logs as a warning. */
   warnings: string[];
@@ -109,22 +115,77 @@ export function rendered(message: unknown, autoEscape: boolean): string {
   return segments.map((s) => (s.type === 'text' ? String(s.data.text) : s.type === 'at' ? `@${String(s.data.qq)}` : `[${s.type}]`)).join('');
 }
 
-/** Acts on a quick operation the way all four implement the common part (reply, approve). */
-function actOn(event: Json, quick: Json, reply: (message: unknown, autoEscape: boolean) => string | undefined): Partial<Outcome> {
+/** How an implementation's quick-operation handler differs from the common part (reply, approve). */
+interface QuickHandling {
+  /** Which replies it sends as a quote of the message (a leading `reply` segment). */
+  quotes: (event: Json) => boolean;
+  /** Whether a friend request's `remark` is applied. */
+  remark: boolean;
+}
+
+/** Acts on a quick operation: the common part of all four, with each one's differences. */
+function actOn(event: Json, quick: Json, reply: (message: unknown, autoEscape: boolean) => string | undefined, handling: QuickHandling): Partial<Outcome> {
   if (event.post_type === 'message' && quick.reply !== undefined) {
-    return { quick, sent: reply(quick.reply, quick.auto_escape === true) };
+    return { quick, sent: reply(quick.reply, quick.auto_escape === true), quoted: handling.quotes(event) };
   }
   if (event.post_type === 'request' && typeof quick.approve === 'boolean') {
     return {
       quick,
       handled: {
         approve: quick.approve,
-        ...(quick.remark !== undefined ? { remark: String(quick.remark) } : {}),
+        ...(quick.remark !== undefined && handling.remark && event.request_type === 'friend' ? { remark: String(quick.remark) } : {}),
         ...(quick.reason !== undefined ? { reason: String(quick.reason) } : {}),
       },
     };
   }
   return { quick };
+}
+
+// ---- How each derives its ids (its own source; re-stated here, not copied) ----
+
+/** A 32-bit signed integer from the first four bytes of a digest, big-endian. */
+const int32Of = (digest: Buffer): number => digest.readInt32BE(0);
+
+/**
+ * NapCat (`packages/napcat-common/src/message-unique.ts`, createUniqueMsgId): the MD5 of
+ * "<msgId>|<chatType>|<peerUid>", its first four bytes with the top bit cleared: 31 bits.
+ */
+export function napCatMessageId(msgId: string, chatType: number, peerUid: string): number {
+  const digest = createHash('md5').update(`${msgId}|${chatType}|${peerUid}`).digest();
+  digest[0] &= 0x7f;
+  return int32Of(digest);
+}
+
+/**
+ * LLOneBot (`src/main/store.ts`, createMsgShortId): the MD5 of
+ * "<chatType>-<peerUid>-<msgSeq>-<msgRandom>-<msgTime>", first four bytes as a signed int32.
+ */
+export function llOneBotMessageId(m: { chatType: number; peerUid: string; msgSeq: string; msgRandom: string; msgTime: string }): number {
+  return int32Of(createHash('md5').update(`${m.chatType}-${m.peerUid}-${m.msgSeq}-${m.msgRandom}-${m.msgTime}`).digest());
+}
+
+/** go-cqhttp (`db/database.go`, ToGlobalID): the CRC-32 (IEEE) of "<group or user>-<message seq>", as an int32. */
+export const goCqhttpMessageId = (code: number, seq: number): number => crc32(`${code}-${seq}`) | 0;
+
+/** Lagrange.OneBot (`Lagrange.OneBot/Database/MessageRecord.cs`, CalcMessageHash): the low 16 bits of the sequence, then the low 16 bits of the random. */
+export const lagrangeMessageId = (random: number, seq: number): number => ((seq & 0xffff) << 16) | (random & 0xffff);
+
+/** NapCat's friend-request flag (`packages/napcat-onebot/index.ts`, onBuddyReqChange): the request time in seconds. */
+export const napCatFriendFlag = (requestSeconds: number): string => String(requestSeconds);
+
+/** Lagrange.OneBot's friend-request flag (`Lagrange.OneBot/Core/Notify/NotifyService.cs`, OnFriendRequestEvent): the requester's uid. */
+export const lagrangeFriendFlag = (requesterUid: string): string => requesterUid;
+
+/** The first two inputs (0, 1, 2, ...) whose ids are equal: a birthday search, ~55k tries for a 31-bit id. */
+export function firstCollision(idOf: (n: number) => number, limit = 1_000_000): [number, number] {
+  const seen = new Map<number, number>();
+  for (let n = 0; n < limit; n++) {
+    const id = idOf(n);
+    const earlier = seen.get(id);
+    if (earlier !== undefined) return [earlier, n];
+    seen.set(id, n);
+  }
+  throw new Error(`no collision in ${limit} ids`);
 }
 
 // ---- go-cqhttp ----
@@ -157,7 +218,8 @@ export function goCqhttp(options: GoCqhttpOptions): SenderEmulation {
 
   /** CQHandleQuickOperation: the at_sender handling is the part the receiver must not trip over. */
   const quickOperation = (event: Json, quick: Json): Partial<Outcome> => {
-    if (event.post_type !== 'message' || quick.reply === undefined) return actOn(event, quick, () => undefined);
+    // CQHandleQuickOperation passes only flag and approve to CQProcessFriendRequest: no remark.
+    if (event.post_type !== 'message' || quick.reply === undefined) return actOn(event, quick, () => undefined, { quotes: () => false, remark: false });
     const autoEscape = quick.auto_escape === true;
     const at = quick.at_sender === true && event.message_type === 'group' && event.anonymous == null;
     const qq = String((event.sender as Json | undefined)?.user_id ?? event.user_id);
@@ -170,7 +232,7 @@ export function goCqhttp(options: GoCqhttpOptions): SenderEmulation {
       const close = text.slice(1).search(/(?<!\\)"/) + 1;
       message = JSON.parse(text.slice(0, close + 1));
     }
-    return { quick, sent: rendered(message, autoEscape) };
+    return { quick, sent: rendered(message, autoEscape), quoted: false };
   };
 
   const deliver = async (url: string, event: Json, bytes: Buffer): Promise<Outcome> => {
@@ -228,7 +290,9 @@ export function napCat(options: NodeSenderOptions): SenderEmulation {
     const answer = await postOnce(url, nodeHeaders(selfId, token, bytes), bytes, 120_000, true);
     if (answer.status < 200 || answer.status >= 300) return { attempts: 1, status: answer.status, warnings: ['新消息事件HTTP上报返回快速操作失败'] };
     const quick = answer.text ? (JSON.parse(answer.text) as Json) : {};
-    return { attempts: 1, status: answer.status, warnings: [], ...actOn(event, quick, rendered) };
+    // packages/napcat-onebot/api/quick-action.ts: a group reply quotes the message; a friend
+    // request is handled by its flag alone (no remark).
+    return { attempts: 1, status: answer.status, warnings: [], ...actOn(event, quick, rendered, { quotes: (e) => e.message_type === 'group', remark: false }) };
   };
   return {
     name: 'NapCat',
@@ -247,7 +311,9 @@ export function llOneBot(options: NodeSenderOptions): SenderEmulation {
     const response = await fetch(url, { method: 'POST', headers: nodeHeaders(selfId, token, bytes), body: bytes });
     try {
       const quick = (await response.json()) as Json;
-      return { attempts: 1, status: response.status, warnings: [], ...actOn(event, quick, rendered) };
+      // src/onebot11/helper/quickOperation.ts: every reply quotes the message; a friend
+      // request's remark is set on the new friend (setBuddyRemark).
+      return { attempts: 1, status: response.status, warnings: [], ...actOn(event, quick, rendered, { quotes: () => true, remark: true }) };
     } catch {
       return { attempts: 1, status: response.status, warnings: ['HTTP 事件上报返回数据解析失败'] };
     }
