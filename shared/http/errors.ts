@@ -30,7 +30,9 @@ export const ERROR_STATUS = {
   rate_limited: 429,
   internal: 500,
   secret_unavailable: 500,
+  model_layout_mismatch: 500,
   database_unavailable: 503,
+  index_building: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

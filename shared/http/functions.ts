@@ -49,7 +49,8 @@ export interface EventFunction extends Deployed {
   trigger: 'schedule' | 'queue';
 }
 
-const QUERY = ['dynamodb:Query'] as const;
+// Every record function reads its model's stored layout once per container (shared/store/layout.ts).
+const QUERY = ['dynamodb:Query', 'dynamodb:GetItem'] as const;
 const HEALTH = ['dynamodb:GetItem', 'dynamodb:Query'] as const;
 // A write whose answer was lost is recognised by reading the item back (shared/store/write-token.ts);
 // a batch is one TransactWriteItems of Puts, which IAM governs as PutItem; DeleteItem gives an

@@ -31,6 +31,10 @@ export const ERROR_MEANING: Record<ErrorCode, string> = {
   internal: 'A bug; it is logged, and the answer carries no stack trace',
   secret_unavailable:
     "A secret the function needs (tokens, cursor key, OneBot secret) cannot be read: a missing grant or a deleted secret; the cause is in the function's log",
+  model_layout_mismatch:
+    "The model's definition changed in a way its stored records cannot follow (shards, or an index slot dropped or reordered): data.change says how, data.fix what to do; nothing is read or written until it is fixed",
+  index_building:
+    'order_by names a field whose index is still being built for the records stored before it was indexed (data.progress); filters on the field work meanwhile, retry the order later',
   database_unavailable: 'DynamoDB throttled or unreachable after retries; retry after the Retry-After header',
 };
 

@@ -54,6 +54,7 @@ const BODY_ERRORS: ErrorCode[] = [
   'unknown_model',
   'internal',
   'secret_unavailable',
+  'model_layout_mismatch',
   'database_unavailable',
 ];
 const FILTER_ERRORS: ErrorCode[] = ['invalid_filter', 'unknown_field'];
@@ -140,7 +141,7 @@ export const RECORD_OPERATIONS: Record<'create' | 'get_one' | 'list' | 'count' |
       examples: { all: { limit: 10 }, filtered: { filters: exampleFilter(model), order_by: '-id', limit: 10 } },
     },
     success: { status: 200, description: 'A page of records', data: listAnswerSchema(model), components: readComponents(model) },
-    errors: [...BODY_ERRORS, ...FILTER_ERRORS, 'invalid_order_by', 'invalid_cursor'],
+    errors: [...BODY_ERRORS, ...FILTER_ERRORS, 'invalid_order_by', 'invalid_cursor', 'index_building'],
   }),
   count: (model) => ({
     description: `Exact: reads every matching partition page. ${FILTERS_HELP}`,
