@@ -66,7 +66,8 @@ const ONEBOT = [...CREATE, 'dynamodb:Query', 'dynamodb:UpdateItem'] as const;
  * secrets, throttling, memory), auth, OpenAPI and the local server all read it from here.
  */
 const DESCRIPTORS = {
-  models: { trigger: 'http', scope: 'read', body: 'none', writes: false, tag: 'service', table: [], secrets: [], lambda: FUNCTION_SETTINGS },
+  // Each model's stored layout and index states are part of its answer.
+  models: { trigger: 'http', scope: 'read', body: 'none', writes: false, tag: 'service', table: QUERY, secrets: [], lambda: FUNCTION_SETTINGS },
   health: { trigger: 'http', scope: 'public', body: 'none', writes: false, tag: 'service', table: HEALTH, secrets: [], lambda: FUNCTION_SETTINGS },
   create: {
     trigger: 'http',

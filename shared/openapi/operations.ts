@@ -197,8 +197,12 @@ export const RECORD_OPERATIONS: Record<'create' | 'get_one' | 'list' | 'count' |
 /** The routes that are not per model. */
 export const SERVICE_OPERATIONS: Record<string, (route: Route) => OperationDoc> = {
   models: () => ({
-    success: { status: 200, description: 'The models, with their JSON Schema, indexed and sortable fields', data: modelsAnswerSchema },
-    errors: ['internal'],
+    success: {
+      status: 200,
+      description: 'The models, with their JSON Schema, indexed and sortable fields, and the layout of their stored records (index states)',
+      data: modelsAnswerSchema,
+    },
+    errors: ['internal', 'database_unavailable'],
   }),
   health: () => ({
     description: 'One consistent point read. Open to everyone, for load balancers and uptime checks.',

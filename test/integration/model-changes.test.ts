@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { defineModel, type Model } from '../../shared/models/define';
 import { useApi } from '../support/api';
+import { shardOf } from '../../shared/store/keys';
 import { tableSnapshot } from '../support/table-snapshot';
 
 // Issue 22: a model holding data changes as docs/architecture.md "Changing a model" says, on the
@@ -44,6 +45,10 @@ const ids = (r: { body: { data: { items: Array<{ id: string }> } } }) => r.body.
 const build = (model: Model, options?: { budget?: number }) =>
   (require('../../shared/store/index-build') as typeof import('../../shared/store/index-build')).buildIndexes(model, options);
 
+/** The models endpoint's view of the model's stored layout. */
+const layoutShown = async (model = 'evolving') =>
+  ((await api.get('/api/db/models')).body.data.models as Array<{ name: string; layout: unknown }>).find((m) => m.name === model)!.layout;
+
 const RECORDS = Array.from({ length: 60 }, (_, i) => ({ id: `r${String(i).padStart(2, '0')}`, data: { a: `a${i % 3}`, b: `x${i % 3}` } }));
 
 beforeAll(async () => {
@@ -70,6 +75,14 @@ describe('1. a field appended to indexed', () => {
     expect(r.status).toBe(503);
     expect(r.body.data).toMatchObject({ error: 'index_building', model: 'evolving', field: 'b', progress: { records_done: 0, shards: 1 } });
     expect(r.headers.get('retry-after')).toBe('1');
+    expect(await layoutShown()).toEqual({
+      state: 'building',
+      indexes: [
+        { field: 'a', index: 'gsi1', state: 'ready' },
+        { field: 'b', index: 'gsi2', state: 'building' },
+      ],
+      progress: { records_done: 0, shard: 0, shards: 1 },
+    });
   });
 
   test('writes during the build keep the answers exact, and a build stopped half-way resumes where it stopped', async () => {
@@ -89,6 +102,7 @@ describe('1. a field appended to indexed', () => {
     const rest = await build(ADDED_INDEX);
     expect(rest.layout.building).toEqual([]);
     expect(rest.filled).toBe(61 - 25);
+    expect(await layoutShown()).toMatchObject({ state: 'ready', indexes: [{ state: 'ready' }, { state: 'ready' }] });
   });
 
   test('once built, the index answers exactly: equality, order and ranges', async () => {
@@ -127,14 +141,16 @@ describe('2. shards raised, and index slots reordered, on a model holding data',
     ['index slots reordered', REORDERED, /indexed as \[a, b\], but its definition says indexed: \[b, a\].*keep \[a, b\] first/],
   ])('%s: every operation answers 500 model_layout_mismatch naming the model, the change and the fix; nothing is written', async (_, model, message) => {
     mockCurrent.evolving = model;
+    // A record stored in shard 0 whose id hashes to another shard of four: today's code answered it 404.
+    const moved = RECORDS.find((r) => shardOf(MORE_SHARDS, r.id) !== 0)!.id;
     const before = await tableSnapshot();
     const requests: Array<[string, unknown]> = [
-      ['get_one', { filters: { id: 'r07' } }],
+      ['get_one', { filters: { id: moved } }],
       ['list', {}],
       ['count', { filters: { b: 'x1' } }],
       ['create', { data: { a: 'a1' } }],
-      ['update', { filters: { id: 'r07' }, values: { a: 'z' } }],
-      ['delete', { filters: { id: 'r07' } }],
+      ['update', { filters: { id: moved }, values: { a: 'z' } }],
+      ['delete', { filters: { id: moved } }],
     ];
     for (const [op, body] of requests) {
       const r = await post(op, body);
@@ -147,6 +163,9 @@ describe('2. shards raised, and index slots reordered, on a model holding data',
       expect(r.body.message).toMatch(message);
     }
     expect(await tableSnapshot()).toEqual(before);
+    const shown = (await layoutShown()) as { state: string; change: string; fix: string };
+    expect(shown.state).toBe('mismatch');
+    expect(`${shown.change}. To fix: ${shown.fix}`).toMatch(message);
   });
 
   test('the local server refuses to start, saying the same', async () => {
