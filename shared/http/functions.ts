@@ -1,6 +1,6 @@
 import type { RouteScope } from '../auth/scopes';
 import type { SecretName } from '../config';
-import { API_THROTTLES, FUNCTION_SETTINGS } from '../limits';
+import { API_THROTTLES, FUNCTION_SETTINGS, INDEX_BUILD_SETTINGS } from '../limits';
 
 /** The DynamoDB actions a function may be granted; none of them scans, batches or transacts. */
 export type DynamoAction = 'dynamodb:GetItem' | 'dynamodb:Query' | 'dynamodb:PutItem' | 'dynamodb:UpdateItem' | 'dynamodb:DeleteItem';
@@ -135,6 +135,14 @@ const DESCRIPTORS = {
   },
   // Runs every minute (infra/health-check.ts) and emits the metrics the health alarms watch.
   health_check: { trigger: 'schedule', writes: false, table: HEALTH, secrets: [], lambda: FUNCTION_SETTINGS },
+  // Records each model's layout and fills new indexes (shared/store/index-build.ts): at every deploy, and every few minutes.
+  index_build: {
+    trigger: 'schedule',
+    writes: true,
+    table: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+    secrets: [],
+    lambda: INDEX_BUILD_SETTINGS,
+  },
   // Stores the OneBot deliveries kept in the queue while the table was unreachable, as onebot does.
   onebot_queue: { trigger: 'queue', writes: true, table: ONEBOT, secrets: ['ONEBOT_ACCESS_TOKEN'], lambda: FUNCTION_SETTINGS },
 } as const satisfies Record<string, HttpFunction | EventFunction>;

@@ -4,11 +4,12 @@ import { settings } from '../config';
 import { LIMITS } from '../limits';
 import type { Model } from '../models/define';
 import { db } from './client';
+import { LayoutMismatch } from './errors';
 import { indexAttributes, itemKey, partitionKey } from './keys';
 import { layoutKey, NO_PROGRESS, readLayout, rememberLayout, resolveLayout, type Layout } from './layout';
 import { mapPool } from './pool';
 import type { Item, Key } from './query';
-import { INDEX_SLOTS, TABLE_KEY } from './table';
+import { DATA_ATTRIBUTE, INDEX_SLOTS, TABLE_KEY } from './table';
 import { isConditionFailure } from './write-token';
 
 /** A fingerprint of the data the model stores (its output JSON Schema): tells a schema change apart in the layout record. */
@@ -71,7 +72,7 @@ async function fillRecord(model: Model, building: ReadonlyArray<string>, first: 
   let item: Item | undefined = first;
   for (let attempt = 0; item && attempt < ATTEMPTS; attempt++) {
     const id = item.id as string;
-    const keys = indexAttributes(model, id, item.d as Record<string, unknown>);
+    const keys = indexAttributes(model, id, item[DATA_ATTRIBUTE] as Record<string, unknown>);
     const names: Record<string, string> = { '#v': '_version' };
     const values: Record<string, unknown> = { ':v': item._version };
     const set = slots.flatMap((slot, i) => {
@@ -143,4 +144,32 @@ export async function buildIndexes(model: Model, { deadline = Infinity, budget =
     layout = (await saveLayout(model, layout, next)) ? { ...next, version: layout.version + 1 } : await recordLayout(model);
   }
   return { layout, filled };
+}
+
+export interface ModelBuild {
+  model: string;
+  /** Fields still building after this run. */
+  building: string[];
+  filled: number;
+  /** Why the model is not served (LayoutMismatch's message), when it is not. */
+  refused?: string;
+}
+
+/**
+ * Every model's layout recorded and its new indexes filled, one model after another until
+ * `deadline`: what the index_build function runs at each deploy and on its schedule, a run
+ * going on where the last one stopped.
+ */
+export async function buildAllIndexes(models: ReadonlyArray<Model>, deadline: number): Promise<ModelBuild[]> {
+  const builds: ModelBuild[] = [];
+  for (const model of models) {
+    try {
+      const { layout, filled } = await buildIndexes(model, { deadline });
+      builds.push({ model: model.name, building: layout.building, filled });
+    } catch (error) {
+      if (!(error instanceof LayoutMismatch)) throw error;
+      builds.push({ model: model.name, building: [], filled: 0, refused: error.message });
+    }
+  }
+  return builds;
 }

@@ -1,3 +1,6 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Context } from 'aws-lambda';
 import * as z from 'zod';
 import { defineModel, type Model } from '../../shared/models/define';
 import { useApi } from '../support/api';
@@ -48,6 +51,37 @@ const build = (model: Model, options?: { budget?: number }) =>
 /** The models endpoint's view of the model's stored layout. */
 const layoutShown = async (model = 'evolving') =>
   ((await api.get('/api/db/models')).body.data.models as Array<{ name: string; layout: unknown }>).find((m) => m.name === model)!.layout;
+
+/**
+ * The deploy's check (functions/index_build as a CloudFormation custom resource): its answer,
+ * as CloudFormation would receive it at the event's ResponseURL.
+ */
+async function deployCheck(): Promise<{ Status: string; Reason: string }> {
+  let received = '';
+  const server = createServer((request, response) => {
+    request.on('data', (chunk: Buffer) => {
+      received += chunk.toString();
+    });
+    request.on('end', () => response.end());
+  });
+  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+  try {
+    const { handler } = require('../../functions/index_build/handler') as typeof import('../../functions/index_build/handler');
+    const event = {
+      RequestType: 'Update',
+      ResponseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/answer`,
+      StackId: 'stack',
+      RequestId: 'request',
+      LogicalResourceId: 'ModelLayouts',
+      PhysicalResourceId: 'recordgate-model-layouts',
+    };
+    await handler(event, { getRemainingTimeInMillis: () => 60_000 } as Context);
+    return JSON.parse(received);
+  } finally {
+    server.closeAllConnections();
+    await new Promise((closed) => server.close(closed));
+  }
+}
 
 const RECORDS = Array.from({ length: 60 }, (_, i) => ({ id: `r${String(i).padStart(2, '0')}`, data: { a: `a${i % 3}`, b: `x${i % 3}` } }));
 
@@ -126,8 +160,9 @@ describe('1. a field appended to indexed', () => {
     );
   });
 
-  test('a second build finds nothing to do', async () => {
+  test('a second build finds nothing to do, and a deploy check passes', async () => {
     expect(await build(ADDED_INDEX)).toMatchObject({ filled: 0, layout: { building: [] } });
+    expect(await deployCheck()).toMatchObject({ Status: 'SUCCESS' });
   });
 });
 
@@ -166,6 +201,13 @@ describe('2. shards raised, and index slots reordered, on a model holding data',
     const shown = (await layoutShown()) as { state: string; change: string; fix: string };
     expect(shown.state).toBe('mismatch');
     expect(`${shown.change}. To fix: ${shown.fix}`).toMatch(message);
+  });
+
+  test('a deploy with the change fails, saying the same (CloudFormation then rolls it back)', async () => {
+    mockCurrent.evolving = MORE_SHARDS;
+    const answer = await deployCheck();
+    expect(answer.Status).toBe('FAILED');
+    expect(answer.Reason).toMatch(/Model evolving cannot be served: its records are stored with shards: 1, but its definition says shards: 4/);
   });
 
   test('the local server refuses to start, saying the same', async () => {
