@@ -247,4 +247,16 @@ describe('3. a required field added', () => {
     expect((await post('get_one', { filters: { id: 'r10' } })).body.data).toMatchObject({ a: 'a1', c: 'now set' });
     expect((await post('create', { data: { a: 'a1' } })).status).toBe(422);
   });
+
+  test('models:check reports every stored record without it, and changes nothing', async () => {
+    const { auditModel } = require('../../shared/store/audit') as typeof import('../../shared/store/audit');
+    const before = await tableSnapshot();
+    const audit = await auditModel(REQUIRED_FIELD, 2);
+    expect(audit).toMatchObject({ model: 'evolving', records: 61, refused: 60 });
+    expect(audit.examples).toEqual([
+      { id: 'r00', details: [expect.objectContaining({ path: 'c' })] },
+      { id: 'r01', details: [expect.objectContaining({ path: 'c' })] },
+    ]);
+    expect(await tableSnapshot()).toEqual(before);
+  });
 });

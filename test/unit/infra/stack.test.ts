@@ -219,7 +219,7 @@ describe('index build', () => {
     const [[, check]] = index.ofType('Custom::ModelLayouts');
     expect(check.Properties.ServiceToken).toEqual(arn);
     expect(JSON.parse(check.Properties.Models)).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'reaction', shards: 1 })]));
-    expect(check.DependsOn).toEqual(expect.arrayContaining([index.functionId('list'), index.functionId('create')]));
+    expect((check as { DependsOn?: string[] }).DependsOn).toEqual(expect.arrayContaining([index.functionId('list'), index.functionId('create')]));
   });
 });
 

@@ -1,0 +1,49 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { settings } from '../config';
+import type { Model } from '../models/define';
+import type { ErrorDetail } from '../models/details';
+import { checkAgainst } from '../models/validate';
+import { db } from './client';
+import { partitionKey } from './keys';
+import type { Item, Key } from './query';
+import { DATA_ATTRIBUTE, TABLE_KEY } from './table';
+
+export interface ModelAudit {
+  model: string;
+  records: number;
+  /** Records the current schema refuses, up to `keep` of them with their problems. */
+  refused: number;
+  examples: Array<{ id: string; details: ErrorDetail[] }>;
+}
+
+/**
+ * Reads every stored record of the model (each shard, page by page) and checks its data
+ * against the current schema, changing nothing: what `npm run models:check` reports. A record
+ * it refuses still reads as stored; an update of it must make it valid (422 otherwise).
+ */
+export async function auditModel(model: Model, keep = 10): Promise<ModelAudit> {
+  const audit: ModelAudit = { model: model.name, records: 0, refused: 0, examples: [] };
+  for (let shard = 0; shard < model.shards; shard++) {
+    let next: Key | undefined;
+    do {
+      const page = await db().send(
+        new QueryCommand({
+          TableName: settings().TABLE_NAME,
+          KeyConditionExpression: '#pk = :pk',
+          ExpressionAttributeNames: { '#pk': TABLE_KEY.partitionKey },
+          ExpressionAttributeValues: { ':pk': partitionKey(model, shard) },
+          ExclusiveStartKey: next,
+        }),
+      );
+      for (const item of (page.Items ?? []) as Item[]) {
+        audit.records += 1;
+        const { details } = checkAgainst(model.schema, item[DATA_ATTRIBUTE], []);
+        if (details.length === 0) continue;
+        audit.refused += 1;
+        if (audit.examples.length < keep) audit.examples.push({ id: item.id as string, details });
+      }
+      next = page.LastEvaluatedKey as Key | undefined;
+    } while (next);
+  }
+  return audit;
+}
