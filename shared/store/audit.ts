@@ -1,12 +1,8 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { settings } from '../config';
 import type { Model } from '../models/define';
 import type { ErrorDetail } from '../models/details';
 import { checkAgainst } from '../models/validate';
-import { db } from './client';
-import { partitionKey } from './keys';
-import type { Item, Key } from './query';
-import { DATA_ATTRIBUTE, TABLE_KEY } from './table';
+import { shardPage } from './query';
+import { DATA_ATTRIBUTE } from './table';
 
 export interface ModelAudit {
   model: string;
@@ -24,26 +20,18 @@ export interface ModelAudit {
 export async function auditModel(model: Model, keep = 10): Promise<ModelAudit> {
   const audit: ModelAudit = { model: model.name, records: 0, refused: 0, examples: [] };
   for (let shard = 0; shard < model.shards; shard++) {
-    let next: Key | undefined;
+    let after: string | undefined;
     do {
-      const page = await db().send(
-        new QueryCommand({
-          TableName: settings().TABLE_NAME,
-          KeyConditionExpression: '#pk = :pk',
-          ExpressionAttributeNames: { '#pk': TABLE_KEY.partitionKey },
-          ExpressionAttributeValues: { ':pk': partitionKey(model, shard) },
-          ExclusiveStartKey: next,
-        }),
-      );
-      for (const item of (page.Items ?? []) as Item[]) {
+      const page = await shardPage(model, shard, { after, consistent: false });
+      for (const item of page.items) {
         audit.records += 1;
         const { details } = checkAgainst(model.schema, item[DATA_ATTRIBUTE], []);
         if (details.length === 0) continue;
         audit.refused += 1;
         if (audit.examples.length < keep) audit.examples.push({ id: item.id as string, details });
       }
-      next = page.LastEvaluatedKey as Key | undefined;
-    } while (next);
+      after = page.last;
+    } while (after !== undefined);
   }
   return audit;
 }

@@ -1,15 +1,15 @@
 import { createHash } from 'node:crypto';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../config';
 import { LIMITS } from '../limits';
 import type { Model } from '../models/define';
 import { db } from './client';
 import { LayoutMismatch } from './errors';
-import { indexAttributes, itemKey, partitionKey } from './keys';
+import { indexAttributes, itemKey } from './keys';
 import { layoutKey, NO_PROGRESS, readLayout, rememberLayout, resolveLayout, type Layout } from './layout';
 import { mapPool } from './pool';
-import type { Item, Key } from './query';
-import { DATA_ATTRIBUTE, INDEX_SLOTS, TABLE_KEY } from './table';
+import { shardPage, type Item } from './query';
+import { DATA_ATTRIBUTE, INDEX_SLOTS } from './table';
 import { isConditionFailure } from './write-token';
 
 /** A fingerprint of the data the model stores (its output JSON Schema): tells a schema change apart in the layout record. */
@@ -120,23 +120,11 @@ export async function buildIndexes(model: Model, { deadline = Infinity, budget =
   let filled = 0;
   while (layout.building.length > 0 && filled < budget && Date.now() < deadline - LIMITS.bulkStopBeforeDeadlineMs) {
     const { shard, after, done } = layout.progress;
-    const page = await db().send(
-      new QueryCommand({
-        TableName: settings().TABLE_NAME,
-        KeyConditionExpression: '#pk = :pk',
-        ExpressionAttributeNames: { '#pk': TABLE_KEY.partitionKey },
-        ExpressionAttributeValues: { ':pk': partitionKey(model, shard) },
-        ExclusiveStartKey: after === null ? undefined : ({ [TABLE_KEY.partitionKey]: partitionKey(model, shard), [TABLE_KEY.sortKey]: after } as Key),
-        ConsistentRead: true,
-        Limit: Math.min(PAGE, budget - filled),
-      }),
-    );
-    const items = (page.Items ?? []) as Item[];
+    const { items, last } = await shardPage(model, shard, { after: after ?? undefined, limit: Math.min(PAGE, budget - filled) });
     for (const result of await mapPool(items, LIMITS.writeConcurrency, (item) => fillRecord(model, layout.building, item))) {
       if (result.status === 'rejected') throw result.reason;
     }
     filled += items.length;
-    const last = page.LastEvaluatedKey?.[TABLE_KEY.sortKey] as string | undefined;
     const progress = last !== undefined ? { shard, after: last, done: done + items.length } : { shard: shard + 1, after: null, done: done + items.length };
     const finished = progress.shard >= layout.shards;
     const next: Layout = finished ? { ...layout, building: [], progress: NO_PROGRESS } : { ...layout, progress };

@@ -1,11 +1,11 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../config';
 import type { Model } from '../models/define';
 import { db } from './client';
 import { IndexBuilding, LayoutMismatch } from './errors';
 import { partitionKey, shardOf } from './keys';
 import { ALL_READY, type IndexReadiness } from './plan';
-import type { Item } from './query';
+import { shardPage } from './query';
 import { INDEX_SLOTS, TABLE_KEY } from './table';
 
 /**
@@ -67,22 +67,10 @@ export async function readLayout(model: Model): Promise<Layout | undefined> {
 /** Up to this many records of each shard tell the layout of data stored before layouts were recorded. */
 const PROBE_RECORDS = 25;
 
-const probe = (model: Model, shard: number, limit: number) =>
-  db().send(
-    new QueryCommand({
-      TableName: settings().TABLE_NAME,
-      KeyConditionExpression: '#pk = :pk',
-      ExpressionAttributeNames: { '#pk': TABLE_KEY.partitionKey },
-      ExpressionAttributeValues: { ':pk': partitionKey(model, shard) },
-      ConsistentRead: true,
-      Limit: limit,
-    }),
-  );
-
 /** Whether any record is stored in the first `shards` partitions of the model. */
 export async function holdsData(model: Model, shards: number): Promise<boolean> {
-  const reads = await Promise.all(Array.from({ length: shards }, (_, shard) => probe(model, shard, 1)));
-  return reads.some((read) => (read.Items ?? []).length > 0);
+  const reads = await Promise.all(Array.from({ length: shards }, (_, shard) => shardPage(model, shard, { limit: 1 })));
+  return reads.some((read) => read.items.length > 0);
 }
 
 /**
@@ -94,8 +82,8 @@ export async function holdsData(model: Model, shards: number): Promise<boolean> 
  * are in partitions the definition no longer reads.
  */
 export async function inferLayout(model: Model): Promise<Layout | undefined> {
-  const reads = await Promise.all(Array.from({ length: model.shards }, (_, shard) => probe(model, shard, PROBE_RECORDS)));
-  const items = reads.flatMap((read) => (read.Items ?? []) as Item[]);
+  const reads = await Promise.all(Array.from({ length: model.shards }, (_, shard) => shardPage(model, shard, { limit: PROBE_RECORDS })));
+  const items = reads.flatMap((read) => read.items);
   if (items.length === 0) return undefined;
   const misplaced = items.some((item) => item[TABLE_KEY.partitionKey] !== partitionKey(model, shardOf(model, item.id as string)));
   const slots: string[] = [];
