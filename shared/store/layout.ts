@@ -152,7 +152,7 @@ const known = new Map<Model, { layout: Promise<Layout>; readAt: number }>();
  * The layout of the model's stored records, cached per container and definition: one
  * consistent GetItem on a container's first request for a model (and a few short Queries more
  * only when no layout was recorded, or the definition differs from it). A refusal and a build
- * in progress are looked at again after REFRESH_MS.
+ * in progress are looked at again after REFRESH_MS; a read that failed, at the next request.
  */
 export async function modelLayout(model: Model): Promise<Layout> {
   const entry = known.get(model);
@@ -162,8 +162,12 @@ export async function modelLayout(model: Model): Promise<Layout> {
     if (settled && settled.building.length === 0) return settled;
   }
   const layout = resolveLayout(model);
-  known.set(model, { layout, readAt: Date.now() });
-  layout.catch(() => undefined);
+  const fresh = { layout, readAt: Date.now() };
+  known.set(model, fresh);
+  // A refusal stands until it is looked at again; a failed read (the database unavailable) is tried again by the next request.
+  layout.catch((error: unknown) => {
+    if (!(error instanceof LayoutMismatch) && known.get(model) === fresh) known.delete(model);
+  });
   return layout;
 }
 

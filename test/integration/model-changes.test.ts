@@ -5,6 +5,7 @@ import * as z from 'zod';
 import { defineModel, type Model } from '../../shared/models/define';
 import { useApi } from '../support/api';
 import { shardOf } from '../../shared/store/keys';
+import { startCuttableProxy } from '../support/cuttable-proxy';
 import { tableSnapshot } from '../support/table-snapshot';
 
 // Issue 22: a model holding data changes as docs/architecture.md "Changing a model" says, on the
@@ -84,6 +85,14 @@ async function deployCheck(): Promise<{ Status: string; Reason: string }> {
 }
 
 const RECORDS = Array.from({ length: 60 }, (_, i) => ({ id: `r${String(i).padStart(2, '0')}`, data: { a: `a${i % 3}`, b: `x${i % 3}` } }));
+
+// Everything reaches the engine through a proxy that section 4 cuts, as if DynamoDB went away.
+let proxy: Awaited<ReturnType<typeof startCuttableProxy>>;
+beforeAll(async () => {
+  proxy = await startCuttableProxy(process.env.DYNAMODB_ENDPOINT!);
+  process.env.DYNAMODB_ENDPOINT = proxy.endpoint;
+});
+afterAll(() => proxy.close());
 
 beforeAll(async () => {
   const created = await post('create', { data: RECORDS.map((r) => r.data), ids: RECORDS.map((r) => r.id) });
@@ -258,5 +267,20 @@ describe('3. a required field added', () => {
       { id: 'r01', details: [expect.objectContaining({ path: 'c' })] },
     ]);
     expect(await tableSnapshot()).toEqual(before);
+  });
+});
+
+describe('4. the layout read on a first request fails', () => {
+  test('the request answers 503 database_unavailable, and the next one, once the database is back, reads the layout again', async () => {
+    mockCurrent.evolving = define({ indexed: ['a', 'b'], required: true });
+    await proxy.cut();
+    try {
+      const down = await post('count', { filters: { b: 'x1' } });
+      expect(down.status).toBe(503);
+      expect(down.body.data.error).toBe('database_unavailable');
+    } finally {
+      await proxy.restore();
+    }
+    expect(await count({ b: 'x1' })).toBe(21);
   });
 });
