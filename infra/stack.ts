@@ -7,6 +7,7 @@ import type { DeployContext } from './context';
 import { ServiceDashboard } from './dashboard';
 import { ApiFunctions } from './functions';
 import { HealthCheck } from './health-check';
+import { IndexBuild } from './index-build';
 import { OneBotQueue } from './onebot-queue';
 import { acknowledgeFindings } from './nag';
 import { ServiceSecrets } from './secrets';
@@ -37,6 +38,8 @@ export class RecordgateStack extends Stack {
     const onebotQueue = receiver ? new OneBotQueue(this, 'OneBotQueue', { ...resources, receiver }) : undefined;
     if (settings.onebotApiRoots) for (const fn of [receiver, onebotQueue?.function]) fn?.addEnvironment('ONEBOT_API_ROOTS', settings.onebotApiRoots);
     const healthCheck = new HealthCheck(this, 'HealthCheck', resources);
+    // After the record functions: the deploy's check runs against the code now serving.
+    const indexBuild = new IndexBuild(this, 'IndexBuild', { ...resources, after: apiFunctions });
     const { api } = new ServiceApi(this, 'Http', {
       functions: apiFunctions.byName,
       logRemovalPolicy: removalPolicy,
@@ -49,6 +52,7 @@ export class RecordgateStack extends Stack {
     const functions = new Map<string, typeof healthCheck.function>([
       ...apiFunctions.byName,
       ['health_check', healthCheck.function],
+      ['index_build', indexBuild.function],
       ...(onebotQueue ? [['onebot_queue', onebotQueue.function] as const] : []),
     ]);
     const alarms = new ServiceAlarms(this, 'Alarms', { functions, api, table, healthCheck, emails: settings.alarmEmail });

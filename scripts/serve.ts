@@ -1,7 +1,9 @@
 /**
  * `npm start`: the whole API on localhost. Checks every setting, the port and the data
  * directory before creating anything; starts an embedded DynamoDB engine (dynalite, data kept
- * in DATA_DIR) unless DYNAMODB_ENDPOINT names another, creates the table if missing and serves
+ * in DATA_DIR) unless DYNAMODB_ENDPOINT names another, creates the table if missing, checks and
+ * records every model's layout (refusing to start on a change the stored records cannot follow,
+ * building new indexes in the background) and serves
  * every route through the same handlers Lambda runs. SIGTERM/SIGINT, or the end of the process
  * that started it, drain before stopping (docs/local-server.md).
  */
@@ -13,7 +15,7 @@ import { cursorKeyOf } from './local/cursor-key';
 import { prepareTable, startDynalite } from './local/engine';
 import { startLocalServer } from './local/server';
 import { drain, DRAIN_MS, FORCING_SIGNAL, RequestTracker, watchParent } from './local/shutdown';
-import { checkDataDir, checkPort, readConfig, StartupError } from './local/startup';
+import { buildInBackground, checkDataDir, checkPort, readConfig, recordModelLayouts, StartupError } from './local/startup';
 
 async function main(): Promise<void> {
   // The SDK is pinned to a release that supports Node 20 (docs/decisions.md); its upgrade notice is noise here.
@@ -37,6 +39,7 @@ async function main(): Promise<void> {
     );
   });
   console.log(`table ${config.tableName} ${created ? 'created' : 'found'} at ${endpoint}`);
+  const building = await recordModelLayouts(MODELS);
   // OneBot events kept while the database was unreachable (a previous run's too) are stored now.
   scheduleDrain();
   const { server, url } = await startLocalServer({ port: config.port, host: config.host });
@@ -49,6 +52,7 @@ async function main(): Promise<void> {
       .join(', ')}`,
   );
   for (const route of ROUTES) console.log(`  ${route.method.padEnd(4)} ${url}${route.path}`);
+  void buildInBackground(building, (line) => console.log(line));
 
   let stopping = false;
   const stop = async (why: string) => {

@@ -159,6 +159,16 @@ export const ONEBOT_QUEUE = {
 } as const;
 
 /**
+ * The index build's settings (functions/index_build): each run fills pages until a few seconds
+ * before this timeout and records where it stopped, so a larger table takes more runs, not a
+ * longer one.
+ */
+export const INDEX_BUILD_SETTINGS = {
+  memoryMb: 512,
+  timeoutSeconds: 300,
+} as const;
+
+/**
  * API Gateway throttling (infra/api.ts). 100 requests/s steady (burst 200) is far above what
  * one team's tools send and far below what the on-demand table absorbs (4,000 writes/s on a new
  * table), so a runaway client costs at most about $0.36 an hour in HTTP API requests before it

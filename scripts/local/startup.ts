@@ -2,6 +2,9 @@ import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { parseTokenTable, type TokenTable } from '../../shared/auth/tokens';
+import type { Model } from '../../shared/models/define';
+import { LayoutMismatch } from '../../shared/store/errors';
+import { buildIndexes, recordLayout } from '../../shared/store/index-build';
 
 /** A start-up problem, said in one line with its fix; serve.ts prints it and exits 1. */
 export class StartupError extends Error {}
@@ -83,4 +86,42 @@ export async function checkDataDir(dataDir: string): Promise<void> {
     );
   }
   await db.close();
+}
+
+/**
+ * Compares every model's definition with the layout its stored records have, and records it
+ * (shared/store/index-build.ts): a change the records cannot follow stops the start, naming each
+ * model, the change and the fix. Returns the models with an index still to build.
+ */
+export async function recordModelLayouts(models: ReadonlyArray<Model>): Promise<Model[]> {
+  const refused: string[] = [];
+  const building: Model[] = [];
+  for (const model of models) {
+    try {
+      if ((await recordLayout(model)).building.length > 0) building.push(model);
+    } catch (error) {
+      if (!(error instanceof LayoutMismatch)) throw error;
+      refused.push(error.message);
+    }
+  }
+  if (refused.length > 0) throw new StartupError(refused.join('\n'));
+  return building;
+}
+
+/**
+ * Builds the new indexes in the background while the server answers (reads do not use them
+ * until they are ready), a page at a time; a stop or a crash resumes at the next start.
+ */
+export async function buildInBackground(models: ReadonlyArray<Model>, say: (line: string) => void): Promise<void> {
+  for (const model of models) {
+    const started = Date.now();
+    say(`model ${model.name}: building the index of ${(await recordLayout(model)).building.join(', ')} for its stored records`);
+    try {
+      const { layout, filled } = await buildIndexes(model);
+      const seconds = (Date.now() - started) / 1000;
+      say(`model ${model.name}: index ready (${filled} records in ${seconds.toFixed(1)} s${layout.building.length ? ', incomplete' : ''})`);
+    } catch (error) {
+      say(`model ${model.name}: the index build stopped (${(error as Error).message}); it resumes at the next start`);
+    }
+  }
 }

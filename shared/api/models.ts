@@ -1,18 +1,42 @@
 import type { Operation } from '../http/middleware';
-import { SYSTEM_FIELDS } from '../models/define';
-import { MODELS } from '../models/registry';
+import { SYSTEM_FIELDS, type Model } from '../models/define';
+import { findModel, MODEL_NAMES } from '../models/catalog';
+import { LayoutMismatch } from '../store/errors';
+import { modelLayout } from '../store/layout';
+import { INDEX_SLOTS } from '../store/table';
 
-export const modelsOperation: Operation = async () => ({
-  data: {
-    models: MODELS.filter((m) => m.access !== 'hidden').map((m) => ({
-      name: m.name,
-      description: m.description,
-      access: m.access,
-      schema: m.jsonSchema,
-      system_fields: SYSTEM_FIELDS,
-      indexed: m.indexed,
-      sortable: ['id', ...m.indexed],
-      shards: m.shards,
-    })),
-  },
-});
+/** The model's stored layout as the models endpoint shows it: each index's state, a build's progress, or why it is not served. */
+async function layoutView(model: Model) {
+  const indexes = (building: ReadonlyArray<string>) =>
+    model.indexed.map((field, i) => ({ field, index: INDEX_SLOTS[i].indexName, state: building.includes(field) ? 'building' : 'ready' }));
+  try {
+    const layout = await modelLayout(model);
+    if (layout.building.length === 0) return { state: 'ready', indexes: indexes([]) };
+    const { done, shard } = layout.progress;
+    return { state: 'building', indexes: indexes(layout.building), progress: { records_done: done, shard, shards: layout.shards } };
+  } catch (error) {
+    if (!(error instanceof LayoutMismatch)) throw error;
+    return { state: 'mismatch', indexes: indexes([]), change: error.change, fix: error.fix };
+  }
+}
+
+export const modelsOperation: Operation = async () => {
+  // Looked up as the record routes look them up, so both describe the same definitions.
+  const visible = MODEL_NAMES.map((name) => findModel(name)!).filter((m) => m.access !== 'hidden');
+  const layouts = await Promise.all(visible.map(layoutView));
+  return {
+    data: {
+      models: visible.map((m, i) => ({
+        name: m.name,
+        description: m.description,
+        access: m.access,
+        schema: m.jsonSchema,
+        system_fields: SYSTEM_FIELDS,
+        indexed: m.indexed,
+        sortable: ['id', ...m.indexed],
+        shards: m.shards,
+        layout: layouts[i],
+      })),
+    },
+  };
+};

@@ -87,6 +87,24 @@ export const modelsAnswerSchema = z.strictObject({
       indexed: z.array(z.string()),
       sortable: z.array(z.string()).describe('Values order_by accepts (prefix - for descending)'),
       shards: z.int().min(1),
+      layout: z
+        .strictObject({
+          state: z.enum(['ready', 'building', 'mismatch']).describe('mismatch: the definition changed in a way the stored records cannot follow'),
+          indexes: z.array(
+            z.strictObject({
+              field: z.string(),
+              index: z.string().describe('The index slot (GSI) the field takes'),
+              state: z.enum(['ready', 'building']).describe('building: not read through until its entries are written for every stored record'),
+            }),
+          ),
+          progress: z
+            .strictObject({ records_done: counter, shard: counter, shards: z.int().min(1) })
+            .optional()
+            .describe('While an index builds: records done so far, the shard being filled (from 0)'),
+          change: z.string().optional().describe('When mismatch: what changed'),
+          fix: z.string().optional().describe('When mismatch: what to do'),
+        })
+        .describe("How the model's stored records are laid out (docs/architecture.md, Changing a model)"),
     }),
   ),
 });

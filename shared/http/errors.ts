@@ -31,8 +31,10 @@ export const ERROR_STATUS = {
   internal: 500,
   secret_unavailable: 500,
   misconfigured: 500,
+  model_layout_mismatch: 500,
   database_unavailable: 503,
   outcome_unknown: 503,
+  index_building: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

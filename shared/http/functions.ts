@@ -1,6 +1,6 @@
 import type { RouteScope } from '../auth/scopes';
 import type { SecretName } from '../config';
-import { API_THROTTLES, FUNCTION_SETTINGS } from '../limits';
+import { API_THROTTLES, FUNCTION_SETTINGS, INDEX_BUILD_SETTINGS } from '../limits';
 
 /** The DynamoDB actions a function may be granted; none of them scans, batches or transacts. */
 export type DynamoAction = 'dynamodb:GetItem' | 'dynamodb:Query' | 'dynamodb:PutItem' | 'dynamodb:UpdateItem' | 'dynamodb:DeleteItem';
@@ -49,23 +49,26 @@ export interface EventFunction extends Deployed {
   trigger: 'schedule' | 'queue';
 }
 
-const QUERY = ['dynamodb:Query'] as const;
+// Every record function reads its model's stored layout once per container (shared/store/layout.ts).
+const QUERY = ['dynamodb:Query', 'dynamodb:GetItem'] as const;
 const HEALTH = ['dynamodb:GetItem', 'dynamodb:Query'] as const;
 // A write whose answer was lost is recognised by reading the item back (shared/store/write-token.ts);
 // a batch is one TransactWriteItems of Puts, which IAM governs as PutItem; DeleteItem gives an
-// idempotency key back (see IDEMPOTENCY_KEYS).
-const CREATE = ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:DeleteItem'] as const;
+// idempotency key back (see IDEMPOTENCY_KEYS). Query reads a few records of a model whose stored
+// layout was never recorded, to tell it (shared/store/layout.ts).
+const CREATE = ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:DeleteItem', 'dynamodb:Query'] as const;
 // An idempotency key is claimed and kept with PutItem, read with GetItem, given back with DeleteItem.
 const IDEMPOTENCY_KEYS = ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:DeleteItem'] as const;
 // Events are created, rules listed, and bot status created or updated.
-const ONEBOT = [...CREATE, 'dynamodb:Query', 'dynamodb:UpdateItem'] as const;
+const ONEBOT = [...CREATE, 'dynamodb:UpdateItem'] as const;
 
 /**
  * Every deployed function and what it is, declared once: its handler, the CDK app (grants,
  * secrets, throttling, memory), auth, OpenAPI and the local server all read it from here.
  */
 const DESCRIPTORS = {
-  models: { trigger: 'http', scope: 'read', body: 'none', writes: false, tag: 'service', table: [], secrets: [], lambda: FUNCTION_SETTINGS },
+  // Each model's stored layout and index states are part of its answer.
+  models: { trigger: 'http', scope: 'read', body: 'none', writes: false, tag: 'service', table: QUERY, secrets: [], lambda: FUNCTION_SETTINGS },
   health: { trigger: 'http', scope: 'public', body: 'none', writes: false, tag: 'service', table: HEALTH, secrets: [], lambda: FUNCTION_SETTINGS },
   create: {
     trigger: 'http',
@@ -133,6 +136,14 @@ const DESCRIPTORS = {
   },
   // Runs every minute (infra/health-check.ts) and emits the metrics the health alarms watch.
   health_check: { trigger: 'schedule', writes: false, table: HEALTH, secrets: [], lambda: FUNCTION_SETTINGS },
+  // Records each model's layout and fills new indexes (shared/store/index-build.ts): at every deploy, and every few minutes.
+  index_build: {
+    trigger: 'schedule',
+    writes: true,
+    table: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+    secrets: [],
+    lambda: INDEX_BUILD_SETTINGS,
+  },
   // Stores the OneBot deliveries kept in the queue while the table was unreachable, as onebot does.
   onebot_queue: { trigger: 'queue', writes: true, table: ONEBOT, secrets: ['ONEBOT_ACCESS_TOKEN'], lambda: FUNCTION_SETTINGS },
 } as const satisfies Record<string, HttpFunction | EventFunction>;

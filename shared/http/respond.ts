@@ -5,10 +5,12 @@ import {
   InvalidCursor,
   InvalidFilter,
   InvalidOrder,
+  IndexBuilding,
   InvalidRecord,
   InvalidValues,
   OutcomeUnknown,
   ItemTooLarge,
+  LayoutMismatch,
   MatchesAll,
   PartialWrite,
   RecordBusy,
@@ -93,6 +95,17 @@ const STORE_ANSWERS: ReadonlyArray<Answer> = [
   on(ItemTooLarge, (e) => new ApiError('payload_too_large', e.message, { id: e.id, item_bytes: e.bytes, max_item_bytes: e.maxBytes })),
   on(RecordBusy, (e) => new ApiError('record_busy', e.message, { id: e.id }, RETRY_LATER)),
   on(OutcomeUnknown, (e) => new ApiError('outcome_unknown', e.message, { id: e.id }, RETRY_LATER)),
+  on(LayoutMismatch, (e) => new ApiError('model_layout_mismatch', e.message, { model: e.model, change: e.change, fix: e.fix })),
+  on(
+    IndexBuilding,
+    (e) =>
+      new ApiError(
+        'index_building',
+        e.message,
+        { model: e.model, field: e.field, progress: { records_done: e.progress.done, shard: e.progress.shard, shards: e.shards } },
+        RETRY_LATER,
+      ),
+  ),
   on(BatchOutOfTime, (e) => new ApiError('database_unavailable', e.message, {}, RETRY_LATER)),
   on(TableUnreachable, (e) => new ApiError('database_unavailable', e.message, { database: 'unavailable' }, RETRY_LATER)),
   on(PartialWrite, (e) => {

@@ -36,6 +36,10 @@ export const ERROR_MEANING: Record<ErrorCode, string> = {
   database_unavailable: 'DynamoDB throttled, unreachable or not answering in time after retries; nothing was written; retry after the Retry-After header',
   outcome_unknown:
     'DynamoDB stopped answering after a write was sent and the record (data.id) could not be read back: the write may have been applied. Read the record, or retry with the same Idempotency-Key',
+  model_layout_mismatch:
+    "The model's definition changed in a way its stored records cannot follow (shards, or an index slot dropped or reordered): data.change says how, data.fix what to do; nothing is read or written until it is fixed",
+  index_building:
+    'order_by names a field whose index is still being built for the records stored before it was indexed (data.progress); filters on the field work meanwhile, retry the order later',
 };
 
 /** The codes among `codes` grouped by their HTTP status, in status order. */

@@ -55,6 +55,7 @@ const BODY_ERRORS: ErrorCode[] = [
   'internal',
   'secret_unavailable',
   'misconfigured',
+  'model_layout_mismatch',
   'database_unavailable',
 ];
 const FILTER_ERRORS: ErrorCode[] = ['invalid_filter', 'unknown_field'];
@@ -142,7 +143,7 @@ export const RECORD_OPERATIONS: Record<'create' | 'get_one' | 'list' | 'count' |
       examples: { all: { limit: 10 }, filtered: { filters: exampleFilter(model), order_by: '-id', limit: 10 } },
     },
     success: { status: 200, description: 'A page of records', data: listAnswerSchema(model), components: readComponents(model) },
-    errors: [...BODY_ERRORS, ...FILTER_ERRORS, 'invalid_order_by', 'invalid_cursor'],
+    errors: [...BODY_ERRORS, ...FILTER_ERRORS, 'invalid_order_by', 'invalid_cursor', 'index_building'],
   }),
   count: (model) => ({
     description: `Exact: reads every matching partition page. ${FILTERS_HELP}`,
@@ -198,8 +199,12 @@ export const RECORD_OPERATIONS: Record<'create' | 'get_one' | 'list' | 'count' |
 /** The routes that are not per model. */
 export const SERVICE_OPERATIONS: Record<string, (route: Route) => OperationDoc> = {
   models: () => ({
-    success: { status: 200, description: 'The models, with their JSON Schema, indexed and sortable fields', data: modelsAnswerSchema },
-    errors: ['internal'],
+    success: {
+      status: 200,
+      description: 'The models, with their JSON Schema, indexed and sortable fields, and the layout of their stored records (index states)',
+      data: modelsAnswerSchema,
+    },
+    errors: ['internal', 'database_unavailable'],
   }),
   health: () => ({
     description: 'One consistent point read. Open to everyone, for load balancers and uptime checks.',

@@ -183,3 +183,31 @@ export class PartialWrite extends StoreError {
     super(`A bulk write failed after ${'updated' in counts ? counts.updated : counts.deleted} of ${counts.matched} records`, { cause });
   }
 }
+
+/**
+ * A model whose definition changed in a way its stored records cannot follow (shards, or an
+ * index slot dropped or reordered): served, it would answer wrongly, so it is not served at all.
+ */
+export class LayoutMismatch extends StoreError {
+  constructor(
+    readonly model: string,
+    readonly change: string,
+    readonly fix: string,
+  ) {
+    super(`Model ${model} cannot be served: ${change}. To fix: ${fix}`);
+  }
+}
+
+/** An order only an index still being built could give (shared/store/index-build.ts). */
+export class IndexBuilding extends StoreError {
+  constructor(
+    readonly model: string,
+    readonly field: string,
+    readonly progress: { shard: number; done: number },
+    readonly shards: number,
+  ) {
+    super(
+      `The index on ${model}.${field} is still being built (${progress.done} records done, shard ${progress.shard + 1} of ${shards}); ordering by it is possible once it is ready. Filters on it work meanwhile`,
+    );
+  }
+}

@@ -8,6 +8,7 @@ import { EmptyFilter, InvalidCursor, MatchesAll, TooManyMatches } from './errors
 import { isMatchAll, MATCH_ALL, type FilterNode } from './filter/ast';
 import { parseFilter } from './filter/parse';
 import { shardOf } from './keys';
+import { indexReadiness } from './layout';
 import { ID_ORDER, planAccess } from './plan';
 import { queryInput, readAll, type Item, type Key } from './query';
 import type { BulkGuard } from './types';
@@ -60,6 +61,7 @@ async function isWholeModel(model: Model, items: Item[]): Promise<boolean> {
  * through, and the model may have changed since.
  */
 export async function matchForWrite(model: Model, guard: BulkGuard, fingerprint: string): Promise<Matched> {
+  const readiness = await indexReadiness(model);
   let filter = parseFilter(model, guard.filters);
   if (isMatchAll(filter) && guard.allow_all !== true) throw new EmptyFilter();
   let operation = newWriteToken();
@@ -72,7 +74,7 @@ export async function matchForWrite(model: Model, guard: BulkGuard, fingerprint:
     filter = { kind: 'and', items: [filter, { kind: 'compare', field: 'id', path: ['id'], op: 'gt', operands: [resume.after] }] };
   }
   const maxAffected = guard.max_affected ?? LIMITS.maxAffected;
-  const { items, truncated } = await readAll({ plan: planAccess(model, filter, ID_ORDER), filter, consistent: true }, maxAffected);
+  const { items, truncated } = await readAll({ plan: planAccess(model, filter, ID_ORDER, readiness), filter, consistent: true }, maxAffected);
   if (truncated) throw new TooManyMatches(maxAffected);
   if (guard.allow_all !== true && items.length >= 2 && (await isWholeModel(model, items))) throw new MatchesAll(model.name, items.length);
   items.sort((a, b) => utf8Order(a.id as string, b.id as string));

@@ -45,6 +45,16 @@ export interface AccessPlan {
   startKey(shard: number, after: string): Record<string, string>;
 }
 
+/** What reads may use of a model's indexes (shared/store/layout.ts): only the ready ones. */
+export interface IndexReadiness {
+  /** Indexed fields whose entries are not yet written for every record. */
+  building: ReadonlySet<string>;
+  /** Refuses an order that only a building index could give. */
+  checkOrder(field: string): void;
+}
+
+export const ALL_READY: IndexReadiness = { building: new Set(), checkOrder: () => undefined };
+
 type Compare = Extract<FilterNode, { kind: 'compare' }>;
 
 const RANGE_OPS = new Set(['eq', 'gt', 'gte', 'lt', 'lte', 'between', 'begins_with']);
@@ -54,7 +64,7 @@ function topLevel(filter: FilterNode): Compare[] {
   return items.filter((n): n is Compare => n.kind === 'compare');
 }
 
-export function parseOrder(model: Model, orderBy: string | string[] | undefined): Order {
+export function parseOrder(model: Model, orderBy: string | string[] | undefined, readiness = ALL_READY): Order {
   const keys = orderBy === undefined ? [] : Array.isArray(orderBy) ? orderBy : [orderBy];
   const sortable = ['id', ...model.indexed];
   const refuse = (message: string) => new InvalidOrder(sortable, message);
@@ -63,6 +73,7 @@ export function parseOrder(model: Model, orderBy: string | string[] | undefined)
   const descending = key.startsWith('-');
   const field = descending ? key.slice(1) : key;
   if (!sortable.includes(field)) throw refuse(`cannot order ${model.name} by ${JSON.stringify(field)}; sortable: ${sortable.join(', ')}`);
+  readiness.checkOrder(field);
   return { field, descending };
 }
 
@@ -146,8 +157,9 @@ function idKey(c: Compare): Compare | typeof NOTHING | undefined {
  * Chooses the cheapest way to read: a point query for `id` equality, an index for an indexed
  * field (equality keeps id order), else the model's own partitions with any id range. The
  * whole filter still runs as a FilterExpression, so the plan only ever narrows what is read.
+ * An order by a building index never reaches here: parseOrder refused it.
  */
-export function planAccess(model: Model, filter: FilterNode, order: Order): AccessPlan {
+export function planAccess(model: Model, filter: FilterNode, order: Order, readiness = ALL_READY): AccessPlan {
   const conditions = topLevel(filter);
   // The key condition alone is the whole filter: no FilterExpression needed, reads are exact.
   const onlyThis = (c: Compare | undefined) => c !== undefined && filter === c && c.operands.every(keyIsExact);
@@ -190,7 +202,11 @@ export function planAccess(model: Model, filter: FilterNode, order: Order): Acce
   if (order.field !== 'id') return index(order.field, rangeOn(order.field));
   const idEq = idRanges.find((c) => c.op === 'eq');
   if (idEq) return base([shardOf(model, idEq.operands[0] as string)], idEq);
-  const indexedEq = model.indexed.map((f) => rangeOn(f, new Set(['eq']))).find((c) => c !== undefined);
+  // An index still being built lacks older records: a filter on its field reads the model's own partitions.
+  const indexedEq = model.indexed
+    .filter((f) => !readiness.building.has(f))
+    .map((f) => rangeOn(f, new Set(['eq'])))
+    .find((c) => c !== undefined);
   if (indexedEq) return index(indexedEq.field, indexedEq);
   return base(allShards(model), idRanges[0]);
 }

@@ -4,8 +4,11 @@ import type { FilterNode } from './filter/ast';
 import { ExpressionBuilder } from './filter/expression';
 import { db } from './client';
 import { utf8Order } from './utf8-order';
+import type { Model } from '../models/define';
+import { partitionKey } from './keys';
 import { filterExpression, type AccessPlan } from './plan';
 import { inTime } from '../deadline';
+import { TABLE_KEY } from './table';
 
 export type Item = Record<string, unknown>;
 export type Key = Record<string, string>;
@@ -171,4 +174,28 @@ export async function countAll(options: ReadOptions): Promise<{ count: number; s
     }),
   );
   return perShard.reduce((a, b) => ({ count: a.count + b.count, scanned: a.scanned + b.scanned }), { count: 0, scanned: 0 });
+}
+
+/**
+ * One page of a shard's records in id order, after the id `after` when given: the model's own
+ * partition, read whole, for the layout probe, the index build and models:check.
+ */
+export async function shardPage(
+  model: Model,
+  shard: number,
+  { after, limit, consistent = true }: { after?: string; limit?: number; consistent?: boolean } = {},
+): Promise<{ items: Item[]; last?: string }> {
+  const pk = partitionKey(model, shard);
+  const page = await db().send(
+    new QueryCommand({
+      TableName: settings().TABLE_NAME,
+      KeyConditionExpression: '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': TABLE_KEY.partitionKey },
+      ExpressionAttributeValues: { ':pk': pk },
+      ExclusiveStartKey: after === undefined ? undefined : { [TABLE_KEY.partitionKey]: pk, [TABLE_KEY.sortKey]: after },
+      ConsistentRead: consistent,
+      Limit: limit,
+    }),
+  );
+  return { items: (page.Items ?? []) as Item[], last: page.LastEvaluatedKey?.[TABLE_KEY.sortKey] as string | undefined };
 }

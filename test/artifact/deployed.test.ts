@@ -1,4 +1,4 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../../shared/config';
 import { LIMITS } from '../../shared/limits';
 import { db } from '../../shared/store/client';
@@ -170,9 +170,17 @@ describe('the scheduled health check', () => {
   });
 });
 
+describe('the index build', () => {
+  test("runs from its bundle on a schedule event and records every model's layout", async () => {
+    expect(await harness().invoke('index_build', { source: 'aws.events', 'detail-type': 'Scheduled Event', detail: {} })).toMatchObject({ kind: 'answer' });
+    const { Item } = await db().send(new GetCommand({ TableName: settings().TABLE_NAME, Key: { pk: '_layout', sk: 'reaction' }, ConsistentRead: true }));
+    expect(Item).toMatchObject({ slots: ['user_id', 'content'], shards: 1, building: [] });
+  });
+});
+
 describe('least privilege', () => {
   test('every bundle sent only DynamoDB actions its role is granted', async () => {
-    // A create batch that conflicts is one transaction of Puts, which IAM (and the recorder) count as PutItem.
+    // A create batch that conflicts writes nothing (one transaction, which IAM governs as PutItem).
     await api.post('/api/db/reaction/create', { id: 'priv-1', data: { user_id: 1, content: 'x' } });
     await api.post('/api/db/reaction/create', {
       data: [
@@ -190,6 +198,9 @@ describe('least privilege', () => {
       const granted = harness().assembly.functions.get(name)!.tableActions;
       expect({ name, notGranted: [...sent].filter((a) => !granted.has(a)) }).toEqual({ name, notGranted: [] });
     }
-    expect(harness().actionsSent.get('create')).toEqual(new Set(['dynamodb:PutItem']));
+    // Besides its writes, create reads its model's stored layout (GetItem), and with a short Query
+    // too if its container started before the layout was recorded.
+    const create = [...harness().actionsSent.get('create')!].filter((a) => a !== 'dynamodb:Query');
+    expect(create.sort()).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem']);
   });
 });

@@ -233,6 +233,20 @@ describe('OneBot queue', () => {
   });
 });
 
+describe('index build', () => {
+  test('runs every five minutes, and at a deploy that changes a model, after the record functions are in place', () => {
+    const arn = { 'Fn::GetAtt': [index.functionId('index_build'), 'Arn'] };
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(5 minutes)',
+      Targets: [Match.objectLike({ Arn: arn, RetryPolicy: { MaximumRetryAttempts: 0 } })],
+    });
+    const [[, check]] = index.ofType('Custom::ModelLayouts');
+    expect(check.Properties.ServiceToken).toEqual(arn);
+    expect(JSON.parse(check.Properties.Models)).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'reaction', shards: 1 })]));
+    expect((check as { DependsOn?: string[] }).DependsOn).toEqual(expect.arrayContaining([index.functionId('list'), index.functionId('create')]));
+  });
+});
+
 describe('secrets', () => {
   test('no secret value is in the template; the token table starts empty', () => {
     const secrets = index.ofType('AWS::SecretsManager::Secret').map(([, s]) => s.Properties);

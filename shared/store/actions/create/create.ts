@@ -8,6 +8,7 @@ import { db } from '../../client';
 import { beforeCutoff } from '../../deadline';
 import { BatchOutOfTime, InvalidRecord, RecordBusy, RecordExists, RepeatedIds, TableUnreachable } from '../../errors';
 import { checkItemSize } from '../../item-size';
+import { modelLayout } from '../../layout';
 import type { Item } from '../../query';
 import { toRecord, type ApiRecord } from '../../record';
 import { WRITE_TOKEN_ATTRIBUTE } from '../../table';
@@ -44,6 +45,8 @@ export async function createRecords(
   pathOf: (i: number) => PropertyKey[],
   deadline = Infinity,
 ): Promise<ApiRecord[]> {
+  // A model its stored records cannot follow takes no new record either (LayoutMismatch).
+  await modelLayout(model);
   const now = new Date().toISOString();
   const items = validRecords(model, entries, pathOf).map((r) => storedItem(model, r, now));
   for (const item of items) checkItemSize(item, item.id as string);

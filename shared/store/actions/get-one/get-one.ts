@@ -1,5 +1,6 @@
 import type { Model } from '../../../models/define';
 import { RecordNotFound } from '../../errors';
+import { indexReadiness } from '../../layout';
 import { readPage } from '../../query';
 import { toRecord, type ApiRecord } from '../../record';
 import type { GetOneRequest } from '../../types';
@@ -7,7 +8,7 @@ import { getOneRead } from './params';
 
 /** The first matching record in id order, or RecordNotFound. */
 export async function getOneRecord(model: Model, request: GetOneRequest): Promise<ApiRecord> {
-  const options = getOneRead(model, request);
+  const options = getOneRead(model, request, await indexReadiness(model));
   const page = await readPage(options, 1, undefined, Infinity);
   if (page.items.length === 0) throw new RecordNotFound(model.name);
   return toRecord(page.items[0], request.fields);

@@ -1,13 +1,13 @@
 import type { Model } from '../../../models/define';
 import { parseFilter } from '../../filter/parse';
-import { ID_ORDER, planAccess } from '../../plan';
+import { ALL_READY, ID_ORDER, planAccess } from '../../plan';
 import type { ReadOptions } from '../../query';
 import { checkFields } from '../../record';
 import type { GetOneRequest } from '../../types';
 
 /** How get_one reads: the filter's cheapest plan in id order, once filter and `fields` are checked. */
-export function getOneRead(model: Model, request: GetOneRequest): ReadOptions {
+export function getOneRead(model: Model, request: GetOneRequest, readiness = ALL_READY): ReadOptions {
   const filter = parseFilter(model, request.filters);
   checkFields(model, request.fields);
-  return { plan: planAccess(model, filter, ID_ORDER), filter, consistent: request.consistent };
+  return { plan: planAccess(model, filter, ID_ORDER, readiness), filter, consistent: request.consistent };
 }

@@ -2,6 +2,7 @@ import { LIMITS } from '../../../limits';
 import type { Model } from '../../../models/define';
 import { decodeCursor, encodeCursor } from '../../cursor';
 import { InvalidCursor } from '../../errors';
+import { indexReadiness } from '../../layout';
 import { readPage } from '../../query';
 import { toRecord } from '../../record';
 import type { ListAnswer, ListRequest } from '../../types';
@@ -9,7 +10,7 @@ import { listRead } from './params';
 
 /** One page in the requested order, with the cursor of the next. */
 export async function listRecords(model: Model, request: ListRequest): Promise<ListAnswer> {
-  const { options, fingerprint } = listRead(model, request);
+  const { options, fingerprint } = listRead(model, request, await indexReadiness(model));
   // "" is a cursor too, and not one this service issues (the last page answers null): refused, never taken as the first page.
   const after = request.cursor !== undefined ? await decodeCursor(request.cursor, model, fingerprint, options.plan) : undefined;
   const limit = request.limit ?? LIMITS.defaultPageSize;

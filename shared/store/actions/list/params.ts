@@ -1,7 +1,7 @@
 import type { Model } from '../../../models/define';
 import { queryFingerprint } from '../../cursor';
 import { parseFilter } from '../../filter/parse';
-import { parseOrder, planAccess } from '../../plan';
+import { ALL_READY, parseOrder, planAccess } from '../../plan';
 import type { ReadOptions } from '../../query';
 import { checkFields } from '../../record';
 import type { ListRequest } from '../../types';
@@ -10,12 +10,12 @@ import type { ListRequest } from '../../types';
  * How a list page reads, once filter, order and `fields` are checked (in that order, so the
  * first problem a caller hears of is the same every time), and the fingerprint its cursors carry.
  */
-export function listRead(model: Model, request: ListRequest): { options: ReadOptions; fingerprint: string } {
+export function listRead(model: Model, request: ListRequest, readiness = ALL_READY): { options: ReadOptions; fingerprint: string } {
   const filter = parseFilter(model, request.filters);
-  const order = parseOrder(model, request.order_by);
+  const order = parseOrder(model, request.order_by, readiness);
   checkFields(model, request.fields);
   return {
-    options: { plan: planAccess(model, filter, order), filter, consistent: request.consistent },
+    options: { plan: planAccess(model, filter, order, readiness), filter, consistent: request.consistent },
     fingerprint: queryFingerprint(request.filters, request.order_by),
   };
 }

@@ -4,7 +4,7 @@ import type { Model } from '../../../models/define';
 import type { FilterNode } from '../../filter/ast';
 import { compileFilter } from '../../filter/compile';
 import { ExpressionBuilder } from '../../filter/expression';
-import { indexSlotOf, indexSortKey, itemKey, partitionKey, shardOf } from '../../keys';
+import { indexAttributes, itemKey, partitionKey, shardOf } from '../../keys';
 import type { Item } from '../../query';
 import { DATA_ATTRIBUTE, TABLE_KEY, WRITE_TOKEN_ATTRIBUTE } from '../../table';
 
@@ -31,9 +31,8 @@ export function updateParams(model: Model, { item, data, writeToken, now }: Upda
     `${x.name('_version')} = ${x.name('_version')} + ${x.value(1)}`,
     `${x.name(WRITE_TOKEN_ATTRIBUTE)} = ${x.value(writeToken)}`,
   ];
-  for (const field of model.indexed) {
-    set.push(`${x.name(indexSlotOf(model, field)!.sortKey)} = ${x.value(indexSortKey(data[field], id))}`);
-  }
+  // Both keys of every slot: a record stored before its field was indexed has no partition key there yet.
+  for (const [attribute, value] of Object.entries(indexAttributes(model, id, data))) set.push(`${x.name(attribute)} = ${x.value(value)}`);
   return {
     TableName: settings().TABLE_NAME,
     Key: itemKey(model, id),

@@ -36,7 +36,8 @@ test('updatedItem carries the new data, its index keys and the next version', ()
   expect(next).toMatchObject({ d: { title: 'New' }, _version: 4, g2sk: '"New\u0000n1', g1sk: '!\u0000n1', _created_at: NOW, _w: 'w0' });
 });
 
-test('updateParams sets data, stamp, version, token and index keys, on the condition of the version read', () => {
+test('updateParams sets data, stamp, version, token and both keys of every index slot, on the condition of the version read', () => {
+  const shard = shardOf(note, 'n1');
   const params = updateParams(note, { item, data: { title: 'New', rank: 2 }, writeToken: 'w1', now: '2026-11-24T00:00:00.000Z' });
   const names = params.ExpressionAttributeNames!;
   const values = params.ExpressionAttributeValues!;
@@ -44,7 +45,8 @@ test('updateParams sets data, stamp, version, token and index keys, on the condi
   expect(params.Key).toEqual({ pk: `note#${shardOf(note, 'n1')}`, sk: 'n1' });
   expect(readable(params.UpdateExpression, names, values)).toBe(
     `SET d = {"title":"New","rank":2}, _updated_at = "2026-11-24T00:00:00.000Z", _version = _version + 1, _w = "w1", ` +
-      `g1sk = ${JSON.stringify(indexSortKey(2, 'n1'))}, g2sk = ${JSON.stringify(indexSortKey('New', 'n1'))}`,
+      `g1pk = "note#rank#${shard}", g1sk = ${JSON.stringify(indexSortKey(2, 'n1'))}, ` +
+      `g2pk = "note#title#${shard}", g2sk = ${JSON.stringify(indexSortKey('New', 'n1'))}`,
   );
   expect(readable(params.ConditionExpression, names, values)).toBe('_version = 3');
 });

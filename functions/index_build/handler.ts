@@ -1,0 +1,31 @@
+import type { Context } from 'aws-lambda';
+import { answerCustomResource, isCustomResourceEvent } from '../../shared/deploy/custom-resource';
+import { log } from '../../shared/log';
+import { findModel, MODEL_NAMES } from '../../shared/models/catalog';
+import { buildAllIndexes } from '../../shared/store/index-build';
+
+/** Time kept back from a deploy's run to answer CloudFormation before the function's timeout. */
+const ANSWER_RESERVE_MS = 10_000;
+
+/** Records every model's layout and fills new indexes until `deadline`; throws naming every model its stored records refuse. */
+async function run(deadline: number): Promise<void> {
+  const builds = await buildAllIndexes(
+    MODEL_NAMES.map((name) => findModel(name)!),
+    deadline,
+  );
+  for (const build of builds) if (build.filled > 0 || build.building.length > 0) log.info('index_build', { ...build });
+  const refused = builds.filter((b) => b.refused).map((b) => b.refused);
+  if (refused.length > 0) throw new Error(refused.join('\n'));
+}
+
+/**
+ * Invoked by every deploy that changes a model (a custom resource, infra/index-build.ts) and
+ * every five minutes. A model change its stored records cannot follow fails the deploy, which
+ * CloudFormation then rolls back; on the schedule it fails the run, and the function's error
+ * alarm fires. An index build goes on from run to run until it is done.
+ */
+export const handler = async (event: unknown, context: Context): Promise<void> => {
+  const deadline = Date.now() + context.getRemainingTimeInMillis();
+  if (isCustomResourceEvent(event)) return answerCustomResource(event, 'recordgate-model-layouts', () => run(deadline - ANSWER_RESERVE_MS));
+  await run(deadline);
+};

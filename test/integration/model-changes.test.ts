@@ -1,0 +1,286 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Context } from 'aws-lambda';
+import * as z from 'zod';
+import { defineModel, type Model } from '../../shared/models/define';
+import { useApi } from '../support/api';
+import { shardOf } from '../../shared/store/keys';
+import { startSteerableProxy } from '../support/steerable-proxy';
+import { tableSnapshot } from '../support/table-snapshot';
+
+// Issue 22: a model holding data changes as docs/architecture.md "Changing a model" says, on the
+// same data, and every answer is exact or a clear non-2xx. The model is swapped in the catalog
+// (test/integration/new-model.test.ts) as a restart with an edited model file would; each new
+// definition is a new object, so each is checked against the stored layout as a new container would.
+const fields = { a: z.string(), b: z.string().optional() };
+const define = (changes: { indexed: Array<'a' | 'b'>; shards?: number; required?: boolean }, name = 'evolving'): Model =>
+  defineModel({
+    name,
+    description: 'a model that changes with its data in place',
+    schema: changes.required ? z.strictObject({ ...fields, c: z.string() }) : z.strictObject(fields),
+    indexed: changes.indexed,
+    shards: changes.shards,
+  });
+const V1 = define({ indexed: ['a'] });
+const ADDED_INDEX = define({ indexed: ['a', 'b'] });
+const MORE_SHARDS = define({ indexed: ['a', 'b'], shards: 4 });
+const REORDERED = define({ indexed: ['b', 'a'] });
+const REQUIRED_FIELD = define({ indexed: ['a', 'b'], required: true });
+
+const mockCurrent: Record<string, Model> = { evolving: V1, evolving_empty: define({ indexed: ['a'] }, 'evolving_empty') };
+
+jest.mock('../../shared/models/catalog', () => {
+  const actual = jest.requireActual('../../shared/models/catalog');
+  return {
+    MODEL_NAMES: [...actual.MODEL_NAMES, 'evolving', 'evolving_empty'],
+    findModel: (name: string) => mockCurrent[name] ?? actual.findModel(name),
+  };
+});
+
+const api = useApi();
+const post = (op: string, body: unknown, model = 'evolving') => api.post(`/api/db/${model}/${op}`, body);
+const count = async (filters: unknown) => {
+  const r = await post('count', { filters });
+  expect(r.status).toBe(200);
+  return r.body.data.count as number;
+};
+const ids = (r: { body: { data: { items: Array<{ id: string }> } } }) => r.body.data.items.map((i) => i.id);
+/** The index build, loaded only where it runs: the repros before it run on a release without it too. */
+const build = (model: Model, options?: { budget?: number }) =>
+  (require('../../shared/store/index-build') as typeof import('../../shared/store/index-build')).buildIndexes(model, options);
+
+/** The models endpoint's view of the model's stored layout. */
+const layoutShown = async (model = 'evolving') =>
+  ((await api.get('/api/db/models')).body.data.models as Array<{ name: string; layout: unknown }>).find((m) => m.name === model)!.layout;
+
+/**
+ * The deploy's check (functions/index_build as a CloudFormation custom resource): its answer,
+ * as CloudFormation would receive it at the event's ResponseURL.
+ */
+async function deployCheck(): Promise<{ Status: string; Reason: string }> {
+  let received = '';
+  const server = createServer((request, response) => {
+    request.on('data', (chunk: Buffer) => {
+      received += chunk.toString();
+    });
+    request.on('end', () => response.end());
+  });
+  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+  try {
+    const { handler } = require('../../functions/index_build/handler') as typeof import('../../functions/index_build/handler');
+    const event = {
+      RequestType: 'Update',
+      ResponseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/answer`,
+      StackId: 'stack',
+      RequestId: 'request',
+      LogicalResourceId: 'ModelLayouts',
+      PhysicalResourceId: 'recordgate-model-layouts',
+    };
+    await handler(event, { getRemainingTimeInMillis: () => 60_000 } as Context);
+    return JSON.parse(received);
+  } finally {
+    server.closeAllConnections();
+    await new Promise((closed) => server.close(closed));
+  }
+}
+
+const RECORDS = Array.from({ length: 60 }, (_, i) => ({ id: `r${String(i).padStart(2, '0')}`, data: { a: `a${i % 3}`, b: `x${i % 3}` } }));
+
+// Everything reaches the engine through a proxy that section 4 cuts, as if DynamoDB went away.
+let proxy: Awaited<ReturnType<typeof startSteerableProxy>>;
+beforeAll(async () => {
+  proxy = await startSteerableProxy(process.env.DYNAMODB_ENDPOINT!);
+  process.env.DYNAMODB_ENDPOINT = proxy.endpoint;
+});
+afterAll(() => proxy.close());
+
+beforeAll(async () => {
+  const created = await post('create', { data: RECORDS.map((r) => r.data), ids: RECORDS.map((r) => r.id) });
+  expect(created.status).toBe(201);
+});
+
+describe('1. a field appended to indexed', () => {
+  beforeAll(() => {
+    mockCurrent.evolving = ADDED_INDEX;
+  });
+
+  test('before its index is built, filters on it answer exactly through the records themselves', async () => {
+    expect(await count({ b: 'x1' })).toBe(20);
+    const one = await post('get_one', { filters: { b: 'x2' } });
+    expect(one.status).toBe(200);
+    expect(one.body.data).toMatchObject({ b: 'x2' });
+    const listed = await post('list', { filters: { b: 'x0' }, limit: 1000 });
+    expect(ids(listed)).toEqual(RECORDS.filter((r) => r.data.b === 'x0').map((r) => r.id));
+  });
+
+  test('ordering by it answers 503 index_building with its progress, not an empty page', async () => {
+    const r = await post('list', { order_by: 'b' });
+    expect(r.status).toBe(503);
+    expect(r.body.data).toMatchObject({ error: 'index_building', model: 'evolving', field: 'b', progress: { records_done: 0, shards: 1 } });
+    expect(r.headers.get('retry-after')).toBe('1');
+    expect(await layoutShown()).toEqual({
+      state: 'building',
+      indexes: [
+        { field: 'a', index: 'gsi1', state: 'ready' },
+        { field: 'b', index: 'gsi2', state: 'building' },
+      ],
+      progress: { records_done: 0, shard: 0, shards: 1 },
+    });
+  });
+
+  test('writes during the build keep the answers exact, and a build stopped half-way resumes where it stopped', async () => {
+    expect((await post('create', { data: [{ a: 'a0', b: 'x1' }], ids: ['r60'] })).status).toBe(201);
+    expect((await post('update', { filters: { id: 'r03' }, values: { b: 'x1' } })).status).toBe(200);
+    expect(await count({ b: 'x1' })).toBe(22);
+    expect(await count({ b: 'x0' })).toBe(19);
+
+    const half = await build(ADDED_INDEX, { budget: 25 });
+    expect(half.layout).toMatchObject({ building: ['b'], progress: { shard: 0, done: 25 } });
+    const during = await post('list', { order_by: 'b' });
+    expect(during.body.data).toMatchObject({ error: 'index_building', progress: { records_done: 25 } });
+    // A write to a record the build has not reached yet, and to one it has.
+    expect((await post('update', { filters: { id: 'r50' }, values: { b: 'x0' } })).status).toBe(200);
+    expect((await post('update', { filters: { id: 'r01' }, values: { b: 'x9' } })).status).toBe(200);
+
+    const rest = await build(ADDED_INDEX);
+    expect(rest.layout.building).toEqual([]);
+    expect(rest.filled).toBe(61 - 25);
+    expect(await layoutShown()).toMatchObject({ state: 'ready', indexes: [{ state: 'ready' }, { state: 'ready' }] });
+  });
+
+  test('once built, the index answers exactly: equality, order and ranges', async () => {
+    const expected = [...RECORDS, { id: 'r60', data: { a: 'a0', b: 'x1' } }].map((r) => ({
+      id: r.id,
+      b: ({ r03: 'x1', r50: 'x0', r01: 'x9' } as Record<string, string>)[r.id] ?? r.data.b,
+    }));
+    const ordered = [...expected].sort((p, q) => (p.b === q.b ? (p.id < q.id ? -1 : 1) : p.b < q.b ? -1 : 1)).map((r) => r.id);
+    const listed = await post('list', { order_by: 'b', limit: 1000 });
+    expect(listed.status).toBe(200);
+    expect(ids(listed)).toEqual(ordered);
+    for (const b of ['x0', 'x1', 'x2', 'x9']) expect(await count({ b })).toBe(expected.filter((r) => r.b === b).length);
+    const one = await post('get_one', { filters: { b: 'x9' } });
+    expect(one.body.data).toMatchObject({ id: 'r01', b: 'x9' });
+    const paged = await post('list', { order_by: '-b', filters: { b: { $gte: 'x1' } }, limit: 1000 });
+    expect(ids(paged)).toEqual(
+      [...expected]
+        .filter((r) => r.b >= 'x1')
+        .sort((p, q) => (p.b === q.b ? (p.id < q.id ? 1 : -1) : p.b < q.b ? 1 : -1))
+        .map((r) => r.id),
+    );
+  });
+
+  test('a second build finds nothing to do, and a deploy check passes', async () => {
+    expect(await build(ADDED_INDEX)).toMatchObject({ filled: 0, layout: { building: [] } });
+    expect(await deployCheck()).toMatchObject({ Status: 'SUCCESS' });
+  });
+});
+
+describe('2. shards raised, and index slots reordered, on a model holding data', () => {
+  afterAll(() => {
+    mockCurrent.evolving = ADDED_INDEX;
+  });
+
+  test.each([
+    ['shards raised to 4', MORE_SHARDS, /stored with shards: 1, but its definition says shards: 4.*put shards back to 1/],
+    ['index slots reordered', REORDERED, /indexed as \[a, b\], but its definition says indexed: \[b, a\].*keep \[a, b\] first/],
+  ])('%s: every operation answers 500 model_layout_mismatch naming the model, the change and the fix; nothing is written', async (_, model, message) => {
+    mockCurrent.evolving = model;
+    // A record stored in shard 0 whose id hashes to another shard of four: today's code answered it 404.
+    const moved = RECORDS.find((r) => shardOf(MORE_SHARDS, r.id) !== 0)!.id;
+    const before = await tableSnapshot();
+    const requests: Array<[string, unknown]> = [
+      ['get_one', { filters: { id: moved } }],
+      ['list', {}],
+      ['count', { filters: { b: 'x1' } }],
+      ['create', { data: { a: 'a1' } }],
+      ['update', { filters: { id: moved }, values: { a: 'z' } }],
+      ['delete', { filters: { id: moved } }],
+    ];
+    for (const [op, body] of requests) {
+      const r = await post(op, body);
+      expect({ op, status: r.status, error: r.body.data.error, model: r.body.data.model }).toEqual({
+        op,
+        status: 500,
+        error: 'model_layout_mismatch',
+        model: 'evolving',
+      });
+      expect(r.body.message).toMatch(message);
+    }
+    expect(await tableSnapshot()).toEqual(before);
+    const shown = (await layoutShown()) as { state: string; change: string; fix: string };
+    expect(shown.state).toBe('mismatch');
+    expect(`${shown.change}. To fix: ${shown.fix}`).toMatch(message);
+  });
+
+  test('a deploy with the change fails, saying the same (CloudFormation then rolls it back)', async () => {
+    mockCurrent.evolving = MORE_SHARDS;
+    const answer = await deployCheck();
+    expect(answer.Status).toBe('FAILED');
+    expect(answer.Reason).toMatch(/Model evolving cannot be served: its records are stored with shards: 1, but its definition says shards: 4/);
+  });
+
+  test('the local server refuses to start, saying the same', async () => {
+    const { recordModelLayouts, StartupError } = require('../../scripts/local/startup') as typeof import('../../scripts/local/startup');
+    const refusal = recordModelLayouts([MORE_SHARDS]);
+    await expect(refusal).rejects.toBeInstanceOf(StartupError);
+    await expect(refusal).rejects.toThrow(/Model evolving cannot be served: its records are stored with shards: 1/);
+  });
+
+  test('a model holding nothing takes any new shards and slots', async () => {
+    mockCurrent.evolving_empty = define({ indexed: ['b', 'a'], shards: 4 }, 'evolving_empty');
+    expect((await post('create', { data: [{ a: 'a1', b: 'x1' }, { a: 'a2' }] }, 'evolving_empty')).status).toBe(201);
+    const listed = await post('list', { order_by: 'b' }, 'evolving_empty');
+    expect(listed.body.data.items.map((i: { a: string }) => i.a)).toEqual(['a2', 'a1']);
+  });
+});
+
+describe('3. a required field added', () => {
+  beforeAll(() => {
+    mockCurrent.evolving = REQUIRED_FIELD;
+  });
+
+  test('stored records without it read as they are stored', async () => {
+    const one = await post('get_one', { filters: { id: 'r10' } });
+    expect(one.status).toBe(200);
+    expect(one.body.data).not.toHaveProperty('c');
+    expect(await count({ b: 'x1' })).toBe(21);
+  });
+
+  test('updating one without setting it is 422 naming the field; setting it works', async () => {
+    const refused = await post('update', { filters: { id: 'r10' }, values: { a: 'q' } });
+    expect(refused.status).toBe(422);
+    expect(refused.body.data.error).toBe('validation_error');
+    expect(refused.body.data.details).toEqual([expect.objectContaining({ path: 'values.c' })]);
+    const fixed = await post('update', { filters: { id: 'r10' }, values: { c: 'now set' } });
+    expect(fixed.status).toBe(200);
+    expect((await post('get_one', { filters: { id: 'r10' } })).body.data).toMatchObject({ a: 'a1', c: 'now set' });
+    expect((await post('create', { data: { a: 'a1' } })).status).toBe(422);
+  });
+
+  test('models:check reports every stored record without it, and changes nothing', async () => {
+    const { auditModel } = require('../../shared/store/audit') as typeof import('../../shared/store/audit');
+    const before = await tableSnapshot();
+    const audit = await auditModel(REQUIRED_FIELD, 2);
+    expect(audit).toMatchObject({ model: 'evolving', records: 61, refused: 60 });
+    expect(audit.examples).toEqual([
+      { id: 'r00', details: [expect.objectContaining({ path: 'c' })] },
+      { id: 'r01', details: [expect.objectContaining({ path: 'c' })] },
+    ]);
+    expect(await tableSnapshot()).toEqual(before);
+  });
+});
+
+describe('4. the layout read on a first request fails', () => {
+  test('the request answers 503 database_unavailable, and the next one, once the database is back, reads the layout again', async () => {
+    mockCurrent.evolving = define({ indexed: ['a', 'b'], required: true });
+    await proxy.set('refuse');
+    try {
+      const down = await post('count', { filters: { b: 'x1' } });
+      expect(down.status).toBe(503);
+      expect(down.body.data.error).toBe('database_unavailable');
+    } finally {
+      await proxy.set('pass');
+    }
+    expect(await count({ b: 'x1' })).toBe(21);
+  });
+});
