@@ -1,3 +1,4 @@
+import { inTime } from '../deadline';
 import { createHash } from 'node:crypto';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../config';
@@ -30,6 +31,7 @@ async function saveLayout(model: Model, stored: Layout | undefined, next: Layout
           ? { ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': stored.version } }
           : { ConditionExpression: 'attribute_not_exists(pk)' }),
       }),
+      inTime(),
     );
     rememberLayout(model, { ...next, version: (stored?.version ?? 0) + 1 });
     return true;
@@ -92,12 +94,13 @@ async function fillRecord(model: Model, building: ReadonlyArray<string>, first: 
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
         }),
+        inTime(),
       );
       return;
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
     }
-    item = (await db().send(new GetCommand({ TableName: settings().TABLE_NAME, Key: itemKey(model, id), ConsistentRead: true }))).Item;
+    item = (await db().send(new GetCommand({ TableName: settings().TABLE_NAME, Key: itemKey(model, id), ConsistentRead: true }), inTime())).Item;
   }
   if (item)
     throw new Error(`record ${item.id as string} of ${model.name} kept changing while its index entries were written; the build resumes on its next run`);

@@ -1,3 +1,4 @@
+import { inTime } from '../deadline';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../config';
 import type { Model } from '../models/define';
@@ -52,7 +53,7 @@ export const layoutOf = (model: Model, version = 0): Layout => ({
 
 /** The recorded layout, read consistently, or undefined when none was recorded. */
 export async function readLayout(model: Model): Promise<Layout | undefined> {
-  const { Item: item } = await db().send(new GetCommand({ TableName: settings().TABLE_NAME, Key: layoutKey(model), ConsistentRead: true }));
+  const { Item: item } = await db().send(new GetCommand({ TableName: settings().TABLE_NAME, Key: layoutKey(model), ConsistentRead: true }), inTime());
   if (!item) return undefined;
   return {
     slots: item.slots as string[],

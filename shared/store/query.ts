@@ -196,6 +196,7 @@ export async function shardPage(
       ConsistentRead: consistent,
       Limit: limit,
     }),
+    inTime(),
   );
   return { items: (page.Items ?? []) as Item[], last: page.LastEvaluatedKey?.[TABLE_KEY.sortKey] as string | undefined };
 }
