@@ -44,6 +44,15 @@ interface KeyItem {
 
 const key = (scope: string, idempotencyKey: string) => ({ [TABLE_KEY.partitionKey]: partitionOf(scope), [TABLE_KEY.sortKey]: idempotencyKey });
 
+/** The key's item in a state: the request it was taken for, the claim that holds it, kept until the TTL removes it. */
+const keyItem = (scope: string, idempotencyKey: string, fingerprint: string, token: string, state: Omit<KeyItem, 'fp' | 'token'>) => ({
+  ...key(scope, idempotencyKey),
+  fp: fingerprint,
+  token,
+  ...state,
+  [TTL_ATTRIBUTE]: Math.ceil(Date.now() / 1000) + LIMITS.idempotencyKeepSeconds,
+});
+
 /**
  * Takes the key for this request, or says why not. A claim whose owner's lease has passed (its
  * function was stopped before it could answer or release) is taken over: nothing it did was
@@ -57,14 +66,7 @@ export async function claimKey(scope: string, idempotencyKey: string, fingerprin
       await db().send(
         new PutCommand({
           TableName: settings().TABLE_NAME,
-          Item: {
-            ...key(scope, idempotencyKey),
-            fp: fingerprint,
-            st: 'running',
-            lease: leaseUntil,
-            token,
-            [TTL_ATTRIBUTE]: Math.ceil(now / 1000) + LIMITS.idempotencyKeepSeconds,
-          },
+          Item: keyItem(scope, idempotencyKey, fingerprint, token, { st: 'running', lease: leaseUntil }),
           ConditionExpression: 'attribute_not_exists(#pk) OR #ttl < :nowSeconds OR (#st = :running AND #lease < :now)',
           ExpressionAttributeNames: { '#pk': TABLE_KEY.partitionKey, '#ttl': TTL_ATTRIBUTE, '#st': 'st', '#lease': 'lease' },
           ExpressionAttributeValues: { ':nowSeconds': Math.floor(now / 1000), ':running': 'running', ':now': now },
@@ -101,16 +103,7 @@ export async function keepAnswer(scope: string, idempotencyKey: string, fingerpr
     await db().send(
       new PutCommand({
         TableName: settings().TABLE_NAME,
-        Item: {
-          ...key(scope, idempotencyKey),
-          fp: fingerprint,
-          st: 'done',
-          lease: 0,
-          token,
-          status: answer.status,
-          ...(fits ? { answer } : {}),
-          [TTL_ATTRIBUTE]: Math.ceil(Date.now() / 1000) + LIMITS.idempotencyKeepSeconds,
-        },
+        Item: keyItem(scope, idempotencyKey, fingerprint, token, { st: 'done', lease: 0, status: answer.status, ...(fits ? { answer } : {}) }),
         ...ownClaim,
         ExpressionAttributeValues: { ':token': token },
       }),
