@@ -8,7 +8,8 @@ export const ERROR_MEANING: Record<ErrorCode, string> = {
   invalid_filter: 'An unknown operator, a value of the wrong type, a bad $between, or a filter too deep or too large',
   unknown_field: 'A filter or fields names a field the model does not have (data.available lists them)',
   invalid_order_by: 'order_by names a field that is neither id nor indexed',
-  invalid_cursor: 'The cursor was altered, is empty, or belongs to another query',
+  invalid_cursor:
+    'The cursor was altered, belongs to another query or request, is empty, was issued with allow_all and sent without it, or comes from a listing before cursors held one position (list again without it)',
   empty_filter: 'update or delete with {} filters and no allow_all',
   unauthorized: 'No valid bearer token (WWW-Authenticate says why)',
   forbidden: 'The token lacks the scope the request needs (data.required_scope), or the model is read-only',
