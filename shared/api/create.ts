@@ -1,5 +1,5 @@
 import { ApiError } from '../http/errors';
-import { newId } from '../store/keys';
+import { newId, runId } from '../store/keys';
 import { createRecords } from '../store/actions/create/create';
 import { recordOperation } from './record-operation';
 import { createRequest } from './requests';
@@ -7,11 +7,13 @@ import { createRequest } from './requests';
 export const createOperation = recordOperation(
   'create',
   createRequest,
-  async (model, body, deadline) => {
+  async (model, body, deadline, keyRun) => {
+    // Under an Idempotency-Key the ids the service makes come from the key's run, so that a retry after an unknown outcome makes the same ones.
+    const idFor = (i: number) => (keyRun ? runId(keyRun, i) : newId());
     if (!Array.isArray(body.data)) {
       if (body.ids)
         throw new ApiError('invalid_request', 'ids goes with an array of records; use id for one', { details: [{ path: 'ids', message: 'use id' }] });
-      const [record] = await createRecords(model, [{ id: body.id ?? newId(), data: body.data }], () => ['data'], deadline);
+      const [record] = await createRecords(model, [{ id: body.id ?? idFor(0), data: body.data }], () => ['data'], deadline, keyRun?.operation);
       return record;
     }
     const records = body.data;
@@ -24,9 +26,10 @@ export const createOperation = recordOperation(
     }
     const created = await createRecords(
       model,
-      records.map((data, i) => ({ id: body.ids?.[i] ?? newId(), data })),
+      records.map((data, i) => ({ id: body.ids?.[i] ?? idFor(i), data })),
       (i) => ['data', i],
       deadline,
+      keyRun?.operation,
     );
     return { records: created };
   },

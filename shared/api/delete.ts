@@ -2,4 +2,6 @@ import { deleteRecords } from '../store/actions/delete/delete';
 import { recordOperation } from './record-operation';
 import { deleteRequest } from './requests';
 
-export const deleteOperation = recordOperation('delete', deleteRequest, (model, body, deadline) => deleteRecords(model, body, deadline));
+export const deleteOperation = recordOperation('delete', deleteRequest, (model, body, deadline, keyRun) =>
+  deleteRecords(model, body, deadline, keyRun?.operation),
+);

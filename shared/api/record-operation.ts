@@ -4,6 +4,7 @@ import { FUNCTION_DESCRIPTORS, type HttpFunctionName } from '../http/functions';
 import type { ApiRequest, Operation } from '../http/middleware';
 import { illFormedPath } from '../json/well-formed';
 import type { Model } from '../models/define';
+import type { KeyRun } from '../store/idempotency';
 import { issueDetails } from '../models/details';
 import { findModel, MODEL_NAMES } from '../models/catalog';
 import { InvalidFilter } from '../store/errors';
@@ -51,13 +52,13 @@ function checkWellFormed(body: unknown): void {
 export function recordOperation<S extends z.core.$ZodType, R>(
   fn: HttpFunctionName,
   schema: S,
-  run: (model: Model, body: z.infer<S>, deadline: number) => Promise<R>,
+  run: (model: Model, body: z.infer<S>, deadline: number, keyRun: KeyRun | undefined) => Promise<R>,
   status = 200,
 ): Operation {
   const { writes } = FUNCTION_DESCRIPTORS[fn];
   return async (request) => {
     const model = modelFor(request, writes);
     checkWellFormed(request.body);
-    return { data: await run(model, parseBody(schema, request.body), request.deadline), status };
+    return { data: await run(model, parseBody(schema, request.body), request.deadline, request.keyRun), status };
   };
 }

@@ -2,4 +2,6 @@ import { updateRecords } from '../store/actions/update/update';
 import { recordOperation } from './record-operation';
 import { updateRequest } from './requests';
 
-export const updateOperation = recordOperation('update', updateRequest, (model, body, deadline) => updateRecords(model, body, deadline));
+export const updateOperation = recordOperation('update', updateRequest, (model, body, deadline, keyRun) =>
+  updateRecords(model, body, deadline, keyRun?.operation),
+);

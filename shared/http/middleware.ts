@@ -13,6 +13,7 @@ import type { HttpContext } from './middleware/request';
 import { ownRoutesOnly } from './middleware/route-guard';
 import { securityHeaders } from './middleware/security-headers';
 import type { HttpResult } from './respond';
+import type { KeyRun } from '../store/idempotency';
 import { FUNCTION_DESCRIPTORS, type HttpFunctionName } from './functions';
 
 export interface ApiRequest {
@@ -26,6 +27,8 @@ export interface ApiRequest {
   headers: Record<string, string>;
   /** When Lambda stops this invocation (epoch ms): long work stops short of it and says so. */
   deadline: number;
+  /** With an Idempotency-Key: the run every request under the key shares (its writes recognise each other's). */
+  keyRun?: KeyRun;
 }
 
 /** An answer of its own, or data for the success envelope. */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, type PutCommandInput } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../config';
 import { inTime } from '../deadline';
 import { LIMITS } from '../limits';
@@ -22,9 +22,19 @@ export interface KeptAnswer {
   body: string;
 }
 
+/**
+ * What every run of one key shares, so that a run after one whose outcome is unknown recognises
+ * that run's writes: the operation's token (its writes' tokens start with it) and the time of
+ * the first run (the time part of the ids it made).
+ */
+export interface KeyRun {
+  operation: string;
+  since: number;
+}
+
 export type Claim =
-  /** This request owns the key: run it, then `keepAnswer` or `releaseKey`. */
-  | { kind: 'claimed'; token: string }
+  /** This request owns the key: run it as `run`, then `keepAnswer`, `releaseKey` or `leaveUnknown`. */
+  | { kind: 'claimed'; token: string; run: KeyRun }
   /** The key finished with another body. */
   | { kind: 'mismatch' }
   /** The key's first request is still running (or died less than its lease ago). */
@@ -35,9 +45,11 @@ export type Claim =
 interface KeyItem {
   fp: string;
   st: 'running' | 'done';
-  /** Epoch ms until which a running claim is its owner's: the owner's deadline. */
+  /** Epoch ms until which a running claim is its owner's: the owner's deadline; 0 once its outcome is unknown. */
   lease: number;
   token: string;
+  op: string;
+  since: number;
   status?: number;
   answer?: KeptAnswer;
 }
@@ -53,75 +65,101 @@ const keyItem = (scope: string, idempotencyKey: string, fingerprint: string, tok
   [TTL_ATTRIBUTE]: Math.ceil(Date.now() / 1000) + LIMITS.idempotencyKeepSeconds,
 });
 
+/** Writes the key's item only under `condition`; false when the condition failed. */
+async function putKey(
+  item: Record<string, unknown>,
+  condition: Pick<PutCommandInput, 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'>,
+): Promise<boolean> {
+  try {
+    await db().send(new PutCommand({ TableName: settings().TABLE_NAME, Item: item, ...condition }), inTime());
+    return true;
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    return false;
+  }
+}
+
 /**
  * Takes the key for this request, or says why not. A claim whose owner's lease has passed (its
- * function was stopped before it could answer or release) is taken over: nothing it did was
- * acknowledged, and its writes were conditional, so running the request again is safe.
+ * function was stopped before it could answer) or whose outcome was left unknown is taken over
+ * with its operation and first time, so that what that run wrote is recognised, never made twice.
  */
 export async function claimKey(scope: string, idempotencyKey: string, fingerprint: string, leaseUntil: number): Promise<Claim> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const token = randomUUID();
     const now = Date.now();
-    try {
-      await db().send(
-        new PutCommand({
-          TableName: settings().TABLE_NAME,
-          Item: keyItem(scope, idempotencyKey, fingerprint, token, { st: 'running', lease: leaseUntil }),
-          ConditionExpression: 'attribute_not_exists(#pk) OR #ttl < :nowSeconds OR (#st = :running AND #lease < :now)',
-          ExpressionAttributeNames: { '#pk': TABLE_KEY.partitionKey, '#ttl': TTL_ATTRIBUTE, '#st': 'st', '#lease': 'lease' },
-          ExpressionAttributeValues: { ':nowSeconds': Math.floor(now / 1000), ':running': 'running', ':now': now },
-        }),
-        inTime(),
-      );
-      return { kind: 'claimed', token };
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+    const run: KeyRun = { operation: randomUUID(), since: now };
+    const fresh = await putKey(keyItem(scope, idempotencyKey, fingerprint, token, { st: 'running', lease: leaseUntil, op: run.operation, since: run.since }), {
+      // None yet, or one whose TTL has passed (DynamoDB removes expired items within days, not at once).
+      ConditionExpression: 'attribute_not_exists(#pk) OR #ttl < :nowSeconds',
+      ExpressionAttributeNames: { '#pk': TABLE_KEY.partitionKey, '#ttl': TTL_ATTRIBUTE },
+      ExpressionAttributeValues: { ':nowSeconds': Math.floor(now / 1000) },
+    });
+    if (fresh) return { kind: 'claimed', token, run };
     const { Item } = await db().send(new GetCommand({ TableName: settings().TABLE_NAME, Key: key(scope, idempotencyKey), ConsistentRead: true }), inTime());
     const held = Item as KeyItem | undefined;
-    // Gone or expired between the two calls: claim again.
-    if (!held || (held.st === 'running' && held.lease < Date.now())) continue;
+    if (!held) continue;
     if (held.fp !== fingerprint) return { kind: 'mismatch' };
-    if (held.st === 'running') return { kind: 'in_flight' };
-    return { kind: 'done', answer: held.answer, status: held.status ?? 200 };
+    if (held.st === 'done') return { kind: 'done', answer: held.answer, status: held.status ?? 200 };
+    if (held.lease >= Date.now()) return { kind: 'in_flight' };
+    const taken: KeyRun = { operation: held.op, since: held.since };
+    const over = await putKey(
+      keyItem(scope, idempotencyKey, fingerprint, token, { st: 'running', lease: leaseUntil, op: taken.operation, since: taken.since }),
+      {
+        ConditionExpression: '#token = :held',
+        ExpressionAttributeNames: { '#token': 'token' },
+        ExpressionAttributeValues: { ':held': held.token },
+      },
+    );
+    if (over) return { kind: 'claimed', token, run: taken };
   }
   return { kind: 'in_flight' };
 }
 
-const ownClaim = {
+/** The condition of every write after the claim: this request still holds the key (no one took it over after its lease). */
+const heldBy = (token: string) => ({
   ConditionExpression: '#token = :token',
   ExpressionAttributeNames: { '#token': 'token' },
-};
+  ExpressionAttributeValues: { ':token': token },
+});
 
-/**
- * Keeps the answer under the key, if this request still owns it. An answer too large to keep
- * keeps only its status: the key still stops a second run.
- */
-export async function keepAnswer(scope: string, idempotencyKey: string, fingerprint: string, token: string, answer: KeptAnswer): Promise<void> {
-  const fits = Buffer.byteLength(answer.body, 'utf8') <= LIMITS.maxReplayedAnswerBytes;
-  try {
-    await db().send(
-      new PutCommand({
-        TableName: settings().TABLE_NAME,
-        Item: keyItem(scope, idempotencyKey, fingerprint, token, { st: 'done', lease: 0, status: answer.status, ...(fits ? { answer } : {}) }),
-        ...ownClaim,
-        ExpressionAttributeValues: { ':token': token },
-      }),
-      inTime(),
-    );
-  } catch (error) {
-    // Another request took the key over after our lease: its answer stands.
-    if (!isConditionFailure(error)) throw error;
-  }
+/** A key this request holds, and the run it is part of. */
+export interface HeldKey {
+  scope: string;
+  key: string;
+  fingerprint: string;
+  token: string;
+  run: KeyRun;
 }
 
-/** Gives the key back after an answer that wrote nothing (a 5xx), so a retry runs again. */
-export async function releaseKey(scope: string, idempotencyKey: string, token: string): Promise<void> {
+/**
+ * Keeps the answer under the key, if this request still holds it (else another took it over
+ * after its lease, and that one's answer stands). An answer too large to keep keeps only its
+ * status: the key still stops a second run.
+ */
+export async function keepAnswer(held: HeldKey, answer: KeptAnswer): Promise<void> {
+  const fits = Buffer.byteLength(answer.body, 'utf8') <= LIMITS.maxReplayedAnswerBytes;
+  const { operation: op, since } = held.run;
+  await putKey(
+    keyItem(held.scope, held.key, held.fingerprint, held.token, { st: 'done', lease: 0, op, since, status: answer.status, ...(fits ? { answer } : {}) }),
+    heldBy(held.token),
+  );
+}
+
+/**
+ * After an answer that says the outcome is unknown (outcome_unknown): the key stays with its
+ * operation, free to be taken over at once, so the retry that answer asks for recognises what
+ * this run may have written instead of writing it again.
+ */
+export async function leaveUnknown(held: HeldKey): Promise<void> {
+  const { operation: op, since } = held.run;
+  await putKey(keyItem(held.scope, held.key, held.fingerprint, held.token, { st: 'running', lease: 0, op, since }), heldBy(held.token));
+}
+
+/** Gives the key back after an answer that wrote nothing (a 5xx), so a retry runs afresh. */
+export async function releaseKey(held: HeldKey): Promise<void> {
   try {
-    await db().send(
-      new DeleteCommand({ TableName: settings().TABLE_NAME, Key: key(scope, idempotencyKey), ...ownClaim, ExpressionAttributeValues: { ':token': token } }),
-      inTime(),
-    );
+    await db().send(new DeleteCommand({ TableName: settings().TABLE_NAME, Key: key(held.scope, held.key), ...heldBy(held.token) }), inTime());
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
   }

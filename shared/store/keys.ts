@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { monotonicFactory } from 'ulid';
+import { createHash, randomBytes } from 'node:crypto';
+import { encodeTime, monotonicFactory } from 'ulid';
 import { LIMITS } from '../limits';
 import type { Model } from '../models/define';
 import { isExactNumber, numberText } from '../json/exact-json';
@@ -26,6 +26,20 @@ function randomFraction(): number {
  * is creation order even inside one batch.
  */
 export const newId: () => string = monotonicFactory(randomFraction);
+
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+/**
+ * The id of the `index`-th record an idempotent run made: a ULID whose time is the run's first
+ * time and whose random part comes from the run's operation, so that the retry of a run whose
+ * outcome was unknown makes the very same ids, and finds what that run wrote. The last two
+ * characters are the index, keeping a batch in its order.
+ */
+export function runId(run: { operation: string; since: number }, index: number): string {
+  const digest = createHash('sha256').update(run.operation).digest();
+  const random = Array.from({ length: 14 }, (_, i) => CROCKFORD[digest[i] % 32]).join('');
+  return `${encodeTime(run.since, 10)}${random}${CROCKFORD[Math.floor(index / 32) % 32]}${CROCKFORD[index % 32]}`;
+}
 
 /** FNV-1a over the id's UTF-8 bytes: stable across runtimes, cheap, evenly spread. */
 export function shardOf(model: Model, id: string): number {

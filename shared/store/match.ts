@@ -60,11 +60,12 @@ async function isWholeModel(model: Model, items: Item[]): Promise<boolean> {
  * Every call is checked, a resumed one too: a cursor proves only that an earlier call was let
  * through, and the model may have changed since.
  */
-export async function matchForWrite(model: Model, guard: BulkGuard, fingerprint: string): Promise<Matched> {
+export async function matchForWrite(model: Model, guard: BulkGuard, fingerprint: string, keyOperation?: string): Promise<Matched> {
   const readiness = await indexReadiness(model);
   let filter = parseFilter(model, guard.filters);
   if (isMatchAll(filter) && guard.allow_all !== true) throw new EmptyFilter();
-  let operation = newWriteToken();
+  // An Idempotency-Key's run names the operation, so a retry of a run whose outcome was unknown skips what it wrote.
+  let operation = keyOperation ?? newWriteToken();
   if (guard.cursor !== undefined) {
     const resume = await decodeResumeCursor(guard.cursor, model, fingerprint);
     // What an admin began with allow_all is not carried on without it, by a write token that holds its cursor.

@@ -55,8 +55,15 @@ export async function currentItem(model: Model, id: string): Promise<Item | unde
  * When that read fails too, nobody can tell: OutcomeUnknown, never an answer that says
  * nothing was written.
  */
-export async function settledDespite(error: unknown, model: Model, id: string, applied: (item: Item | undefined) => boolean): Promise<boolean> {
-  const retriedIntoItself = isConditionFailure(error) && wasRetried(error);
+export async function settledDespite(
+  error: unknown,
+  model: Model,
+  id: string,
+  applied: (item: Item | undefined) => boolean,
+  { keyed = false } = {},
+): Promise<boolean> {
+  // A keyed write (an Idempotency-Key's run) may meet an earlier run's write even on its first attempt.
+  const retriedIntoItself = isConditionFailure(error) && (keyed || wasRetried(error));
   if (!retriedIntoItself && !mayHaveApplied(error)) return false;
   let item: Item | undefined;
   try {

@@ -292,4 +292,41 @@ describe('a write whose answer never comes is read back', () => {
     expect(result.body.data.error).toBe('database_unavailable');
     expect((await tableSnapshot()).filter((i) => i.id === 'never-sent')).toEqual([]);
   }, 30_000);
+
+  test('under an Idempotency-Key, the retry of a create answered outcome_unknown finds its write: 201 with that record, one stored', async () => {
+    const headers = { 'idempotency-key': 'unknown-create-1' };
+    const body = { data: { user_id: 11, content: 'keyed-unknown' } };
+    // Record ids the service makes are ULIDs: the key's own item and the model's layout pass untouched.
+    const isRecord = (c: Call) => /^[0-9A-Z]{26}$/.test(c.id ?? '');
+    const first = await withFaults(
+      (c) => (isRecord(c) && (c.command === 'PutItem' || c.command === 'GetItem') ? { kind: 'reset', after: c.command === 'PutItem' } : undefined),
+      () => api.post(reaction('create'), body, headers),
+    );
+    expect(first.result.status).toBe(503);
+    expect(first.result.body.data.error).toBe('outcome_unknown');
+    const again = await api.post(reaction('create'), body, headers);
+    expect(again.status).toBe(201);
+    expect(again.body.data.id).toBe(first.result.body.data.id);
+    const stored = (await tableSnapshot()).filter((i) => (i.d as { content?: string })?.content === 'keyed-unknown');
+    expect(stored.map((i) => i.id)).toEqual([again.body.data.id]);
+    expect(again.body.data._created_at).toBe(stored[0]._created_at);
+  }, 30_000);
+
+  test('under an Idempotency-Key, the retry of an update answered outcome_unknown does not apply it twice', async () => {
+    await api.post(reaction('create'), { id: 'keyed-up', data: { user_id: 12, content: 'keyed-up' } });
+    const headers = { 'idempotency-key': 'unknown-update-1' };
+    const body = { filters: { id: 'keyed-up' }, values: { user_name: 'once' } };
+    const first = await withFaults(
+      (c) =>
+        c.id === 'keyed-up' && (c.command === 'UpdateItem' || c.command === 'GetItem') ? { kind: 'reset', after: c.command === 'UpdateItem' } : undefined,
+      () => api.post(reaction('update'), body, headers),
+    );
+    expect(first.result.status).toBe(503);
+    expect(first.result.body.data.error).toBe('outcome_unknown');
+    const again = await api.post(reaction('update'), body, headers);
+    expect(again.status).toBe(200);
+    expect(again.body.data).toMatchObject({ updated: 1, complete: true });
+    const [stored] = (await tableSnapshot()).filter((i) => i.id === 'keyed-up');
+    expect(stored._version).toBe(2);
+  }, 30_000);
 });

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { LIMITS } from '../../limits';
 import { causeOf, log } from '../../log';
-import { claimKey, keepAnswer, releaseKey } from '../../store/idempotency';
+import { claimKey, keepAnswer, leaveUnknown, releaseKey, type HeldKey } from '../../store/idempotency';
 import { ApiError } from '../errors';
 import { classify, errorAnswer, type HttpResult } from '../respond';
 import { answerOf } from './envelope';
@@ -36,18 +36,12 @@ function fingerprintOf({ event, context }: HttpRequest): string {
     .digest('base64url');
 }
 
-export interface Claimed {
-  scope: string;
-  key: string;
-  fingerprint: string;
-  token: string;
-}
-
 /**
  * Idempotent retries of writes (IETF httpapi draft "The Idempotency-Key HTTP Header Field";
  * Stripe's API): a request with a key runs once per caller and key; the same key with the same
  * request answers the first answer again without writing, with another request 422, and while
- * the first still runs 409. An answer of 500 or more gives the key back, since it wrote nothing.
+ * the first still runs 409. An answer of 500 or more gives the key back, since it wrote nothing;
+ * outcome_unknown leaves it to the retry with its run, which recognises what that run wrote.
  */
 export const idempotency = () => ({
   before: async (request: HttpRequest) => {
@@ -59,7 +53,8 @@ export const idempotency = () => ({
     const claim = await claimKey(scope, key, fingerprint, request.context.apiRequest!.deadline);
     switch (claim.kind) {
       case 'claimed':
-        request.context.idempotencyClaim = { scope, key, fingerprint, token: claim.token };
+        request.context.idempotencyClaim = { scope, key, fingerprint, token: claim.token, run: claim.run };
+        request.context.apiRequest!.keyRun = claim.run;
         return;
       case 'mismatch':
         throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used for a different request; send a new key with a new request', {
@@ -89,24 +84,22 @@ export const idempotency = () => ({
     const claimed = request.context.idempotencyClaim;
     if (!claimed) return;
     const apiError = classify(request.error);
-    await settleKey(claimed, apiError.status >= 500 ? undefined : errorAnswer(apiError));
+    if (apiError.code === 'outcome_unknown') await settleKey(claimed, 'unknown');
+    else await settleKey(claimed, apiError.status >= 500 ? undefined : errorAnswer(apiError));
   },
 });
 
 /**
- * Keeps the answer under the key, or gives the key back when there is none to keep. A failure
- * here must not change the answer: the request's writes are done. The key then stays claimed
- * until its lease (the function's deadline) passes, and a retry after that runs again.
+ * Keeps the answer under the key; gives the key back after an answer that wrote nothing; or,
+ * when the outcome is unknown, leaves it to the retry with its operation. A failure here must
+ * not change the answer: the request's writes are done. The key then stays claimed until its
+ * lease (the function's deadline) passes, and a retry after that takes the run over.
  */
-async function settleKey(claimed: Claimed, answer: HttpResult | undefined): Promise<void> {
+async function settleKey(claimed: HeldKey, answer: HttpResult | 'unknown' | undefined): Promise<void> {
   try {
-    if (answer) {
-      await keepAnswer(claimed.scope, claimed.key, claimed.fingerprint, claimed.token, {
-        status: answer.statusCode,
-        headers: answer.headers,
-        body: answer.body ?? '',
-      });
-    } else await releaseKey(claimed.scope, claimed.key, claimed.token);
+    if (answer === 'unknown') await leaveUnknown(claimed);
+    else if (answer) await keepAnswer(claimed, { status: answer.statusCode, headers: answer.headers, body: answer.body ?? '' });
+    else await releaseKey(claimed);
   } catch (error) {
     log.warn('idempotency_key_not_settled', causeOf(error));
   }

@@ -3,7 +3,7 @@ import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import type { Caller } from '../../auth/authorize';
 import type { ApiRequest, OperationResult } from '../middleware';
 import type { HttpResult } from '../respond';
-import type { Claimed } from './idempotency';
+import type { HeldKey } from '../../store/idempotency';
 
 /** What the chain's middlewares learn about a request and pass on, kept on the Lambda context as middy's own middlewares do. */
 export interface HttpContext extends Context {
@@ -12,7 +12,7 @@ export interface HttpContext extends Context {
   /** The request as operations see it (read-body.ts). */
   apiRequest?: ApiRequest;
   /** The Idempotency-Key this request holds (idempotency.ts), to settle once it has answered. */
-  idempotencyClaim?: Claimed;
+  idempotencyClaim?: HeldKey;
   /** The first answer of a repeated Idempotency-Key, given instead of running the operation again. */
   replay?: HttpResult;
 }

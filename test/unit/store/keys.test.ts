@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { fuzzed } from '../../support/fuzz';
 import { decodeTime, isValid } from 'ulid';
-import { indexSortKey, newId, sortableValue, VALUE_AFTER, VALUE_END } from '../../../shared/store/keys';
+import { indexSortKey, newId, runId, sortableValue, VALUE_AFTER, VALUE_END } from '../../../shared/store/keys';
 
 const utf8 = (s: string) => Buffer.from(s, 'utf8');
 
@@ -63,4 +63,16 @@ describe('newId', () => {
     for (let i = 0; i < 50_000; i++) newId();
     expect(((performance.now() - started) * 1000) / 50_000).toBeLessThan(20);
   });
+});
+
+test("runId: the same run makes the same ids, in index order, with the run's first time; another run makes others", () => {
+  const run = { operation: 'op-a', since: Date.parse('2026-11-24T03:00:00Z') };
+  const ids = [0, 1, 2, 31, 32, 99].map((i) => runId(run, i));
+  expect(ids).toEqual([0, 1, 2, 31, 32, 99].map((i) => runId({ ...run }, i)));
+  expect([...ids].sort()).toEqual(ids);
+  for (const id of ids) {
+    expect(isValid(id)).toBe(true);
+    expect(decodeTime(id)).toBe(run.since);
+  }
+  expect(runId({ ...run, operation: 'op-b' }, 0)).not.toBe(ids[0]);
 });

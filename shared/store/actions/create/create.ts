@@ -12,7 +12,7 @@ import { modelLayout } from '../../layout';
 import type { Item } from '../../query';
 import { toRecord, type ApiRecord } from '../../record';
 import { WRITE_TOKEN_ATTRIBUTE } from '../../table';
-import { currentItem, isConditionFailure, landed, wasRetried } from '../../write-token';
+import { currentItem, isConditionFailure, newWriteToken, settledDespite, wasRetried } from '../../write-token';
 import { storedItem, type NewRecord } from './item';
 import { batchParams, putParams } from './params';
 import { inTime } from '../../../deadline';
@@ -44,24 +44,45 @@ export async function createRecords(
   entries: ReadonlyArray<{ id: string; data: unknown }>,
   pathOf: (i: number) => PropertyKey[],
   deadline = Infinity,
+  operation?: string,
 ): Promise<ApiRecord[]> {
   // A model its stored records cannot follow takes no new record either (LayoutMismatch).
   await modelLayout(model);
   const now = new Date().toISOString();
-  const items = validRecords(model, entries, pathOf).map((r) => storedItem(model, r, now));
+  // Under an Idempotency-Key's run each record's write token is the run's, so a retry finds what an earlier run wrote.
+  const tokenOf = (i: number) => (operation === undefined ? newWriteToken() : `${operation}.${i}`);
+  const items = validRecords(model, entries, pathOf).map((r, i) => storedItem(model, r, now, tokenOf(i)));
   for (const item of items) checkItemSize(item, item.id as string);
   if (!beforeCutoff(deadline)()) throw new BatchOutOfTime();
-  if (items.length === 1) await putOne(model, items[0]);
+  const keyed = operation !== undefined;
+  if (items.length === 1) return [toRecord(await putOne(model, items[0], keyed))];
+  const stored: Item[] = [];
   // The API's batches fit one transaction; the store's own callers (seeding, tests) may send more, a transaction at a time.
-  else for (let i = 0; i < items.length; i += AWS_LIMITS.transactionActions) await putAll(model, items.slice(i, i + AWS_LIMITS.transactionActions));
-  return items.map((item) => toRecord(item));
+  for (let i = 0; i < items.length; i += AWS_LIMITS.transactionActions)
+    stored.push(...(await putAll(model, items.slice(i, i + AWS_LIMITS.transactionActions), keyed)));
+  return stored.map((item) => toRecord(item));
 }
 
-async function putOne(model: Model, item: Item): Promise<void> {
+/**
+ * Whether a failed write of `item` landed all the same, and as what: the item as stored, whose
+ * times are the earlier run's when a keyed retry found that run's write.
+ */
+async function foundWritten(error: unknown, model: Model, item: Item, keyed: boolean): Promise<Item | undefined> {
+  let found: Item | undefined;
+  const own = (stored: Item | undefined) => {
+    found = stored;
+    return stored?.[WRITE_TOKEN_ATTRIBUTE] === item[WRITE_TOKEN_ATTRIBUTE];
+  };
+  return (await settledDespite(error, model, item.id as string, own, { keyed })) ? found : undefined;
+}
+
+async function putOne(model: Model, item: Item, keyed: boolean): Promise<Item> {
   try {
     await db().send(new PutCommand(putParams(item)), inTime());
+    return item;
   } catch (error) {
-    if (await landed(error, model, item.id as string, item[WRITE_TOKEN_ATTRIBUTE])) return;
+    const found = await foundWritten(error, model, item, keyed);
+    if (found) return found;
     if (isConditionFailure(error)) throw new RecordExists(model.name, [item.id as string]);
     throw error;
   }
@@ -70,20 +91,27 @@ async function putOne(model: Model, item: Item): Promise<void> {
 /** Why DynamoDB cancelled a transaction, per action (its CancellationReasons codes). */
 const reasonsOf = (error: TransactionCanceledException) => (error.CancellationReasons ?? []).map((r) => r.Code ?? 'None');
 
-async function putAll(model: Model, items: Item[]): Promise<void> {
+/** The batch's items as stored: one write, written with one time, so its first record tells whether and when it landed. */
+const asLanded = (items: Item[], first: Item): Item[] => items.map((item) => ({ ...item, _created_at: first._created_at, _updated_at: first._updated_at }));
+
+async function putAll(model: Model, items: Item[], keyed: boolean): Promise<Item[]> {
   try {
     await db().send(new TransactWriteCommand(batchParams(items)), inTime());
+    return items;
   } catch (error) {
-    // The batch is one write: its first record tells whether it landed.
     if (!(error instanceof TransactionCanceledException)) {
-      if (await landed(error, model, items[0].id as string, items[0][WRITE_TOKEN_ATTRIBUTE])) return;
+      const found = await foundWritten(error, model, items[0], keyed);
+      if (found) return asLanded(items, found);
       throw error;
     }
     const reasons = reasonsOf(error);
     const conflicts = items.filter((_, i) => reasons[i] === 'ConditionalCheckFailed').map((item) => item.id as string);
     if (conflicts.length > 0) {
-      // A retried attempt that meets the batch's own first attempt: that one landed, whole.
-      if (wasRetried(error) && (await currentItem(model, items[0].id as string))?.[WRITE_TOKEN_ATTRIBUTE] === items[0][WRITE_TOKEN_ATTRIBUTE]) return;
+      // A retried attempt (or a keyed run) that meets the batch's own earlier write: that one landed, whole.
+      if (keyed || wasRetried(error)) {
+        const first = await currentItem(model, items[0].id as string);
+        if (first?.[WRITE_TOKEN_ATTRIBUTE] === items[0][WRITE_TOKEN_ATTRIBUTE]) return asLanded(items, first!);
+      }
       throw new RecordExists(model.name, conflicts);
     }
     // Another transaction held one of the items: nothing was written, and a retry may pass.

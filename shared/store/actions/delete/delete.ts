@@ -13,9 +13,9 @@ import { deleteParams } from './params';
 import { inTime } from '../../../deadline';
 
 /** Delete by filter; each delete re-checks the filter atomically, so a record that stopped matching stays. */
-export async function deleteRecords(model: Model, request: BulkGuard, deadline = Infinity): Promise<DeleteAnswer> {
+export async function deleteRecords(model: Model, request: BulkGuard, deadline = Infinity, operation?: string): Promise<DeleteAnswer> {
   const fingerprint = queryFingerprint(request.filters, ['delete']);
-  const matched = await matchForWrite(model, request, fingerprint);
+  const matched = await matchForWrite(model, request, fingerprint, operation);
   const { filter, items } = matched;
   const results = await mapPool(
     items,

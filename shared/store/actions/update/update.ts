@@ -91,10 +91,10 @@ async function updateOne(
  * Update by filter. Each write is conditional on the version read, so a concurrent change is
  * never overwritten: the record is re-read, re-checked against the filter and retried.
  */
-export async function updateRecords(model: Model, request: UpdateRequest, deadline = Infinity): Promise<UpdateAnswer> {
+export async function updateRecords(model: Model, request: UpdateRequest, deadline = Infinity, operation?: string): Promise<UpdateAnswer> {
   checkValues(request.values);
   const fingerprint = queryFingerprint(request.filters, ['update', request.values]);
-  const matched = await matchForWrite(model, request, fingerprint);
+  const matched = await matchForWrite(model, request, fingerprint, operation);
   const { items } = matched;
   const updates = validatedUpdates(model, items, request.values);
   const results = await mapPool(
