@@ -69,14 +69,13 @@ const contextSchema = z
     message: 'jwtIssuer and jwtAudience go together',
   });
 
+/** Every `-c` option the stack reads, for docs/deploying.md's table (a test compares them). */
+export const CONTEXT_OPTIONS = Object.keys(contextSchema.shape);
+
 export type DeployContext = z.infer<typeof contextSchema>;
 
 export function readContext(node: Node): DeployContext {
-  const raw = Object.fromEntries(
-    Object.keys(contextSchema.shape)
-      .map((key) => [key, node.tryGetContext(key)])
-      .filter(([, v]) => v !== undefined),
-  );
+  const raw = Object.fromEntries(CONTEXT_OPTIONS.map((key) => [key, node.tryGetContext(key)]).filter(([, v]) => v !== undefined));
   const parsed = contextSchema.safeParse(raw);
   if (!parsed.success) throw new Error(`Invalid cdk context: ${z.prettifyError(parsed.error)}`);
   return parsed.data;
