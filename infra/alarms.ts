@@ -2,7 +2,7 @@ import { Duration, Stack } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import { Alarm, AlarmRule, AlarmState, ComparisonOperator, CompositeAlarm, MathExpression, TreatMissingData, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import { Operation, type TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { Operation, type ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
@@ -50,7 +50,7 @@ const TABLE_OPERATIONS = [
 export interface ServiceAlarmsProps {
   functions: ReadonlyMap<string, IFunction>;
   api: HttpApi;
-  table: TableV2;
+  table: ITableV2;
   healthCheck: HealthCheck;
   emails: string[];
 }

@@ -49,21 +49,33 @@ const contextSchema = z
       .optional(),
     /** Email addresses subscribed to the alarm topic, comma-separated. */
     alarmEmail: list.pipe(z.array(z.email())).default([]),
-    /** `retain` keeps the table (and logs) when the stack is deleted; `destroy` is for dev stacks. */
+    /**
+     * `retain` keeps what holds data or secrets (table, bucket, queues, secrets, logs) when the stack
+     * is deleted; `destroy` deletes all of it, for dev stacks.
+     */
     removal: z.enum(['retain', 'destroy']).default('retain'),
+    /** An existing table (one a retained stack left) to use instead of creating one, so a redeploy keeps its records. */
+    tableName: z
+      .string()
+      .regex(/^[A-Za-z0-9_.-]{3,255}$/, 'a DynamoDB table name')
+      .optional(),
+    /** The Parameters and Secrets Lambda Extension layer ARN, for a region aws-cdk-lib has none for (infra/platform.ts). */
+    secretsLayerArn: z
+      .string()
+      .regex(/^arn:aws[a-z-]*:lambda:[a-z0-9-]+:\d{12}:layer:AWS-Parameters-and-Secrets-Lambda-Extension(-Arm64)?:\d+$/, 'the extension layer ARN AWS lists')
+      .optional(),
   })
   .refine((c) => (c.jwtIssuer === undefined) === (c.jwtAudience === undefined), {
     message: 'jwtIssuer and jwtAudience go together',
   });
 
+/** Every `-c` option the stack reads, for docs/deploying.md's table (a test compares them). */
+export const CONTEXT_OPTIONS = Object.keys(contextSchema.shape);
+
 export type DeployContext = z.infer<typeof contextSchema>;
 
 export function readContext(node: Node): DeployContext {
-  const raw = Object.fromEntries(
-    Object.keys(contextSchema.shape)
-      .map((key) => [key, node.tryGetContext(key)])
-      .filter(([, v]) => v !== undefined),
-  );
+  const raw = Object.fromEntries(CONTEXT_OPTIONS.map((key) => [key, node.tryGetContext(key)]).filter(([, v]) => v !== undefined));
   const parsed = contextSchema.safeParse(raw);
   if (!parsed.success) throw new Error(`Invalid cdk context: ${z.prettifyError(parsed.error)}`);
   return parsed.data;

@@ -1,7 +1,7 @@
 import { Duration, Stack } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import { AlarmStatusWidget, AlarmWidget, Dashboard, GraphWidget, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
-import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { HEALTH_METRICS } from '../shared/health/metrics';
@@ -12,7 +12,7 @@ export interface ServiceDashboardProps {
   alarms: ServiceAlarms;
   functions: ReadonlyMap<string, IFunction>;
   api: HttpApi;
-  table: TableV2;
+  table: ITableV2;
   healthCheck: HealthCheck;
 }
 

@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
-import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, LoggingFormat, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { LoggingFormat, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat, type BundlingOptions, type ICommandHooks } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -12,7 +12,7 @@ import { PACKAGE_ASSETS } from '../shared/docs/assets';
 import { ESBUILD_OPTIONS, handlerEntry } from './bundling';
 import { accessOf } from './access';
 import { FUNCTION_DESCRIPTORS, type FunctionName, type SecretName } from '../shared/http/functions';
-import { secretsExtension } from './secrets';
+import type { LambdaPlatform } from './platform';
 
 const PROJECT_ROOT = path.resolve(__dirname, '..');
 
@@ -51,14 +51,15 @@ function bundlingFor(name: FunctionName): BundlingOptions {
 }
 
 export interface FunctionResources {
-  table: TableV2;
+  table: ITableV2;
   secrets: Readonly<Record<SecretName, Secret>>;
   logRemovalPolicy: RemovalPolicy;
+  platform: LambdaPlatform;
 }
 
 /**
- * One Lambda function of the service: `functions/<name>/handler.ts` on Node.js 22, arm64 (20%
- * cheaper per GB-second), with its own log group kept a month, JSON logs, and exactly the
+ * One Lambda function of the service: `functions/<name>/handler.ts` on Node.js 22, arm64 where the
+ * region has the secrets extension for it (infra/platform.ts), with its own log group kept a month, JSON logs, and exactly the
  * table and secret access, memory and timeout of its descriptor (shared/http/functions.ts).
  *
  * Memory (shared/limits.ts): Lambda gives CPU in proportion to memory, and loading a 400 KB bundle and parsing
@@ -88,7 +89,7 @@ export function serviceFunction(scope: Construct, name: FunctionName, resources:
     projectRoot: PROJECT_ROOT,
     depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
     runtime: Runtime.NODEJS_22_X,
-    architecture: Architecture.ARM_64,
+    architecture: resources.platform.architecture,
     memorySize: descriptor.lambda.memoryMb,
     timeout: Duration.seconds(descriptor.lambda.timeoutSeconds),
     loggingFormat: LoggingFormat.JSON,
@@ -96,8 +97,7 @@ export function serviceFunction(scope: Construct, name: FunctionName, resources:
     role,
     environment,
     bundling: bundlingFor(name),
-    // shared/secrets.ts reads secrets through this extension, not the SDK (infra/secrets.ts).
-    paramsAndSecrets: access.secrets.length > 0 ? secretsExtension() : undefined,
+    paramsAndSecrets: access.secrets.length > 0 ? resources.platform.secretsLayer : undefined,
     description: `recordgate ${name}`,
   });
 

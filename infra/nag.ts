@@ -1,16 +1,23 @@
-import { Validations, type CfnElement, type Stack } from 'aws-cdk-lib';
-import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { Token, Validations, type CfnElement, type Stack } from 'aws-cdk-lib';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 
 /**
  * The cdk-nag AwsSolutions findings this stack keeps, each with the reason it is right here.
  * Everything else the checks ask for is done in the constructs themselves.
  */
-export function acknowledgeFindings(stack: Stack, table: TableV2): void {
-  const tableId = stack.getLogicalId(table.node.defaultChild as CfnElement);
+/** A stack's region or account as cdk-nag writes it: the value if synth knows it, the pseudo parameter otherwise. */
+const known = (value: string, pseudo: string) => (Token.isUnresolved(value) ? pseudo : value);
+
+export function acknowledgeFindings(stack: Stack, table: ITableV2): void {
+  const owned = table.node.defaultChild as CfnElement | undefined;
+  // cdk-nag names a resource by its template expression: the owned table's Arn, or the ARN an imported one is built from.
+  const tableArn = owned
+    ? `<${stack.getLogicalId(owned)}.Arn>`
+    : `arn:<AWS::Partition>:dynamodb:${known(stack.region, '<AWS::Region>')}:${known(stack.account, '<AWS::AccountId>')}:table/${table.tableName}`;
   const validations = Validations.of(stack);
   for (const acknowledgment of [
     {
-      id: `AwsSolutions-IAM5[Resource::<${tableId}.Arn>/index/*]`,
+      id: `AwsSolutions-IAM5[Resource::${tableArn}/index/*]`,
       reason: "The functions Query the table's own GSIs; <table>/index/* names the indexes of this one table and nothing else.",
     },
     {

@@ -11,6 +11,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ONEBOT_QUEUE } from '../shared/limits';
 import { maxReceiveCount } from '../shared/onebot/backoff';
+import { BLOB_PREFIXES } from '../shared/onebot/blobs';
 import { serviceFunction, type FunctionResources } from './function';
 
 /** The queue alarms, stated once here and in the README. */
@@ -48,8 +49,16 @@ export class OneBotQueue extends Construct {
     super(scope, id);
     // SQS keeps a dead letter until its first send plus the dead-letter queue's retention: longer than the queue's.
     const deadLetterRetention = Duration.days(ONEBOT_QUEUE.deadLetterRetentionDays);
-    this.deadLetters = new Queue(this, 'DeadLetters', { retentionPeriod: deadLetterRetention, encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true });
+    // A retained stack keeps the deliveries still waiting: they are events no sender will send again.
+    const removalPolicy = props.logRemovalPolicy;
+    this.deadLetters = new Queue(this, 'DeadLetters', {
+      retentionPeriod: deadLetterRetention,
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      removalPolicy,
+    });
     this.queue = new Queue(this, 'Queue', {
+      removalPolicy,
       retentionPeriod: Duration.days(ONEBOT_QUEUE.retentionDays),
       visibilityTimeout: Duration.seconds(ONEBOT_QUEUE.visibilitySeconds),
       encryption: QueueEncryption.SQS_MANAGED,
@@ -61,10 +70,17 @@ export class OneBotQueue extends Construct {
       encryption: BucketEncryption.S3_MANAGED,
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
       enforceSSL: true,
-      // Big events are records' bodies: kept with the table's policy. Queue overflow is done with once stored.
-      removalPolicy: props.logRemovalPolicy === RemovalPolicy.DESTROY ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
-      // A queued body outlives every message that points at it, a dead letter's too.
-      lifecycleRules: [{ prefix: 'onebot-deliveries/', expiration: deadLetterRetention }],
+      // Big events are records' bodies: kept with the table's policy. A destroyed stack empties it first,
+      // since CloudFormation cannot delete a bucket that holds objects.
+      removalPolicy,
+      autoDeleteObjects: removalPolicy === RemovalPolicy.DESTROY,
+      lifecycleRules: [
+        // A queued body outlives every message that points at it, a dead letter's too: S3 counts from the
+        // put, which comes before the send the dead-letter queue counts from, and rounds up to midnight UTC.
+        { prefix: BLOB_PREFIXES.deliveries, expiration: deadLetterRetention.plus(Duration.days(1)) },
+        // An event's body is its record's data, kept while the record is: no expiry, only stray uploads go.
+        { prefix: BLOB_PREFIXES.events, abortIncompleteMultipartUploadAfter: Duration.days(1) },
+      ],
     });
 
     this.function = serviceFunction(this, 'onebot_queue', props);

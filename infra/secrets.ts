@@ -1,5 +1,4 @@
-import { SecretValue } from 'aws-cdk-lib';
-import { ParamsAndSecretsLayerVersion, ParamsAndSecretsVersions } from 'aws-cdk-lib/aws-lambda';
+import { type RemovalPolicy, SecretValue } from 'aws-cdk-lib';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import type { SecretName } from '../shared/http/functions';
@@ -12,36 +11,32 @@ import type { SecretName } from '../shared/http/functions';
 export class ServiceSecrets extends Construct {
   readonly byName: Readonly<Record<SecretName, Secret>>;
 
-  constructor(scope: Construct, id: string) {
+  /** `removalPolicy`: a retained stack keeps its tokens and keys, so the operator can copy them into the next one. */
+  constructor(scope: Construct, id: string, props: { removalPolicy: RemovalPolicy }) {
     super(scope, id);
     const random = { passwordLength: 48, excludePunctuation: true };
+    const { removalPolicy } = props;
     this.byName = {
       API_TOKENS: new Secret(this, 'ApiTokens', {
+        removalPolicy,
         description: 'recordgate API_TOKENS: JSON object of bearer token -> scopes ("read", "write", "admin")',
         secretStringValue: SecretValue.unsafePlainText('{}'),
       }),
       ONEBOT_SECRET: new Secret(this, 'OneBotSecret', {
+        removalPolicy,
         description: 'recordgate ONEBOT_SECRET: the shared secret OneBot implementations sign their HTTP POSTs with',
         generateSecretString: random,
       }),
       ONEBOT_ACCESS_TOKEN: new Secret(this, 'OneBotAccessToken', {
+        removalPolicy,
         description: "recordgate ONEBOT_ACCESS_TOKEN: the access token of the bots' OneBot HTTP APIs (ONEBOT_API_ROOTS), sent as Authorization: Bearer",
         generateSecretString: random,
       }),
       CURSOR_SECRET: new Secret(this, 'CursorSecret', {
+        removalPolicy,
         description: 'recordgate CURSOR_SECRET: HMAC key of list cursors',
         generateSecretString: random,
       }),
     };
   }
-}
-
-/**
- * The AWS Parameters and Secrets Lambda Extension, for the functions that read a secret:
- * shared/secrets.ts reads through it over localhost instead of bundling the SDK's Secrets
- * Manager client (issue 14: ~24 KiB of each bundle, loaded at every cold start). Its cache is
- * off, so shared/secrets.ts's five-minute cache alone decides when a rotated value is seen.
- */
-export function secretsExtension(): ParamsAndSecretsLayerVersion {
-  return ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103, { cacheEnabled: false });
 }

@@ -10,6 +10,7 @@ import { HealthCheck } from './health-check';
 import { IndexBuild } from './index-build';
 import { OneBotQueue } from './onebot-queue';
 import { acknowledgeFindings } from './nag';
+import { lambdaPlatform } from './platform';
 import { ServiceSecrets } from './secrets';
 import { RecordTable } from './table';
 
@@ -24,9 +25,10 @@ export class RecordgateStack extends Stack {
     const { settings } = props;
     const removalPolicy = settings.removal === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
 
-    const { table } = new RecordTable(this, 'Records', { removalPolicy });
-    const secrets = new ServiceSecrets(this, 'Secrets');
-    const resources = { table, secrets: secrets.byName, logRemovalPolicy: removalPolicy };
+    const { table } = new RecordTable(this, 'Records', { removalPolicy, existingName: settings.tableName });
+    const secrets = new ServiceSecrets(this, 'Secrets', { removalPolicy });
+    const platform = lambdaPlatform(this, settings.secretsLayerArn);
+    const resources = { table, secrets: secrets.byName, logRemovalPolicy: removalPolicy, platform };
     const apiFunctions = new ApiFunctions(this, 'Functions', resources);
     if (settings.corsOrigins) for (const fn of apiFunctions.byName.values()) fn.addEnvironment('CORS_ORIGINS', settings.corsOrigins.join(','));
     if (settings.onebotSelfIds) apiFunctions.byName.get('onebot')?.addEnvironment('ONEBOT_SELF_IDS', settings.onebotSelfIds.join(','));

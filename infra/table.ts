@@ -1,5 +1,5 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
-import { AttributeType, Billing, TableV2, type Attribute } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, Billing, TableV2, type Attribute, type ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import { createTableInput, TTL_ATTRIBUTE } from '../shared/store/table';
 
@@ -10,11 +10,18 @@ const attributeTypes: Record<string, AttributeType> = { S: AttributeType.STRING,
  * (shared/store/table.ts), so the deployed keys and indexes cannot drift from the code's.
  */
 export class RecordTable extends Construct {
-  readonly table: TableV2;
+  readonly table: ITableV2;
 
-  constructor(scope: Construct, id: string, props: { removalPolicy: RemovalPolicy }) {
+  /** `existingName`: a table this stack does not own (a retained one), re-attached with the same indexes and grants. */
+  constructor(scope: Construct, id: string, props: { removalPolicy: RemovalPolicy; existingName?: string }) {
     super(scope, id);
     const input = createTableInput('unused');
+    if (props.existingName) {
+      // Naming the indexes makes the grants cover <table>/index/* as they do for an owned table.
+      const globalIndexes = (input.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName!);
+      this.table = TableV2.fromTableAttributes(this, 'Table', { tableName: props.existingName, globalIndexes });
+      return;
+    }
     const attribute = (name: string): Attribute => {
       const definition = input.AttributeDefinitions!.find((d) => d.AttributeName === name);
       if (!definition) throw new Error(`key attribute ${name} has no definition`);

@@ -11,6 +11,13 @@ import { BOUNDED_HTTP, inTime } from '../deadline';
  */
 let s3: S3Client | undefined;
 
+/**
+ * The key prefix of each kind of blob, so the bucket's lifecycle (infra/onebot-queue.ts) can give
+ * each its own lifetime: an event's body lives as long as the record that points at it; a kept
+ * delivery's only as long as a queue message can point at it.
+ */
+export const BLOB_PREFIXES = { events: 'onebot-events/', deliveries: 'onebot-deliveries/' } as const;
+
 export { dataDir };
 
 /** Writes `bytes` under `key` and returns its location; the local file appears whole or not at all. */

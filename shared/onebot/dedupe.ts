@@ -6,7 +6,7 @@ import { onebotEvent } from '../models/onebot';
 import { ItemTooLarge, RecordExists } from '../store/errors';
 import { createRecords, getOneRecord, type ApiRecord } from '../store/records';
 import { refusedForSize } from '../store/sdk-errors';
-import { putBlob } from './blobs';
+import { BLOB_PREFIXES, putBlob } from './blobs';
 import { idText, type OneBotEvent } from './events';
 import type { Sender } from './senders';
 
@@ -77,7 +77,7 @@ async function create(id: string, data: EventData, rawBody: Buffer): Promise<Eve
     // The store's own size check, or DynamoDB's where an engine counts otherwise.
     if (!(error instanceof ItemTooLarge || refusedForSize(error))) throw error;
   }
-  const location = await putBlob(`onebot-events/${id}.json`, rawBody);
+  const location = await putBlob(`${BLOB_PREFIXES.events}${id}.json`, rawBody);
   const { event: _kept, ...rest } = data;
   const pointed = { ...rest, event_ref: { location, bytes: rawBody.length, sha256: sha256(rawBody) } };
   await createRecords(onebotEvent, [{ id, data: pointed }], () => []);

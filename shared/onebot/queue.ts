@@ -9,7 +9,7 @@ import { ONEBOT_LIMITS } from '../limits';
 import { causeOf, log } from '../log';
 import { misconfiguration } from '../store/sdk-errors';
 import { backoffSeconds } from './backoff';
-import { putBlob } from './blobs';
+import { BLOB_PREFIXES, putBlob } from './blobs';
 import type { Delivery } from './handle';
 import { KEPT_ON, keptDelivery, storeKept, toKept } from './kept';
 
@@ -24,7 +24,7 @@ let sqs: SQSClient | undefined;
 
 export async function queueMessage(queueUrl: string, delivery: Delivery): Promise<SendMessageCommandInput> {
   const big = delivery.rawBody.length > MAX_INLINE_BODY_BYTES;
-  const ref = big ? await putBlob(`onebot-deliveries/${randomUUID()}.json`, delivery.rawBody) : undefined;
+  const ref = big ? await putBlob(`${BLOB_PREFIXES.deliveries}${randomUUID()}.json`, delivery.rawBody) : undefined;
   return { QueueUrl: queueUrl, MessageBody: JSON.stringify(toKept(delivery, ref)) };
 }
 

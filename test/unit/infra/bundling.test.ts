@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { App, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { FUNCTION_DESCRIPTORS, FUNCTIONS } from '../../../shared/http/functions';
 import { serviceFunction } from '../../../infra/function';
+import { lambdaPlatform } from '../../../infra/platform';
 import { ServiceSecrets } from '../../../infra/secrets';
 import { RecordTable } from '../../../infra/table';
 
@@ -16,7 +17,9 @@ const docs = FUNCTIONS.find((name) => FUNCTION_DESCRIPTORS[name].docsAssets);
     const app = new App();
     const stack = new Stack(app, 'DocsBundle');
     const { table } = new RecordTable(stack, 'Records', { removalPolicy: RemovalPolicy.DESTROY });
-    serviceFunction(stack, docs!, { table, secrets: new ServiceSecrets(stack, 'Secrets').byName, logRemovalPolicy: RemovalPolicy.DESTROY });
+    const removalPolicy = RemovalPolicy.DESTROY;
+    const secrets = new ServiceSecrets(stack, 'Secrets', { removalPolicy }).byName;
+    serviceFunction(stack, docs!, { table, secrets, logRemovalPolicy: removalPolicy, platform: lambdaPlatform(stack) });
     const { directory } = app.synth();
 
     const bundles = readdirSync(directory)

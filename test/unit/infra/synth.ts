@@ -1,9 +1,10 @@
+import type { Environment } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { buildApp } from '../../../infra/app';
 
 /** The stack's template without bundling (fast); `npm run synth` and one test bundle for real. */
-export function synthTemplate(context: Record<string, unknown> = {}) {
-  const { app, stack } = buildApp({ 'aws:cdk:bundling-stacks': [], ...context });
+export function synthTemplate(context: Record<string, unknown> = {}, env?: Environment) {
+  const { app, stack } = buildApp({ 'aws:cdk:bundling-stacks': [], ...context }, env);
   return { app, stack, template: Template.fromStack(stack) };
 }
 
