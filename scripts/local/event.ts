@@ -93,7 +93,7 @@ export function toEvent(
 ): APIGatewayProxyEventV2 {
   const { cookie, ...sent } = request.headers;
   const forwardedFor = sent['x-forwarded-for'];
-  const headers = {
+  const headers: Record<string, string> = {
     ...sent,
     // A proxy in front adds its client; API Gateway appends the address it saw.
     'x-forwarded-for': forwardedFor ? `${forwardedFor}, ${request.sourceIp}` : request.sourceIp,
