@@ -1,5 +1,6 @@
 import { lambdaContext, toEvent } from '../../../scripts/local/event';
 import { ApiError } from '../../../shared/http/errors';
+import { withDefaultRoute } from '../../../shared/http/fallback';
 import { httpHandler, type Operation } from '../../../shared/http/middleware';
 import { spyOnLog } from '../../support/log';
 
@@ -112,6 +113,31 @@ test('debug adds the body size and encoding, the answer size and whether it was 
     ]);
   } finally {
     debug.mockRestore();
+  }
+});
+
+test('an early answer (a CORS preflight, before any middleware after it runs) is logged too', async () => {
+  process.env.CORS_ORIGINS = 'https://app.example';
+  try {
+    const preflight = toEvent(
+      {
+        method: 'OPTIONS',
+        rawPath: '/api/db/reaction/delete',
+        rawQueryString: '',
+        headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' },
+        httpVersion: '1.1',
+        sourceIp: '198.51.100.4',
+        port: 443,
+        scheme: 'https',
+      },
+      Buffer.alloc(0),
+      '$default',
+    );
+    const r = await httpHandler('onebot', withDefaultRoute(ok))(preflight, lambdaContext('onebot', 'req-43'));
+    expect(r.statusCode).toBe(204);
+    expect(linesOf(info)).toEqual([expect.objectContaining({ code: 'request', request_id: 'req-43', method: 'OPTIONS', route: '$default', status: 204 })]);
+  } finally {
+    delete process.env.CORS_ORIGINS;
   }
 });
 
