@@ -18,7 +18,7 @@ import { FUNCTION_DESCRIPTORS, type HttpFunctionName } from './functions';
 
 export interface ApiRequest {
   event: APIGatewayProxyEventV2;
-  /** The body exactly as sent (API Gateway's base64 undone). */
+  /** The body exactly as sent: API Gateway's base64 undone, or its UTF-8 text encoded back. */
   rawBody: Buffer;
   /** The parsed JSON body, numbers exact; {} when the body is empty. */
   body: unknown;
