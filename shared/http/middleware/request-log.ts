@@ -18,7 +18,8 @@ function errorCodeOf(answer: HttpResult | undefined): string | undefined {
  * answered, never a body or a credential. A middy plugin rather than a middleware, because
  * middy's `requestEnd` runs after every answer the function gives, an early one (a CORS preflight)
  * and the error envelope included, where a middleware's `after` is skipped by an early answer.
- * `debug` adds what the request's size and an idempotent replay were.
+ * `debug` adds what the request's size and an idempotent replay were. It reads only what every
+ * invocation has, so that logging can never change an answer.
  */
 export function requestLog() {
   const started = new WeakMap<object, number>();
@@ -51,7 +52,6 @@ export function requestLog() {
         body_encoding: event.isBase64Encoded ? 'base64' : 'text',
         answer_bytes: typeof answer?.body === 'string' ? Buffer.byteLength(answer.body) : 0,
         replayed: context.replay !== undefined,
-        remaining_ms: context.getRemainingTimeInMillis(),
       });
     },
   };

@@ -108,7 +108,6 @@ test('debug adds the body size and encoding, the answer size and whether it was 
         body_encoding: 'text',
         answer_bytes: expect.any(Number),
         replayed: false,
-        remaining_ms: expect.any(Number),
       },
     ]);
   } finally {
