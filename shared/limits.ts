@@ -116,7 +116,7 @@ export const AWS_LIMITS = {
   dynamoItemBytes: 400 * 1024,
   /** HTTP API: bodies over this are refused with 413 before any function runs. */
   gatewayPayloadBytes: 10 * 1024 * 1024,
-  /** Lambda: a synchronous invocation's event (the body base64-encoded inside it) and its answer. */
+  /** Lambda: a synchronous invocation's event (the body inside it as it travels: text or base64) and its answer. */
   lambdaPayloadBytes: 6 * 1024 * 1024,
   /** HTTP API: the longest an integration may take. */
   integrationTimeoutMs: 30_000,

@@ -21,6 +21,7 @@ export const log = {
   error: (code: string, fields: Fields = {}) => write('error', code, fields),
   warn: (code: string, fields: Fields = {}) => write('warn', code, fields),
   info: (code: string, fields: Fields = {}) => write('info', code, fields),
+  debug: (code: string, fields: Fields = {}) => write('debug', code, fields),
 };
 
 /** What a log line keeps of a thrown value: its name and message, and its stack where asked for. */

@@ -13,7 +13,12 @@ export function apiEvent(method: string, path: string, body?: string, headers: R
     ...headers,
   };
   const { key, params } = dispatch(method, path);
-  return toEvent({ method, rawPath: path, rawQueryString: '', headers: allHeaders, httpVersion: '1.1', sourceIp: '203.0.113.7' }, bytes, key, params);
+  return toEvent(
+    { method, rawPath: path, rawQueryString: '', headers: allHeaders, httpVersion: '1.1', sourceIp: '203.0.113.7', port: 443, scheme: 'https' },
+    bytes,
+    key,
+    params,
+  );
 }
 
 export const benchContext = (functionName: string): Context => lambdaContext(functionName, 'bench');

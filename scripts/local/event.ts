@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import { FUNCTION_DESCRIPTORS, functionNamed } from '../../shared/http/functions';
 
@@ -11,6 +12,10 @@ export interface GatewayRequest {
   headers: Record<string, string>;
   httpVersion: string;
   sourceIp: string;
+  /** The port the request came in on, for `x-forwarded-port`. */
+  port: number;
+  /** The scheme the client used, for `x-forwarded-proto` (http locally; https behind AWS). */
+  scheme: 'http' | 'https';
 }
 
 /**
@@ -32,12 +37,51 @@ export function gatewayRequest(req: IncomingMessage): GatewayRequest {
     headers,
     httpVersion: req.httpVersion,
     sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+    port: req.socket.localPort ?? 0,
+    scheme: 'http',
   };
 }
 
 /**
+ * Media types an HTTP API passes to a function as text (isBase64Encoded false); every other body,
+ * and a body without a content type, reaches it base64-encoded (docs/decisions.md, "Events as API
+ * Gateway builds them").
+ */
+const TEXT_TYPE = /^(text\/[^;\s]*|application\/(json|javascript|xml))\s*(;|$)/i;
+
+/**
+ * The body as the event carries it. A text body whose bytes are not UTF-8 travels base64-encoded:
+ * AWS does not document what it does with them, and this keeps them exact, so the function's own
+ * check (malformed_json) decides instead of a replacement the harness would invent.
+ */
+function eventBody(body: Buffer, contentType: string | undefined): Pick<APIGatewayProxyEventV2, 'body' | 'isBase64Encoded'> {
+  if (body.length === 0) return { body: undefined, isBase64Encoded: false };
+  if (contentType !== undefined && TEXT_TYPE.test(contentType) && isUtf8(body)) return { body: body.toString('utf8'), isBase64Encoded: false };
+  return { body: body.toString('base64'), isBase64Encoded: true };
+}
+
+/** Repeated query parameters, joined with a comma as payload 2.0 does (the last one is not kept alone). */
+function queryParameters(rawQueryString: string): Record<string, string> | undefined {
+  if (!rawQueryString) return undefined;
+  const joined: Record<string, string> = {};
+  for (const [name, value] of new URLSearchParams(rawQueryString)) {
+    joined[name] = name in joined ? `${joined[name]},${value}` : value;
+  }
+  return joined;
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const two = (n: number) => String(n).padStart(2, '0');
+/** `requestContext.time` as HTTP API writes it, in UTC: "12/Mar/2020:19:03:58 +0000". */
+export function gatewayTime(at: Date): string {
+  const time = `${two(at.getUTCHours())}:${two(at.getUTCMinutes())}:${two(at.getUTCSeconds())}`;
+  return `${two(at.getUTCDate())}/${MONTHS[at.getUTCMonth()]}/${at.getUTCFullYear()}:${time} +0000`;
+}
+
+/**
  * The API Gateway HTTP API (payload 2.0) event for a request routed to `routeKey`, as AWS builds
- * it. The body always travels base64-encoded so that its exact bytes reach the handler;
+ * it: cookies moved out of the headers into `cookies`, the `x-forwarded-*` headers added, repeated
+ * query parameters joined, the body as text or base64 by its content type.
  * `requestContext.timeEpoch` is when the request arrived (`receivedAt`, epoch ms).
  */
 export function toEvent(
@@ -47,7 +91,15 @@ export function toEvent(
   params: Record<string, string> = {},
   receivedAt = Date.now(),
 ): APIGatewayProxyEventV2 {
-  const { headers } = request;
+  const { cookie, ...sent } = request.headers;
+  const forwardedFor = sent['x-forwarded-for'];
+  const headers: Record<string, string> = {
+    ...sent,
+    // A proxy in front adds its client; API Gateway appends the address it saw.
+    'x-forwarded-for': forwardedFor ? `${forwardedFor}, ${request.sourceIp}` : request.sourceIp,
+    'x-forwarded-proto': request.scheme,
+    'x-forwarded-port': String(request.port),
+  };
   const now = new Date(receivedAt);
   const host = headers.host ?? 'localhost';
   return {
@@ -55,9 +107,9 @@ export function toEvent(
     routeKey,
     rawPath: request.rawPath,
     rawQueryString: request.rawQueryString,
-    cookies: headers.cookie?.split('; '),
+    cookies: cookie?.split(';').map((c) => c.trim()),
     headers,
-    queryStringParameters: request.rawQueryString ? Object.fromEntries(new URLSearchParams(request.rawQueryString)) : undefined,
+    queryStringParameters: queryParameters(request.rawQueryString),
     pathParameters: Object.keys(params).length > 0 ? params : undefined,
     requestContext: {
       accountId: 'local',
@@ -74,11 +126,10 @@ export function toEvent(
       requestId: randomUUID(),
       routeKey,
       stage: '$default',
-      time: now.toUTCString(),
+      time: gatewayTime(now),
       timeEpoch: now.getTime(),
     },
-    body: body.length > 0 ? body.toString('base64') : undefined,
-    isBase64Encoded: body.length > 0,
+    ...eventBody(body, headers['content-type']),
   };
 }
 

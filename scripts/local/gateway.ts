@@ -47,7 +47,10 @@ function sendGatewayAnswer(res: ServerResponse, answer: { status: number; body: 
   res.end(answer.body);
 }
 
-/** The base64 body inside a Lambda event is 4/3 of the bytes sent; the event must fit Lambda's limit. */
+/**
+ * Lambda measures the whole event, the body as it travels inside (text, or base64 at 4/3 of the
+ * bytes sent): the event must fit Lambda's limit.
+ */
 const fitsLambda = (event: APIGatewayProxyEventV2) => Buffer.byteLength(JSON.stringify(event)) <= AWS_LIMITS.lambdaPayloadBytes;
 
 /**

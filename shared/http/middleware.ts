@@ -9,6 +9,7 @@ import { envelope } from './middleware/envelope';
 import { idempotency } from './middleware/idempotency';
 import { lowerCaseResponseHeaders } from './middleware/header-case';
 import { readBody } from './middleware/read-body';
+import { requestLog } from './middleware/request-log';
 import type { HttpContext } from './middleware/request';
 import { ownRoutesOnly } from './middleware/route-guard';
 import { securityHeaders } from './middleware/security-headers';
@@ -18,7 +19,7 @@ import { FUNCTION_DESCRIPTORS, type HttpFunctionName } from './functions';
 
 export interface ApiRequest {
   event: APIGatewayProxyEventV2;
-  /** The body exactly as sent (API Gateway's base64 undone). */
+  /** The body exactly as sent: API Gateway's base64 undone, or its UTF-8 text encoded back. */
   rawBody: Buffer;
   /** The parsed JSON body, numbers exact; {} when the body is empty. */
   body: unknown;
@@ -42,12 +43,14 @@ export type Operation = (request: ApiRequest) => Promise<OperationResult>;
  * the route key checked (fail closed); a CORS preflight answered, when CORS_ORIGINS is set;
  * the caller authorized; the body read; what the body asks for authorized; an Idempotency-Key
  * claimed or its first answer replayed (writing functions). After it, or after
- * any throw, in order: the envelope, CORS headers, security headers, one case for header names.
+ * any throw, in order: the envelope, CORS headers, security headers, one case for header names;
+ * then one request log line (request-log.ts).
  * Every call to another service in it ends at the invocation's cutoff (shared/deadline.ts).
  */
 export function httpHandler(fn: HttpFunctionName, operation: Operation) {
   const origins = corsOrigins();
-  const handler = middy<APIGatewayProxyEventV2, HttpResult | OperationResult, Error, HttpContext>()
+  // The request log is a plugin: it sees every answer, early ones included (request-log.ts).
+  const handler = middy<APIGatewayProxyEventV2, HttpResult | OperationResult, Error, HttpContext>(requestLog())
     .use(lowerCaseResponseHeaders())
     .use(httpHeaderNormalizer())
     .use(securityHeaders())

@@ -92,6 +92,34 @@ describe('request size', () => {
   });
 });
 
+describe('the body as API Gateway sends it (text for JSON, base64 otherwise)', () => {
+  // Lambda measures the whole event, the body inside it as sent: 5 MB of JSON travels as 5 MB of
+  // text and reaches the function, which refuses it in its envelope; the same bytes as
+  // application/octet-stream travel base64-encoded (6.7 MB) and the gateway refuses them itself.
+  const big = (type: string) => api.post(reaction('create'), `{"data":{"user_id":3,"content":"${'x'.repeat(5 * 1024 * 1024)}"}}`, { 'content-type': type });
+
+  test('5 MB of JSON reaches the function: 413 payload_too_large in the envelope, nothing stored', async () => {
+    await refusedUnchanged(() => big('application/json'), 413, 'payload_too_large');
+  });
+
+  test("5 MB of application/octet-stream is over Lambda's 6 MB once base64-encoded: the gateway's own 413", async () => {
+    const before = await tableSnapshot();
+    const r = await big('application/octet-stream');
+    expect({ status: r.status, text: r.text }).toEqual({ status: 413, text: '{"message":"Request Entity Too Large"}' });
+    expect(await tableSnapshot()).toEqual(before);
+  });
+
+  test.each(['application/json', 'application/octet-stream'])('a record sent as %s is stored byte for byte', async (type) => {
+    const content = `é 秘密 🔑 ${type}`;
+    const r = await api.post(reaction('create'), JSON.stringify({ data: { user_id: 4, content } }), { 'content-type': type });
+    expect(r.status).toBe(201);
+    const got = await api.post(reaction('get_one'), { filters: { id: r.body.data.id } });
+    expect(got.body.data.content).toBe(content);
+    // The suites below count every record of the model.
+    expect((await api.post(reaction('delete'), { filters: { id: r.body.data.id } })).status).toBe(200);
+  });
+});
+
 describe('filter size', () => {
   // Depth counts filter objects, the top level being 1: six levels hold five nested $and.
   const nested = (levels: number): Record<string, unknown> => (levels === 1 ? { content: '+1' } : { $and: [nested(levels - 1)] });

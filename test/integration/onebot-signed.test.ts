@@ -43,6 +43,20 @@ describe('with a secret, every event type on every route', () => {
   });
 });
 
+describe('the signed bytes, as text or base64 in the event', () => {
+  // application/json reaches the function as UTF-8 text, application/octet-stream base64-encoded:
+  // the signature is checked over the same bytes either way.
+  test.each(['application/json', 'application/octet-stream'])('a signed event with non-ASCII text sent as %s is stored once', async (type) => {
+    const time = type === 'application/json' ? 1_720_000_000 : 1_720_000_001;
+    const body = bodyOf({ ...EVENTS['notice friend_add'], comment: 'é 秘密 🔑 \u00e9' }, time);
+    const r = await api.post('/onebot/v11/', body, { 'content-type': type, 'x-self-id': String(SELF_ID), 'x-signature': sign(SECRET, body) });
+    expect({ status: r.status, text: r.text }).toEqual({ status: 200, text: '{}' });
+    const stored = await storedEvents(api, { id: idOf(body) });
+    expect(stored).toHaveLength(1);
+    expect(stored[0].event).toEqual(JSON.parse(body));
+  });
+});
+
 describe('signature check', () => {
   const body = bodyOf(EVENTS['notice friend_add'], 1_710_000_000);
 

@@ -5,11 +5,20 @@ import type { HttpRequest } from '../../../shared/http/middleware/request';
 import { LIMITS } from '../../../shared/limits';
 
 // The body reader alone: what an operation receives for each kind of body, and the envelope
-// code of each body it refuses. The gateway sends bodies base64-encoded (toEvent does too).
+// code of each body it refuses. Without a content type the gateway sends the body base64-encoded (toEvent does too).
 async function read(body: string | Buffer, { parseBody = true, base64 = true } = {}) {
   const bytes = Buffer.from(body);
   const event = toEvent(
-    { method: 'POST', rawPath: '/api/db/reaction/list', rawQueryString: '', headers: { 'x-trace': 't' }, httpVersion: '1.1', sourceIp: '127.0.0.1' },
+    {
+      method: 'POST',
+      rawPath: '/api/db/reaction/list',
+      rawQueryString: '',
+      headers: { 'x-trace': 't' },
+      httpVersion: '1.1',
+      sourceIp: '127.0.0.1',
+      port: 3000,
+      scheme: 'http',
+    },
     bytes,
     'POST /api/db/{model_name}/list',
   );
@@ -31,7 +40,7 @@ test('JSON arrives parsed, with the raw bytes, the headers and the deadline besi
   const request = await read('{"filters":{"content":"é"},"limit":2}');
   expect(request.body).toEqual({ filters: { content: 'é' }, limit: 2 });
   expect(request.rawBody.toString('utf8')).toBe('{"filters":{"content":"é"},"limit":2}');
-  expect(request.headers).toEqual({ 'x-trace': 't' });
+  expect(request.headers).toEqual({ 'x-trace': 't', 'x-forwarded-for': '127.0.0.1', 'x-forwarded-proto': 'http', 'x-forwarded-port': '3000' });
   expect(request.deadline).toBeGreaterThanOrEqual(started + 4_000);
   expect(request.deadline).toBeLessThanOrEqual(Date.now() + 5_000);
 });

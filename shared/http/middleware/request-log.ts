@@ -1,0 +1,58 @@
+import { log } from '../../log';
+import type { HttpResult } from '../respond';
+import type { HttpRequest } from './request';
+
+/** The envelope's stable error code of an error answer; never its message, which may quote the body. */
+function errorCodeOf(answer: HttpResult | undefined): string | undefined {
+  if (answer === undefined || (answer.statusCode ?? 200) < 400 || typeof answer.body !== 'string') return undefined;
+  try {
+    const code = (JSON.parse(answer.body) as { data?: { error?: unknown } }).data?.error;
+    return typeof code === 'string' ? code : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * One JSON line per request at `info` (docs/architecture.md): who asked for what and how it was
+ * answered, never a body or a credential. A middy plugin rather than a middleware, because
+ * middy's `requestEnd` runs after every answer the function gives, an early one (a CORS preflight)
+ * and the error envelope included, where a middleware's `after` is skipped by an early answer.
+ * `debug` adds what the request's size and an idempotent replay were. It reads only what every
+ * invocation has, so that logging can never change an answer.
+ */
+export function requestLog() {
+  const started = new WeakMap<object, number>();
+  return {
+    // middy calls this with the request (@middy/core's index.js), though its types declare no argument.
+    requestStart: ((request: HttpRequest) => {
+      started.set(request, performance.now());
+    }) as () => void,
+    requestEnd: (middyRequest: unknown) => {
+      const request = middyRequest as HttpRequest;
+      const { event, context } = request;
+      // By now envelope.ts has made the result an answer.
+      const answer = request.response as HttpResult | undefined;
+      const start = started.get(request);
+      const status = answer?.statusCode ?? 500;
+      log.info('request', {
+        request_id: context.awsRequestId,
+        method: event.requestContext?.http?.method,
+        route: event.routeKey,
+        model: event.pathParameters?.model_name,
+        status,
+        error: errorCodeOf(answer),
+        latency_ms: start === undefined ? undefined : Math.round(performance.now() - start),
+        scopes: context.caller ? [...context.caller.scopes].sort() : undefined,
+        via: context.caller?.via,
+      });
+      log.debug('request_detail', {
+        request_id: context.awsRequestId,
+        body_bytes: context.apiRequest?.rawBody.length ?? 0,
+        body_encoding: event.isBase64Encoded ? 'base64' : 'text',
+        answer_bytes: typeof answer?.body === 'string' ? Buffer.byteLength(answer.body) : 0,
+        replayed: context.replay !== undefined,
+      });
+    },
+  };
+}
