@@ -1,28 +1,9 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { authenticate } from '../auth/authorize';
-import { settings } from '../config';
+import { databaseHealth, tableHealth } from '../health/database';
 import type { Operation } from '../http/middleware';
-import { botHealth, type BotHealth } from '../onebot/bots';
-import { db } from '../store/client';
 import { TableUnreachable } from '../store/errors';
 import { misconfiguration } from '../store/sdk-errors';
-import { TABLE_KEY } from '../store/table';
-import { inTime } from '../deadline';
-
-/** One consistent point read of a key no record uses: proves the table answers, costs 0.5 RCU. */
-async function tableHealth(): Promise<{ database: 'ok'; latency_ms: number; table: string }> {
-  const started = performance.now();
-  const table = settings().TABLE_NAME;
-  await db().send(new GetCommand({ TableName: table, Key: { [TABLE_KEY.partitionKey]: '#health', [TABLE_KEY.sortKey]: '#health' } }), inTime());
-  const latency = Math.round((performance.now() - started) * 10) / 10;
-  return { database: 'ok', latency_ms: latency, table };
-}
-
-/** The table's health, then the OneBot bots and whether each one's heartbeat is overdue (shared/onebot/bots.ts). */
-export async function databaseHealth(): Promise<{ database: 'ok'; latency_ms: number; table: string; bots: BotHealth[] }> {
-  return { ...(await tableHealth()), bots: await botHealth() };
-}
 
 /**
  * Whether the caller may see the bots: their ids are account numbers, so only a caller the record
