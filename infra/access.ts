@@ -7,6 +7,12 @@ export function checksTokens(fn: FunctionName): boolean {
   return descriptor.trigger === 'http' && tokenScopeOf(descriptor.scope) !== undefined;
 }
 
+/** A public route whose answer a token widens (health) reads API_TOKENS too; API Gateway puts no JWT authorizer before it. */
+const readsTokens = (fn: FunctionName): boolean => {
+  const descriptor = FUNCTION_DESCRIPTORS[fn];
+  return checksTokens(fn) || (descriptor.trigger === 'http' && descriptor.optionalToken === true);
+};
+
 export interface FunctionAccess {
   tableActions: ReadonlyArray<DynamoAction>;
   secrets: ReadonlyArray<SecretName>;
@@ -18,5 +24,5 @@ export interface FunctionAccess {
  */
 export function accessOf(fn: FunctionName): FunctionAccess {
   const { table, secrets } = FUNCTION_DESCRIPTORS[fn];
-  return { tableActions: table, secrets: checksTokens(fn) ? ['API_TOKENS', ...secrets] : secrets };
+  return { tableActions: table, secrets: readsTokens(fn) ? ['API_TOKENS', ...secrets] : secrets };
 }

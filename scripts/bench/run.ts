@@ -3,6 +3,7 @@
  * chart. `--quick` runs each once on small data and writes to a temporary directory unless
  * `--out` says where; `--only cold-start,bulk` picks benchmarks.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -36,6 +37,11 @@ async function main(): Promise<void> {
   const out = resolve(values.out ?? (quick ? join(tmpdir(), 'recordgate-bench') : 'docs'));
 
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+  // A data folder of the run's own for everything it starts (the local server of receiver-load,
+  // the receiver's spool and blobs): the user's DATA_DIR, `.data` by default, may be held by a
+  // running `npm start`, and a benchmark has no business writing into a user's data.
+  const dataDir = mkdtempSync(join(tmpdir(), 'recordgate-bench-data-'));
+  process.env.DATA_DIR = dataDir;
   const startedAt = new Date();
   const started = performance.now();
   const engine = await startBenchEngine('recordgate_bench');
@@ -50,6 +56,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await engine.stop();
+    rmSync(dataDir, { recursive: true, force: true });
   }
   // Checked over the whole run, not one benchmark: no operation of the store may ever scan.
   sections

@@ -126,5 +126,8 @@ export const healthAnswerSchema = z.strictObject({
         overdue: z.boolean().describe('No heartbeat for several intervals'),
       }),
     )
-    .describe('The OneBot bot accounts seen, from their lifecycle and heartbeat events'),
+    .optional()
+    .describe(
+      'The OneBot bot accounts seen, from their lifecycle and heartbeat events. Only for a caller whose bearer token has the read scope (or, on the local server without API_TOKENS, a loopback caller); absent for everyone else.',
+    ),
 });

@@ -1,5 +1,5 @@
 import * as z from '../zod';
-import { databaseHealth } from '../api/health';
+import { databaseHealth } from './database';
 import { causeOf, log } from '../log';
 import { HEALTH_METRICS, type Measurement } from './metrics';
 

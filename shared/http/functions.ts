@@ -18,7 +18,7 @@ interface Deployed {
   writes: boolean;
   /** Exactly the DynamoDB actions it sends; with none it gets no table at all (no grant, no TABLE_NAME). */
   table: ReadonlyArray<DynamoAction>;
-  /** The secrets it reads. API_TOKENS is not listed: a scope that needs a token brings it. */
+  /** The secrets it reads. API_TOKENS is not listed: a scope that needs a token, or optionalToken, brings it. */
   secrets: ReadonlyArray<Exclude<SecretName, 'API_TOKENS'>>;
   /** Its memory and timeout, from shared/limits.ts. */
   lambda: LambdaSettings;
@@ -31,6 +31,8 @@ export interface HttpFunction extends Deployed {
   trigger: 'http';
   /** What a caller's token needs for every route of it (shared/auth/scopes.ts). */
   scope: RouteScope;
+  /** Public, but a token shows more (health: the bots, to `read`), so it reads API_TOKENS all the same. */
+  optionalToken?: true;
   /**
    * `json`: parsed with exact numbers into `request.body` before the operation runs; `raw`: the
    * operation reads `request.rawBody` itself; `none`: it takes no body. Every body is size-checked.
@@ -69,7 +71,17 @@ const ONEBOT = [...CREATE, 'dynamodb:UpdateItem'] as const;
 const DESCRIPTORS = {
   // Each model's stored layout and index states are part of its answer.
   models: { trigger: 'http', scope: 'read', body: 'none', writes: false, tag: 'service', table: QUERY, secrets: [], lambda: FUNCTION_SETTINGS },
-  health: { trigger: 'http', scope: 'public', body: 'none', writes: false, tag: 'service', table: HEALTH, secrets: [], lambda: FUNCTION_SETTINGS },
+  health: {
+    trigger: 'http',
+    scope: 'public',
+    optionalToken: true,
+    body: 'none',
+    writes: false,
+    tag: 'service',
+    table: HEALTH,
+    secrets: [],
+    lambda: FUNCTION_SETTINGS,
+  },
   create: {
     trigger: 'http',
     scope: 'write',

@@ -207,7 +207,8 @@ export const SERVICE_OPERATIONS: Record<string, (route: Route) => OperationDoc> 
     errors: ['internal', 'database_unavailable'],
   }),
   health: () => ({
-    description: 'One consistent point read. Open to everyone, for load balancers and uptime checks.',
+    description:
+      'One consistent point read. Open to everyone, for load balancers and uptime checks; a bearer token with the read scope also gets the OneBot bots and their heartbeat state.',
     success: { status: 200, description: 'The table answers', data: healthAnswerSchema },
     errors: ['misconfigured', 'database_unavailable'],
   }),

@@ -2,6 +2,7 @@ import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { handler as listHandler } from '../../functions/list/handler';
 import { localOnly, useApi } from '../support/api';
 import { tableSnapshot } from '../support/table-snapshot';
+import { bodyOf, deliver, EVENTS } from './onebot-fixtures';
 
 const TOKENS = { reader: ['read'], writer: ['read', 'write'], root: ['read', 'write', 'admin'] };
 process.env.API_TOKENS = JSON.stringify(TOKENS);
@@ -115,6 +116,34 @@ describe('scopes', () => {
     const del = await api.post(reaction('delete'), { filters: { id: 'w' } }, as('root'));
     expect(del.body.data).toEqual({ deleted: 1, matched: 1, skipped: 0, complete: true, next_cursor: null });
     expect((await api.post(reaction('count'), {}, as('root'))).body.data.count).toBe(2);
+  });
+});
+
+describe('health shows the OneBot bots to a read caller only', () => {
+  // A bot's id is its account number: a public monitor learns whether the table answers, not who uses it.
+  const BOT = 10_077;
+  const botsIn = async (headers: Record<string, string> = {}) => {
+    const r = await api.get('/api/db/health', headers);
+    expect(r.status).toBe(200);
+    expect(r.body.data).toMatchObject({ database: 'ok', table: expect.any(String) });
+    return r.body.data.bots as { self_id: number }[] | undefined;
+  };
+
+  beforeAll(async () => {
+    const lifecycle = bodyOf(EVENTS['meta_event lifecycle'], 1_760_000_000, BOT);
+    expect((await deliver(api, '/onebot/v11/', lifecycle, { selfId: String(BOT) })).status).toBe(200);
+  });
+
+  test('a read token gets each bot and its heartbeat state', async () => {
+    expect((await botsIn(as('reader')))?.map((b) => b.self_id)).toContain(BOT);
+  });
+
+  test.each([
+    ['no token', {}],
+    ['an unknown token', as('readerx')],
+    ['another scheme', { authorization: `Basic ${Buffer.from('reader:').toString('base64')}` }],
+  ])('%s gets the database state without any bot', async (_, headers) => {
+    expect(await botsIn(headers)).toBeUndefined();
   });
 });
 

@@ -18,9 +18,17 @@ describe('the README is a front door', () => {
 
   test('with the two commands and a link to every document', () => {
     const readme = read('README.md');
-    expect(readme).toContain('npm install && npm start');
-    expect(readme).toContain('npm test');
+    const setUp = readme.match(/```sh\n([\s\S]*?)```/)![1];
+    expect(setUp.split('\n').flatMap((line) => line.replace(/#.*/, '').trim() || [])).toEqual(['npm install && npm start', 'npm test']);
     for (const doc of DOCS) expect(readme).toContain(`](${doc})`);
+  });
+
+  test('whose two commands are what CI runs, and nothing else', () => {
+    const commands = read('.ci/run')
+      .split('\n')
+      .filter((line) => /^npm /.test(line))
+      .map((line) => line.replace(/ --\S+/g, ''));
+    expect(commands).toEqual(['npm install', 'npm test']);
   });
 });
 
