@@ -105,6 +105,18 @@ describe('Idempotency-Key on create, update and delete', () => {
     expect(await storedWith('idem-race')).toHaveLength(1);
   });
 
+  test('an answer too large to keep still stops a second run: 409 idempotency_answer_not_kept, nothing written again', async () => {
+    // 100 records of 4 KB answer about 420 KB, over what a key's item keeps (LIMITS.maxReplayedAnswerBytes).
+    const data = Array.from({ length: LIMITS.maxCreateBatch }, (_, i) => ({ user_id: i, content: `idem-large-${'x'.repeat(4096)}` }));
+    const first = await post('create', { data }, 'k-large');
+    expect(first.status).toBe(201);
+    expect(first.text.length).toBeGreaterThan(LIMITS.maxReplayedAnswerBytes);
+    const again = await post('create', { data }, 'k-large');
+    expect(again.status).toBe(409);
+    expect(again.body.data).toMatchObject({ error: 'idempotency_answer_not_kept', first_status: 201 });
+    expect(await storedWith(`idem-large-${'x'.repeat(4096)}`)).toHaveLength(LIMITS.maxCreateBatch);
+  });
+
   test('a key that is too long or not a whole quoted string is 400', async () => {
     for (const key of ['x'.repeat(LIMITS.maxIdempotencyKeyLength + 1), '"unterminated']) {
       const r = await post('create', { data: { user_id: 11, content: 'idem-bad-key' } }, key);
