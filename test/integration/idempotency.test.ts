@@ -1,4 +1,5 @@
 import { handler as updateHandler } from '../../functions/update/handler';
+import { claimKey } from '../../shared/store/idempotency';
 import { LIMITS } from '../../shared/limits';
 import { useApi } from '../support/api';
 import { callWithBudget } from '../support/bulk-calls';
@@ -125,6 +126,21 @@ describe('Idempotency-Key on create, update and delete', () => {
     }
     expect((await post('create', { data: { user_id: 11, content: 'idem-bad-key' } }, '"quoted-key"')).status).toBe(201);
     expect(await storedWith('idem-bad-key')).toHaveLength(1);
+  });
+});
+
+describe('a key whose run never answered', () => {
+  test('is in flight until its lease (the function deadline) passes, then taken over with the same run', async () => {
+    const first = await claimKey('caller', 'k-lease', 'fp', Date.now() + 60_000);
+    expect(first.kind).toBe('claimed');
+    expect((await claimKey('caller', 'k-lease', 'fp', Date.now() + 60_000)).kind).toBe('in_flight');
+    // A run whose function was stopped: its lease lies in the past.
+    const stopped = await claimKey('caller', 'k-stopped', 'fp', Date.now() - 1);
+    const taken = await claimKey('caller', 'k-stopped', 'fp', Date.now() + 60_000);
+    expect(taken).toMatchObject({ kind: 'claimed' });
+    expect(taken.kind === 'claimed' && stopped.kind === 'claimed' && taken.run).toEqual(stopped.kind === 'claimed' && stopped.run);
+    // Another request under that key is still another request.
+    expect((await claimKey('caller', 'k-stopped', 'other-fp', Date.now() + 60_000)).kind).toBe('mismatch');
   });
 });
 
