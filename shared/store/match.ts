@@ -1,8 +1,5 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { LIMITS } from '../limits';
 import type { Model } from '../models/define';
-import { inTime } from '../deadline';
-import { db } from './client';
 import { decodeResumeCursor } from './cursor';
 import { EmptyFilter, InvalidCursor, MatchesAll, TooManyMatches } from './errors';
 import { isMatchAll, MATCH_ALL, type FilterNode } from './filter/ast';
@@ -10,7 +7,7 @@ import { parseFilter } from './filter/parse';
 import { shardOf } from './keys';
 import { indexReadiness } from './layout';
 import { ID_ORDER, planAccess } from './plan';
-import { queryInput, readAll, type Item, type Key } from './query';
+import { countShard, readAll, type Item } from './query';
 import type { BulkGuard } from './types';
 import { utf8Order } from './utf8-order';
 import { newWriteToken } from './write-token';
@@ -39,15 +36,7 @@ async function isWholeModel(model: Model, items: Item[]): Promise<boolean> {
   const whole = await Promise.all(
     plan.shards.map(async (shard) => {
       const matched = matchedIn.get(shard) ?? 0;
-      const input = { ...queryInput({ plan, filter: MATCH_ALL, consistent: true }, shard), Select: 'COUNT' as const };
-      let count = 0;
-      let next: Key | undefined;
-      do {
-        const page = await db().send(new QueryCommand({ ...input, ExclusiveStartKey: next, Limit: matched + 1 - count }), inTime());
-        count += page.Count ?? 0;
-        next = page.LastEvaluatedKey as Key | undefined;
-      } while (next && count <= matched);
-      return count <= matched;
+      return (await countShard({ plan, filter: MATCH_ALL, consistent: true }, shard, matched)).count <= matched;
     }),
   );
   return whole.every(Boolean);

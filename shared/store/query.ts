@@ -156,23 +156,28 @@ export async function readAll(options: ReadOptions, atMost: number): Promise<{ i
   return { items: items.slice(0, atMost + 1), truncated: items.length > atMost };
 }
 
+/**
+ * One shard's matches, counted with Select COUNT so no item data is returned: every page, or
+ * only until more than `atMost` are counted (each page then asks for no more than that).
+ */
+export async function countShard(options: ReadOptions, shard: number, atMost = Number.POSITIVE_INFINITY): Promise<{ count: number; scanned: number }> {
+  const input: QueryCommandInput = { ...queryInput(options, shard), Select: 'COUNT' };
+  let count = 0;
+  let scanned = 0;
+  let next: Key | undefined;
+  do {
+    const limit = Number.isFinite(atMost) ? atMost + 1 - count : undefined;
+    const page = await db().send(new QueryCommand({ ...input, ExclusiveStartKey: next, Limit: limit }), inTime());
+    count += page.Count ?? 0;
+    scanned += page.ScannedCount ?? 0;
+    next = page.LastEvaluatedKey as Key | undefined;
+  } while (next && count <= atMost);
+  return { count, scanned };
+}
+
 /** Exact count: every page of every shard, with Select COUNT so no item data is returned. */
 export async function countAll(options: ReadOptions): Promise<{ count: number; scanned: number }> {
-  const perShard = await Promise.all(
-    options.plan.shards.map(async (shard) => {
-      const input: QueryCommandInput = { ...queryInput(options, shard), Select: 'COUNT' };
-      let count = 0;
-      let scanned = 0;
-      let next: Key | undefined;
-      do {
-        const page = await db().send(new QueryCommand({ ...input, ExclusiveStartKey: next }), inTime());
-        count += page.Count ?? 0;
-        scanned += page.ScannedCount ?? 0;
-        next = page.LastEvaluatedKey as Key | undefined;
-      } while (next);
-      return { count, scanned };
-    }),
-  );
+  const perShard = await Promise.all(options.plan.shards.map((shard) => countShard(options, shard)));
   return perShard.reduce((a, b) => ({ count: a.count + b.count, scanned: a.scanned + b.scanned }), { count: 0, scanned: 0 });
 }
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, type GetCommandInput } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../config';
 import type { Model } from '../models/define';
@@ -30,7 +30,10 @@ export const operationWriteToken = (operation: string): string => `${operation}.
 /** Whether the item's last write was made by this bulk operation. */
 export const writtenBy = (item: Item, operation: string): boolean => String(item[WRITE_TOKEN_ATTRIBUTE] ?? '').startsWith(`${operation}.`);
 
-export const isConditionFailure = (error: unknown): boolean => error instanceof ConditionalCheckFailedException;
+/** A write refused by its condition: a single write's, or one of a transaction's (which then wrote nothing). */
+export const isConditionFailure = (error: unknown): boolean =>
+  error instanceof ConditionalCheckFailedException ||
+  (error instanceof TransactionCanceledException && (error.CancellationReasons ?? []).some((r) => r.Code === 'ConditionalCheckFailed'));
 
 /** A condition failure on a retried attempt may be the request's own earlier attempt. */
 export const wasRetried = (error: unknown): boolean => ((error as { $metadata?: { attempts?: number } }).$metadata?.attempts ?? 1) > 1;

@@ -12,7 +12,7 @@ import { modelLayout } from '../../layout';
 import type { Item } from '../../query';
 import { toRecord, type ApiRecord } from '../../record';
 import { WRITE_TOKEN_ATTRIBUTE } from '../../table';
-import { currentItem, isConditionFailure, newWriteToken, settledDespite, wasRetried } from '../../write-token';
+import { isConditionFailure, newWriteToken, settledDespite } from '../../write-token';
 import { storedItem, type NewRecord } from './item';
 import { batchParams, putParams } from './params';
 import { inTime } from '../../../deadline';
@@ -99,21 +99,14 @@ async function putAll(model: Model, items: Item[], keyed: boolean): Promise<Item
     await db().send(new TransactWriteCommand(batchParams(items)), inTime());
     return items;
   } catch (error) {
-    if (!(error instanceof TransactionCanceledException)) {
-      const found = await foundWritten(error, model, items[0], keyed);
-      if (found) return asLanded(items, found);
-      throw error;
-    }
+    // The batch is one write: its first record tells whether it landed (an answer lost, or a
+    // retried attempt or keyed run meeting the batch's own earlier write), and when.
+    const found = await foundWritten(error, model, items[0], keyed);
+    if (found) return asLanded(items, found);
+    if (!(error instanceof TransactionCanceledException)) throw error;
     const reasons = reasonsOf(error);
     const conflicts = items.filter((_, i) => reasons[i] === 'ConditionalCheckFailed').map((item) => item.id as string);
-    if (conflicts.length > 0) {
-      // A retried attempt (or a keyed run) that meets the batch's own earlier write: that one landed, whole.
-      if (keyed || wasRetried(error)) {
-        const first = await currentItem(model, items[0].id as string);
-        if (first?.[WRITE_TOKEN_ATTRIBUTE] === items[0][WRITE_TOKEN_ATTRIBUTE]) return asLanded(items, first!);
-      }
-      throw new RecordExists(model.name, conflicts);
-    }
+    if (conflicts.length > 0) throw new RecordExists(model.name, conflicts);
     // Another transaction held one of the items: nothing was written, and a retry may pass.
     const busy = reasons.indexOf('TransactionConflict');
     if (busy >= 0) throw new RecordBusy(items[busy].id as string);
