@@ -1,7 +1,11 @@
 import { handler as createHandler } from '../../functions/create/handler';
 import { handler as deleteHandler } from '../../functions/delete/handler';
 import { handler as updateHandler } from '../../functions/update/handler';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { InitializeHandlerArguments } from '@smithy/types';
+import { settings } from '../../shared/config';
 import { LIMITS } from '../../shared/limits';
+import { db } from '../../shared/store/client';
 import { useApi } from '../support/api';
 import { callWithBudget as callAs, type Handler } from '../support/bulk-calls';
 import { storedItems } from '../support/stored';
@@ -119,4 +123,62 @@ describe('bulk writes within the function deadline', () => {
     // No time at all refuses the batch; plenty of time stores it.
     expect(statuses).toEqual(new Set([503, 201]));
   }, 90_000);
+
+  test('an update that another writer keeps beating until the cutoff answers 409 record_busy and has written nothing', async () => {
+    await api.post(
+      '/api/db/reaction/create',
+      {
+        ids: ['busy-1', 'busy-other'],
+        data: [
+          { user_id: 1, content: 'busy' },
+          { user_id: 2, content: 'other' },
+        ],
+      },
+      ROOT,
+    );
+    // Before each attempt of ours, another writer changes the record, so our conditional write always loses.
+    let bumping = false;
+    let beaten = 0;
+    const name = 'anotherWriter';
+    db().middlewareStack.add(
+      (next) => async (args: InitializeHandlerArguments<any>) => {
+        const input = args.input as { Key?: { sk?: string }; UpdateExpression?: string };
+        if (!bumping && input.Key?.sk === 'busy-1' && input.UpdateExpression) {
+          bumping = true;
+          try {
+            await db().send(
+              new UpdateCommand({
+                TableName: settings().TABLE_NAME,
+                Key: input.Key as Record<string, string>,
+                UpdateExpression: 'SET #v = #v + :one, #w = :other',
+                ExpressionAttributeNames: { '#v': '_version', '#w': '_w' },
+                ExpressionAttributeValues: { ':one': 1, ':other': 'another-writer' },
+              }),
+            );
+            beaten += 1;
+          } finally {
+            bumping = false;
+          }
+        }
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    try {
+      const r = await callWithBudget(
+        updateHandler,
+        'update',
+        { filters: { id: 'busy-1' }, values: { user_name: 'mine' } },
+        LIMITS.bulkStopBeforeDeadlineMs + 500,
+      );
+      expect(r.status).toBe(409);
+      expect(r.body.data).toMatchObject({ error: 'record_busy', id: 'busy-1', updated: 0 });
+    } finally {
+      db().middlewareStack.remove(name);
+    }
+    expect(beaten).toBeGreaterThan(0);
+    const [stored] = (await storedItems(reaction)).filter((i) => i.id === 'busy-1');
+    expect(stored.d).not.toHaveProperty('user_name');
+    expect(stored._w).toBe('another-writer');
+  }, 30_000);
 });
