@@ -9,7 +9,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { PACKAGE_ASSETS } from '../shared/docs/assets';
-import { ESBUILD_OPTIONS, handlerEntry } from './bundling';
+import { ESBUILD_OPTIONS, handlerEntry, LAMBDA_NODE_MAJOR } from './bundling';
 import { accessOf } from './access';
 import { FUNCTION_DESCRIPTORS, type FunctionName, type SecretName } from '../shared/http/functions';
 import type { LambdaPlatform } from './platform';
@@ -17,6 +17,10 @@ import type { LambdaPlatform } from './platform';
 const PROJECT_ROOT = path.resolve(__dirname, '..');
 
 const DOCS_ASSETS_DIR = 'docs-assets';
+
+/** CDK's own runtime for the major the bundles are built for; one CDK does not know yet stops the synth. */
+const RUNTIME = Runtime.ALL.find((runtime) => runtime.name === `nodejs${LAMBDA_NODE_MAJOR}.x` && !runtime.isVariable);
+if (!RUNTIME) throw new Error(`aws-cdk-lib has no Lambda runtime nodejs${LAMBDA_NODE_MAJOR}.x`);
 
 /** Copies exactly the swagger-ui files the docs function serves (shared/docs/assets.ts) into its bundle. */
 function docsAssetHooks(): ICommandHooks {
@@ -58,7 +62,7 @@ export interface FunctionResources {
 }
 
 /**
- * One Lambda function of the service: `functions/<name>/handler.ts` on Node.js 22, arm64 where the
+ * One Lambda function of the service: `functions/<name>/handler.ts` on Lambda's Node.js runtime (infra/bundling.ts), arm64 where the
  * region has the secrets extension for it (infra/platform.ts), with its own log group kept a month, JSON logs, and exactly the
  * table and secret access, memory and timeout of its descriptor (shared/http/functions.ts).
  *
@@ -88,7 +92,7 @@ export function serviceFunction(scope: Construct, name: FunctionName, resources:
     handler: 'handler',
     projectRoot: PROJECT_ROOT,
     depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
-    runtime: Runtime.NODEJS_22_X,
+    runtime: RUNTIME,
     architecture: resources.platform.architecture,
     memorySize: descriptor.lambda.memoryMb,
     timeout: Duration.seconds(descriptor.lambda.timeoutSeconds),

@@ -21,11 +21,6 @@ export function acknowledgeFindings(stack: Stack, table: ITableV2): void {
       reason: "The functions Query the table's own GSIs; <table>/index/* names the indexes of this one table and nothing else.",
     },
     {
-      id: 'AwsSolutions-L1',
-      reason:
-        'Node.js 22 is a supported Lambda LTS runtime; the bundles are built for node22 (infra/bundling.ts) and the cold-start benchmark measures that runtime, so the runtime moves together with them.',
-    },
-    {
       id: 'AwsSolutions-SMG4',
       reason:
         'API_TOKENS and ONEBOT_SECRET are shared secrets handed to clients and bots by the operator, so automatic rotation would lock them out; CURSOR_SECRET rotation would invalidate open cursors. The functions re-read secrets every five minutes, so a manual rotation (README) needs no redeploy.',

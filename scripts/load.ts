@@ -167,7 +167,6 @@ const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length 
 const ms = (n: number) => Math.round(n * 10) / 10;
 
 async function main(): Promise<void> {
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   process.env.TABLE_NAME = 'load';
   process.env.API_TOKENS = JSON.stringify({ [TOKEN]: ['read', 'write', 'admin'] });
   const engine = await startDynalite();

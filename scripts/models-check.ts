@@ -15,7 +15,6 @@ import { startDynalite } from './local/engine';
 import { checkDataDir, readConfig, StartupError } from './local/startup';
 
 async function main(): Promise<number> {
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const config = readConfig(process.env, (dir) => resolve(dir));
   process.env.TABLE_NAME = config.tableName;
   let engine: Awaited<ReturnType<typeof startDynalite>> | undefined;

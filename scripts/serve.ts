@@ -18,8 +18,6 @@ import { drain, DRAIN_MS, FORCING_SIGNAL, RequestTracker, watchParent } from './
 import { buildInBackground, checkDataDir, checkPort, readConfig, recordModelLayouts, StartupError } from './local/startup';
 
 async function main(): Promise<void> {
-  // The SDK is pinned to a release that supports Node 20 (docs/decisions.md); its upgrade notice is noise here.
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const config = readConfig(process.env, (dir) => resolve(dir));
   await checkPort(config.host, config.port);
   await checkDataDir(config.dataDir);

@@ -51,7 +51,7 @@ process.stdout.write(JSON.stringify({ loadMs, cpuMs: (used.user + used.system) /
 
 function loadOnce(file: string): { loadMs: number; cpuMs: number; processMs: number } {
   const child = spawnSync(process.execPath, ['-e', LOADER, file], {
-    env: { PATH: process.env.PATH, AWS_REGION: 'us-east-1', TABLE_NAME: 'bench', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    env: { PATH: process.env.PATH, AWS_REGION: 'us-east-1', TABLE_NAME: 'bench' },
     encoding: 'utf8',
   });
   if (child.status !== 0) throw new Error(`loading ${file} failed: ${child.stderr}`);

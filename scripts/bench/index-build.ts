@@ -15,7 +15,6 @@ import { prepareTable, startDynalite } from '../local/engine';
 
 async function main(): Promise<void> {
   const records = Number(process.argv[2] ?? 5000);
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   process.env.TABLE_NAME = 'bench_index_build';
   const dir = mkdtempSync(join(tmpdir(), 'recordgate-index-build-'));
   const engine = await startDynalite({ path: dir });

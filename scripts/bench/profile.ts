@@ -34,7 +34,6 @@ async function main(): Promise<void> {
     AWS_SECRET_ACCESS_KEY: 'bench',
     AWS_REGION: 'us-east-1',
     TABLE_NAME: process.env.TABLE_NAME ?? 'bench',
-    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     API_TOKENS: JSON.stringify({ 'bench-token': ['read', 'write', 'admin'] }),
     ONEBOT_SECRET: 'bench-onebot-secret',
   });

@@ -36,7 +36,6 @@ async function main(): Promise<void> {
   if (unknown.length > 0) throw new Error(`unknown benchmark ${unknown.join(', ')}; known: ${Object.keys(BENCHMARKS).join(', ')}`);
   const out = resolve(values.out ?? (quick ? join(tmpdir(), 'recordgate-bench') : 'docs'));
 
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   // A data folder of the run's own for everything it starts (the local server of receiver-load,
   // the receiver's spool and blobs): the user's DATA_DIR, `.data` by default, may be held by a
   // running `npm start`, and a benchmark has no business writing into a user's data.

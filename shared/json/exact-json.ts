@@ -2,9 +2,10 @@ import { NumberValue } from '@aws-sdk/lib-dynamodb';
 import { losslessJson } from './lossless';
 
 /**
- * JSON with exact numbers. JSON.parse rounds 18446744073709551617 and middy's JSON body
- * parser offers no way around it on Node 20, so numbers that a JS number cannot hold exactly
- * stay as the SDK's NumberValue, which DynamoDB stores digit for digit.
+ * JSON with exact numbers. JSON.parse rounds 18446744073709551617, so numbers that a JS number
+ * cannot hold exactly stay as the SDK's NumberValue, which DynamoDB stores digit for digit. A
+ * source-text reviver (Node 22+) would keep them too, but is slower than this parser and keeps
+ * the last of a repeated key, which this one refuses (docs/decisions.md).
  */
 export type ExactNumber = number | NumberValue;
 

@@ -24,7 +24,6 @@ test('npm run bench -- --quick runs every benchmark and writes the report, besid
     const child = spawn(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'scripts/bench/run.ts', '--quick', '--out', out], {
       env: {
         ...process.env,
-        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
         DATA_DIR: heldDir,
         PORT: String((heldPort.address() as { port: number }).port),
       },

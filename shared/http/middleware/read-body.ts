@@ -21,8 +21,9 @@ const textOf = (event: APIGatewayProxyEventV2, rawBody: Buffer): string => (even
 const readJson = (text: string): unknown => (text.trim() === '' ? {} : parseJsonBody(text, LIMITS.maxJsonDepth, 'body'));
 
 /**
- * The body as sent, then as JSON with exact numbers. middy's http-json-body-parser uses
- * JSON.parse, which rounds integers past 2^53, so this replaces it. `parseBody: false` leaves
+ * The body as sent, then as JSON with exact numbers. middy's http-json-body-parser would round
+ * integers past 2^53 without a reviver, and answer its own 415 and 422 errors, so this replaces it
+ * (docs/decisions.md). `parseBody: false` leaves
  * the parsing to the operation: the OneBot receiver checks a signature over the raw bytes first.
  */
 export function readBody({ parseBody }: { parseBody: boolean }) {

@@ -66,8 +66,6 @@ export async function startArtifactApi(options: ArtifactOptions): Promise<Artifa
           AWS_SESSION_TOKEN: SESSION_TOKEN,
           AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint,
           AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
-          // Lambda runs Node 22; here Node 20 would make the pinned SDK print its upgrade notice.
-          AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
         },
       }),
     );

@@ -7,6 +7,7 @@ import { API_THROTTLES, ONEBOT_QUEUE } from '../../../shared/limits';
 import { backoffSeconds, maxReceiveCount, outageCoveredSeconds, secondsBeforeReceive } from '../../../shared/onebot/backoff';
 import { createTableInput, TTL_ATTRIBUTE } from '../../../shared/store/table';
 import { accessOf } from '../../../infra/access';
+import { LAMBDA_NODE_MAJOR } from '../../../infra/bundling';
 import { synthTemplate, templateIndex } from './synth';
 
 const { template } = synthTemplate({ alarmEmail: 'ops@example.com,oncall@example.com' });
@@ -47,11 +48,11 @@ describe('functions', () => {
     expect(index.ofType('AWS::Lambda::Function')).toHaveLength(FUNCTIONS.length);
   });
 
-  test.each(FUNCTIONS)('%s runs Node.js 22 on arm64 with its memory and timeout, and JSON logs kept a month', (name) => {
+  test.each(FUNCTIONS)(`%s runs Node.js ${LAMBDA_NODE_MAJOR} on arm64 with its memory and timeout, and JSON logs kept a month`, (name) => {
     const props = index.functionProps(name);
     const { memoryMb, timeoutSeconds } = FUNCTION_DESCRIPTORS[name].lambda;
     expect(props).toMatchObject({
-      Runtime: 'nodejs22.x',
+      Runtime: `nodejs${LAMBDA_NODE_MAJOR}.x`,
       Architectures: ['arm64'],
       MemorySize: memoryMb,
       Timeout: timeoutSeconds,
