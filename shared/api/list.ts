@@ -1,5 +1,6 @@
 import { listRecords } from '../store/actions/list/list';
+import { cursorKey } from './cursor-key';
 import { recordOperation } from './record-operation';
 import { listRequest } from './requests';
 
-export const listOperation = recordOperation('list', listRequest, (model, body) => listRecords(model, body));
+export const listOperation = recordOperation('list', listRequest, (model, body) => listRecords(model, body, cursorKey));
