@@ -1,6 +1,6 @@
 import type { RouteScope } from '../auth/scopes';
 import type { SecretName } from '../config';
-import { API_THROTTLES, FUNCTION_SETTINGS, INDEX_BUILD_SETTINGS } from '../limits';
+import { API_THROTTLES, FUNCTION_SETTINGS, INDEX_BUILD_SETTINGS, ONEBOT_QUEUE_CONSUMER } from '../limits';
 
 /** The DynamoDB actions a function may be granted; none of them scans, batches or transacts. */
 export type DynamoAction = 'dynamodb:GetItem' | 'dynamodb:Query' | 'dynamodb:PutItem' | 'dynamodb:UpdateItem' | 'dynamodb:DeleteItem';
@@ -154,7 +154,7 @@ const DESCRIPTORS = {
     lambda: INDEX_BUILD_SETTINGS,
   },
   // Stores the OneBot deliveries kept in the queue while the table was unreachable, as onebot does.
-  onebot_queue: { trigger: 'queue', writes: true, table: ONEBOT, secrets: ['ONEBOT_ACCESS_TOKEN'] },
+  onebot_queue: { trigger: 'queue', writes: true, table: ONEBOT, secrets: ['ONEBOT_ACCESS_TOKEN'], lambda: ONEBOT_QUEUE_CONSUMER },
 } as const satisfies Record<string, Declared<HttpFunction> | Declared<EventFunction>>;
 
 export type FunctionName = keyof typeof DESCRIPTORS;
