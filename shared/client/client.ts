@@ -1,4 +1,4 @@
-import type { ErrorDetail } from '../http/errors';
+import type { ErrorDetail } from '../models/details';
 import type { ErrorEnvelope } from '../http/envelope-schema';
 import type { Model } from '../models/define';
 import type {

@@ -39,8 +39,6 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
-export { pathText, type ErrorDetail } from '../models/details';
-
 export class ApiError extends Error {
   readonly status: number;
 

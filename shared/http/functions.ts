@@ -5,8 +5,6 @@ import { API_THROTTLES, FUNCTION_SETTINGS, INDEX_BUILD_SETTINGS, ONEBOT_QUEUE_CO
 /** The DynamoDB actions a function may be granted; none of them scans, batches or transacts. */
 export type DynamoAction = 'dynamodb:GetItem' | 'dynamodb:Query' | 'dynamodb:PutItem' | 'dynamodb:UpdateItem' | 'dynamodb:DeleteItem';
 
-export type { SecretName };
-
 export type LambdaSettings = { readonly [K in keyof typeof FUNCTION_SETTINGS]: number };
 export type Throttle = { readonly [K in keyof typeof API_THROTTLES.stage]: number };
 
