@@ -1,4 +1,4 @@
-import type { ApiRecord } from './record';
+import type { ApiRecord } from './projection';
 
 /**
  * The store's requests and answers, its own. The API's zod schemas (shared/api/requests.ts,

@@ -10,7 +10,7 @@ import { BatchOutOfTime, InvalidRecord, RecordBusy, RecordExists, RepeatedIds, T
 import { checkItemSize } from '../../item-size';
 import { modelLayout } from '../../layout';
 import type { Item } from '../../query';
-import { toRecord, type ApiRecord } from '../../record';
+import { toRecord, type ApiRecord } from '../../projection';
 import { CREATED_ATTRIBUTE, UPDATED_ATTRIBUTE, WRITE_TOKEN_ATTRIBUTE } from '../../table';
 import { isConditionFailure, newWriteToken, settledDespite } from '../../write-token';
 import { storedItem, type NewRecord } from './item';

@@ -4,7 +4,7 @@ import { decodeCursor, encodeCursor, PROCESS_CURSOR_KEY, type CursorKey } from '
 import { InvalidCursor } from '../../errors';
 import { indexReadiness } from '../../layout';
 import { readPage } from '../../query';
-import { toRecord } from '../../record';
+import { toRecord } from '../../projection';
 import type { ListAnswer, ListRequest } from '../../types';
 import { listRead } from './params';
 
