@@ -11,7 +11,7 @@ export const NODE_RUNTIME_TARGET = `node${LAMBDA_NODE_MAJOR}`;
  * How every Lambda function is bundled, read by the CDK stack (NodejsFunction) and by the
  * cold-start benchmark, so both measure and ship the same thing. CommonJS with the SDK
  * bundled and `module` entry points preferred loaded fastest on this kind of machine
- * (../shared/research/toolchain.md).
+ * (docs/benchmarks.md measures every bundle against a bare-SDK one built the same way).
  */
 export const ESBUILD_OPTIONS = {
   bundle: true,

@@ -11,7 +11,8 @@ import { Construct } from 'constructs';
 import { PACKAGE_ASSETS } from '../shared/docs/assets';
 import { ESBUILD_OPTIONS, handlerEntry, LAMBDA_NODE_MAJOR } from './bundling';
 import { accessOf } from './access';
-import { FUNCTION_DESCRIPTORS, type FunctionName, type SecretName } from '../shared/http/functions';
+import type { SecretName } from '../shared/config';
+import { FUNCTION_DESCRIPTORS, type FunctionName } from '../shared/http/functions';
 import type { LambdaPlatform } from './platform';
 
 const PROJECT_ROOT = path.resolve(__dirname, '..');

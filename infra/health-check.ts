@@ -1,11 +1,10 @@
 import { Duration } from 'aws-cdk-lib';
 import { Metric } from 'aws-cdk-lib/aws-cloudwatch';
-import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
-import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Construct } from 'constructs';
 import { HEALTH_METRICS, type HealthMetricName } from '../shared/health/metrics';
 import { serviceFunction, type FunctionResources } from './function';
+import { runEvery } from './schedule';
 
 /** The scheduled health check: functions/health_check every minute, and the metrics it emits. */
 export class HealthCheck extends Construct {
@@ -18,12 +17,8 @@ export class HealthCheck extends Construct {
   ) {
     super(scope, id);
     this.function = serviceFunction(this, 'health_check', resources);
-    new Rule(this, 'EveryMinute', {
-      description: 'recordgate health check',
-      schedule: Schedule.rate(Duration.minutes(1)),
-      // A retry would land in the next minute's datapoint; the next run is the retry.
-      targets: [new LambdaFunction(this.function, { retryAttempts: 0 })],
-    });
+    // A retry would land in the next minute's datapoint; the next run is the retry.
+    runEvery(this, 'EveryMinute', this.function, Duration.minutes(1), 'recordgate health check');
   }
 
   metric(name: HealthMetricName, statistic: string, period = Duration.minutes(1)): Metric {

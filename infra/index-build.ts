@@ -1,11 +1,10 @@
 import { CustomResource, Duration } from 'aws-cdk-lib';
-import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
-import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Construct } from 'constructs';
 import { MODELS } from '../shared/models/registry';
 import { schemaFingerprint } from '../shared/store/index-build';
 import { serviceFunction, type FunctionResources } from './function';
+import { runEvery } from './schedule';
 
 /** What the deploy check compares with the table: a deploy that changes any of it runs the check again. */
 const definitions = () => MODELS.map((m) => ({ name: m.name, indexed: m.indexed, shards: m.shards, schema: schemaFingerprint(m) }));
@@ -22,12 +21,8 @@ export class IndexBuild extends Construct {
   constructor(scope: Construct, id: string, props: FunctionResources & { after: Construct }) {
     super(scope, id);
     this.function = serviceFunction(this, 'index_build', props);
-    new Rule(this, 'EveryFiveMinutes', {
-      description: 'recordgate index build',
-      schedule: Schedule.rate(Duration.minutes(5)),
-      // The next run is the retry: it starts where this one recorded its progress.
-      targets: [new LambdaFunction(this.function, { retryAttempts: 0 })],
-    });
+    // The next run is the retry: it starts where this one recorded its progress.
+    runEvery(this, 'EveryFiveMinutes', this.function, Duration.minutes(5), 'recordgate index build');
     const atDeploy = new CustomResource(this, 'ModelLayouts', {
       serviceToken: this.function.functionArn,
       resourceType: 'Custom::ModelLayouts',

@@ -1,7 +1,7 @@
 import { type RemovalPolicy, SecretValue } from 'aws-cdk-lib';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import type { SecretName } from '../shared/http/functions';
+import type { SecretName } from '../shared/config';
 
 /**
  * The settings the functions read through secretSetting(NAME). No secret value is ever part

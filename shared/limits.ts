@@ -136,9 +136,16 @@ export const FUNCTION_SETTINGS = {
  * and how its consumer waits for the table (shared/onebot/queue.ts). docs/decisions.md, "OneBot
  * deliveries kept in SQS", gives the AWS sources and the arithmetic.
  */
+/** The queue consumer's Lambda settings (onebot_queue in shared/http/functions.ts); its queue's visibility follows them. */
+export const ONEBOT_QUEUE_CONSUMER = FUNCTION_SETTINGS;
+
 export const ONEBOT_QUEUE = {
-  /** Seconds a received message stays hidden: six times the function timeout, as AWS advises for an SQS event source. */
-  visibilitySeconds: 6 * FUNCTION_SETTINGS.timeoutSeconds,
+  /**
+   * Seconds a received message stays hidden: six times the consumer's timeout, as AWS advises
+   * for an SQS event source, so Lambda can retry a batch it was throttled on
+   * (https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-configure.html).
+   */
+  visibilitySeconds: 6 * ONEBOT_QUEUE_CONSUMER.timeoutSeconds,
   /** Seconds the consumer hides a delivery after its first receive found the table unreachable; doubled per receive. */
   firstBackoffSeconds: 60,
   /** SQS's longest visibility timeout (12 hours), the cap of the backoff. */

@@ -13,7 +13,7 @@ const BASELINE = 'baseline (DocumentClient + GetItem)';
 const MAX_BUNDLE_KB = 450;
 const MAX_LOAD_RATIO = 1.2;
 /**
- * lambda-perf's daily hello-world, Node 22 on arm64: init duration, 2026-08 (../shared/research/toolchain.md).
+ * lambda-perf's daily hello-world, Node 22 on arm64: init duration, 2026-08.
  * Source: https://github.com/maxday/lambda-perf (10 cold starts a day per runtime, REPORT line's
  * Init Duration); its data/2025/2025-12-21.json gives nodejs22.x, 512 MB, arm64 a mean of 118 ms
  * (102-139 ms), in line with this range.

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { createHmac } from 'node:crypto';
-import { dispatch } from '../../shared/http/routes';
+import { dispatch } from '../local/route-selection';
 import { lambdaContext, toEvent } from '../local/event';
 
 /** The API Gateway event the local server would build for this request (scripts/local/event.ts). */

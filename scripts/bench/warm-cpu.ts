@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { ROUTES, dispatch } from '../../shared/http/routes';
+import { ROUTES } from '../../shared/http/routes';
+import { dispatch } from '../local/route-selection';
 import { reaction } from '../../shared/models/reaction';
 import { db } from '../../shared/store/client';
 import { indexAttributes, partitionKey, shardOf } from '../../shared/store/keys';

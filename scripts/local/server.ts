@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { FUNCTION_DESCRIPTORS, type HttpFunctionName } from '../../shared/http/functions';
-import { dispatch } from '../../shared/http/routes';
+import { dispatch } from './route-selection';
 import { lambdaContext } from './event';
 import { startGateway, type Invocation } from './gateway';
 

@@ -1,5 +1,7 @@
+import type * as z from 'zod';
 import { countRecords } from '../store/actions/count/count';
 import { recordOperation } from './record-operation';
+import type { countAnswerSchema } from './responses';
 import { countRequest } from './requests';
 
-export const countOperation = recordOperation('count', countRequest, (model, body) => countRecords(model, body));
+export const countOperation = recordOperation('count', countRequest, (model, body): Promise<z.infer<typeof countAnswerSchema>> => countRecords(model, body));

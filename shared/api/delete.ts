@@ -1,7 +1,13 @@
+import type * as z from 'zod';
 import { deleteRecords } from '../store/actions/delete/delete';
+import { cursorKey } from './cursor-key';
 import { recordOperation } from './record-operation';
+import type { deleteAnswerSchema } from './responses';
 import { deleteRequest } from './requests';
 
-export const deleteOperation = recordOperation('delete', deleteRequest, (model, body, deadline, keyRun) =>
-  deleteRecords(model, body, deadline, keyRun?.operation),
+export const deleteOperation = recordOperation(
+  'delete',
+  deleteRequest,
+  (model, body, deadline, keyRun): Promise<z.infer<typeof deleteAnswerSchema>> =>
+    deleteRecords(model, body, { deadline, operation: keyRun?.operation, cursorKey }),
 );

@@ -1,5 +1,12 @@
+import type * as z from 'zod';
 import { listRecords } from '../store/actions/list/list';
+import { cursorKey } from './cursor-key';
 import { recordOperation } from './record-operation';
+import type { listAnswerSchema } from './responses';
 import { listRequest } from './requests';
 
-export const listOperation = recordOperation('list', listRequest, (model, body) => listRecords(model, body));
+export const listOperation = recordOperation(
+  'list',
+  listRequest,
+  (model, body): Promise<z.infer<ReturnType<typeof listAnswerSchema>>> => listRecords(model, body, cursorKey),
+);

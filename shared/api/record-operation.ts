@@ -1,11 +1,11 @@
 import * as z from '../zod';
-import { ApiError, pathText } from '../http/errors';
+import { ApiError } from '../http/errors';
 import { FUNCTION_DESCRIPTORS, type HttpFunctionName } from '../http/functions';
 import type { ApiRequest, Operation } from '../http/middleware';
 import { illFormedPath } from '../json/well-formed';
 import type { Model } from '../models/define';
 import type { KeyRun } from '../store/idempotency';
-import { issueDetails } from '../models/details';
+import { issueDetails, pathText } from '../models/details';
 import { findModel, MODEL_NAMES } from '../models/catalog';
 import { InvalidFilter } from '../store/errors';
 import { requestErrorMap } from './requests';

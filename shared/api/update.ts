@@ -1,7 +1,13 @@
+import type * as z from 'zod';
 import { updateRecords } from '../store/actions/update/update';
+import { cursorKey } from './cursor-key';
 import { recordOperation } from './record-operation';
+import type { updateAnswerSchema } from './responses';
 import { updateRequest } from './requests';
 
-export const updateOperation = recordOperation('update', updateRequest, (model, body, deadline, keyRun) =>
-  updateRecords(model, body, deadline, keyRun?.operation),
+export const updateOperation = recordOperation(
+  'update',
+  updateRequest,
+  (model, body, deadline, keyRun): Promise<z.infer<typeof updateAnswerSchema>> =>
+    updateRecords(model, body, { deadline, operation: keyRun?.operation, cursorKey }),
 );

@@ -24,10 +24,8 @@ export const ERROR_STATUS = {
   idempotency_answer_not_kept: 409,
   matches_all: 409,
   payload_too_large: 413,
-  unsupported_media_type: 415,
   validation_error: 422,
   idempotency_key_reused: 422,
-  rate_limited: 429,
   internal: 500,
   secret_unavailable: 500,
   misconfigured: 500,
@@ -38,8 +36,6 @@ export const ERROR_STATUS = {
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
-
-export { pathText, type ErrorDetail } from '../models/details';
 
 export class ApiError extends Error {
   readonly status: number;

@@ -1,11 +1,9 @@
 import type { RouteScope } from '../auth/scopes';
 import type { SecretName } from '../config';
-import { API_THROTTLES, FUNCTION_SETTINGS, INDEX_BUILD_SETTINGS } from '../limits';
+import { API_THROTTLES, FUNCTION_SETTINGS, INDEX_BUILD_SETTINGS, ONEBOT_QUEUE_CONSUMER } from '../limits';
 
 /** The DynamoDB actions a function may be granted; none of them scans, batches or transacts. */
 export type DynamoAction = 'dynamodb:GetItem' | 'dynamodb:Query' | 'dynamodb:PutItem' | 'dynamodb:UpdateItem' | 'dynamodb:DeleteItem';
-
-export type { SecretName };
 
 export type LambdaSettings = { readonly [K in keyof typeof FUNCTION_SETTINGS]: number };
 export type Throttle = { readonly [K in keyof typeof API_THROTTLES.stage]: number };
@@ -20,7 +18,7 @@ interface Deployed {
   table: ReadonlyArray<DynamoAction>;
   /** The secrets it reads. API_TOKENS is not listed: a scope that needs a token, or optionalToken, brings it. */
   secrets: ReadonlyArray<Exclude<SecretName, 'API_TOKENS'>>;
-  /** Its memory and timeout, from shared/limits.ts. */
+  /** Its memory and timeout, from shared/limits.ts: FUNCTION_SETTINGS unless it declares its own. */
   lambda: LambdaSettings;
   /** Its bundle carries the swagger-ui files it serves (shared/docs/assets.ts). */
   docsAssets?: true;
@@ -64,13 +62,16 @@ const IDEMPOTENCY_KEYS = ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:Dele
 // Events are created, rules listed, and bot status created or updated.
 const ONEBOT = [...CREATE, 'dynamodb:UpdateItem'] as const;
 
+/** A descriptor as declared: without `lambda`, the function runs with FUNCTION_SETTINGS. */
+type Declared<F extends Deployed> = Omit<F, 'lambda'> & { lambda?: LambdaSettings };
+
 /**
  * Every deployed function and what it is, declared once: its handler, the CDK app (grants,
  * secrets, throttling, memory), auth, OpenAPI and the local server all read it from here.
  */
 const DESCRIPTORS = {
   // Each model's stored layout and index states are part of its answer.
-  models: { trigger: 'http', scope: 'read', body: 'none', writes: false, tag: 'service', table: QUERY, secrets: [], lambda: FUNCTION_SETTINGS },
+  models: { trigger: 'http', scope: 'read', body: 'none', writes: false, tag: 'service', table: QUERY, secrets: [] },
   health: {
     trigger: 'http',
     scope: 'public',
@@ -80,7 +81,6 @@ const DESCRIPTORS = {
     tag: 'service',
     table: HEALTH,
     secrets: [],
-    lambda: FUNCTION_SETTINGS,
   },
   create: {
     trigger: 'http',
@@ -91,12 +91,11 @@ const DESCRIPTORS = {
     idempotent: true,
     table: CREATE,
     secrets: [],
-    lambda: FUNCTION_SETTINGS,
   },
-  get_one: { trigger: 'http', scope: 'read', body: 'json', writes: false, tag: 'model', table: QUERY, secrets: [], lambda: FUNCTION_SETTINGS },
+  get_one: { trigger: 'http', scope: 'read', body: 'json', writes: false, tag: 'model', table: QUERY, secrets: [] },
   // list signs and checks cursors; update and delete hand one out when they stop early.
-  list: { trigger: 'http', scope: 'read', body: 'json', writes: false, tag: 'model', table: QUERY, secrets: ['CURSOR_SECRET'], lambda: FUNCTION_SETTINGS },
-  count: { trigger: 'http', scope: 'read', body: 'json', writes: false, tag: 'model', table: QUERY, secrets: [], lambda: FUNCTION_SETTINGS },
+  list: { trigger: 'http', scope: 'read', body: 'json', writes: false, tag: 'model', table: QUERY, secrets: ['CURSOR_SECRET'] },
+  count: { trigger: 'http', scope: 'read', body: 'json', writes: false, tag: 'model', table: QUERY, secrets: [] },
   update: {
     trigger: 'http',
     scope: 'write',
@@ -107,7 +106,6 @@ const DESCRIPTORS = {
     idempotent: true,
     table: ['dynamodb:Query', 'dynamodb:UpdateItem', ...IDEMPOTENCY_KEYS],
     secrets: ['CURSOR_SECRET'],
-    lambda: FUNCTION_SETTINGS,
   },
   // admin, not write: a token able to wipe a model is handed out on purpose.
   delete: {
@@ -120,9 +118,8 @@ const DESCRIPTORS = {
     idempotent: true,
     table: ['dynamodb:Query', ...IDEMPOTENCY_KEYS],
     secrets: ['CURSOR_SECRET'],
-    lambda: FUNCTION_SETTINGS,
   },
-  openapi: { trigger: 'http', scope: 'public', body: 'none', writes: false, tag: 'documentation', table: [], secrets: [], lambda: FUNCTION_SETTINGS },
+  openapi: { trigger: 'http', scope: 'public', body: 'none', writes: false, tag: 'documentation', table: [], secrets: [] },
   docs: {
     trigger: 'http',
     scope: 'public',
@@ -131,7 +128,6 @@ const DESCRIPTORS = {
     tag: 'documentation',
     table: [],
     secrets: [],
-    lambda: FUNCTION_SETTINGS,
     docsAssets: true,
   },
   // Senders sign with ONEBOT_SECRET instead of a token, so the receiver checks the signature
@@ -144,10 +140,9 @@ const DESCRIPTORS = {
     tag: 'onebot',
     table: ONEBOT,
     secrets: ['ONEBOT_SECRET', 'ONEBOT_ACCESS_TOKEN'],
-    lambda: FUNCTION_SETTINGS,
   },
   // Runs every minute (infra/health-check.ts) and emits the metrics the health alarms watch.
-  health_check: { trigger: 'schedule', writes: false, table: HEALTH, secrets: [], lambda: FUNCTION_SETTINGS },
+  health_check: { trigger: 'schedule', writes: false, table: HEALTH, secrets: [] },
   // Records each model's layout and fills new indexes (shared/store/index-build.ts): at every deploy, and every few minutes.
   index_build: {
     trigger: 'schedule',
@@ -157,13 +152,20 @@ const DESCRIPTORS = {
     lambda: INDEX_BUILD_SETTINGS,
   },
   // Stores the OneBot deliveries kept in the queue while the table was unreachable, as onebot does.
-  onebot_queue: { trigger: 'queue', writes: true, table: ONEBOT, secrets: ['ONEBOT_ACCESS_TOKEN'], lambda: FUNCTION_SETTINGS },
-} as const satisfies Record<string, HttpFunction | EventFunction>;
+  onebot_queue: { trigger: 'queue', writes: true, table: ONEBOT, secrets: ['ONEBOT_ACCESS_TOKEN'], lambda: ONEBOT_QUEUE_CONSUMER },
+} as const satisfies Record<string, Declared<HttpFunction> | Declared<EventFunction>>;
 
 export type FunctionName = keyof typeof DESCRIPTORS;
 export type HttpFunctionName = { [F in FunctionName]: (typeof DESCRIPTORS)[F]['trigger'] extends 'http' ? F : never }[FunctionName];
 
-export const FUNCTION_DESCRIPTORS: { readonly [F in FunctionName]: F extends HttpFunctionName ? HttpFunction : EventFunction } = DESCRIPTORS;
+type Settled<T> = { readonly [K in keyof T]: T[K] & { lambda: LambdaSettings } };
+
+/** Each descriptor with its Lambda settings: its own, or FUNCTION_SETTINGS. */
+function settled<T extends Record<string, Declared<Deployed>>>(declared: T): Settled<T> {
+  return Object.fromEntries(Object.entries(declared).map(([name, descriptor]) => [name, { lambda: FUNCTION_SETTINGS, ...descriptor }])) as Settled<T>;
+}
+
+export const FUNCTION_DESCRIPTORS: { readonly [F in FunctionName]: F extends HttpFunctionName ? HttpFunction : EventFunction } = settled(DESCRIPTORS);
 
 /** Every deployed function: `functions/<name>/handler.ts` each. */
 export const FUNCTIONS = Object.keys(FUNCTION_DESCRIPTORS) as ReadonlyArray<FunctionName>;

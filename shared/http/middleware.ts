@@ -5,7 +5,7 @@ import { corsOrigins } from '../config';
 import { withinInvocation } from '../deadline';
 import { authorizeBodyScope, authorizeCaller } from './middleware/authorize';
 import { cors } from './middleware/cors';
-import { envelope } from './middleware/envelope';
+import { inEnvelope } from './middleware/answer';
 import { idempotency } from './middleware/idempotency';
 import { lowerCaseResponseHeaders } from './middleware/header-case';
 import { readBody } from './middleware/read-body';
@@ -56,13 +56,13 @@ export function httpHandler(fn: HttpFunctionName, operation: Operation) {
     .use(securityHeaders())
     .use(ownRoutesOnly(fn))
     .use(origins.length > 0 ? [cors(origins)] : [])
-    .use(envelope())
+    .use(inEnvelope())
     .use(authorizeCaller())
     .use(readBody({ parseBody: FUNCTION_DESCRIPTORS[fn].body === 'json' }))
     .use(authorizeBodyScope())
     .use(FUNCTION_DESCRIPTORS[fn].idempotent ? [idempotency()] : [])
     .handler(async (_event, context) => context.replay ?? operation(context.apiRequest!));
-  // Inside the chain a result may still be data; envelope.ts has made it an answer by the time it returns.
+  // Inside the chain a result may still be data; answer.ts has made it an answer by the time it returns.
   const answer = handler as unknown as (event: APIGatewayProxyEventV2, context: Context) => Promise<HttpResult>;
   // Every call the chain makes is aborted before the timeout, so the function answers by itself.
   return (event: APIGatewayProxyEventV2, context: Context) => withinInvocation(context, () => answer(event, context));

@@ -25,7 +25,7 @@ import {
 import { isTimeout, isUnavailable, misconfiguration, refusedForSize, type Misconfiguration } from '../store/sdk-errors';
 import { settings } from '../config';
 import { stringifyExactJson } from '../json/exact-json';
-import { failure, success } from './wrap';
+import { failure, success } from './envelope';
 import { ApiError } from './errors';
 import { causeOf, log } from '../log';
 import { countMisconfiguration } from '../health/emf';

@@ -92,7 +92,7 @@ export const routeOfKey = (key: string | undefined): Route | undefined => KEYED_
 const patterns = new Map<string, RegExp>();
 
 /** A path template as a regular expression, built once per template: `{name}` takes one whole, non-empty segment. */
-function pattern(path: string): RegExp {
+export function pathPattern(path: string): RegExp {
   let regex = patterns.get(path);
   if (!regex) {
     const source = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, '(?<$1>[^/]+)');
@@ -102,56 +102,10 @@ function pattern(path: string): RegExp {
   return regex;
 }
 
-/** A path segment decoded; one with broken percent-encoding stays as sent (and names nothing). */
-function decodeSegment(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
-}
-
-export interface KeyMatch<T> {
-  target: T;
-  params: Record<string, string>;
-}
-
-/**
- * API Gateway's HTTP API route selection over route keys: the method and the raw path must
- * match a key exactly, `{name}` takes one non-empty segment, a literal segment wins over a
- * variable one; nothing is folded (no trailing slash, no `//`, no case). No match is `$default`.
- */
-export function selectRoute<T>(routes: ReadonlyArray<{ key: string; target: T }>, method: string, rawPath: string): KeyMatch<T> | undefined {
-  let best: { target: T; match: RegExpExecArray; variables: number } | undefined;
-  for (const { key, target } of routes) {
-    const space = key.indexOf(' ');
-    if (space < 0 || key.slice(0, space) !== method) continue;
-    const path = key.slice(space + 1);
-    const match = pattern(path).exec(rawPath);
-    const variables = (path.match(/\{/g) ?? []).length;
-    if (match && (!best || variables < best.variables)) best = { target, match, variables };
-  }
-  if (!best) return undefined;
-  return { target: best.target, params: Object.fromEntries(Object.entries(best.match.groups ?? {}).map(([k, v]) => [k, decodeSegment(v)])) };
-}
-
-const KEYED = KEYED_ROUTES.map((route) => ({ key: routeKey(route), target: route }));
-
-/** The deployed route a request reaches, or undefined when API Gateway would send it to `$default`. */
-export const routeFor = (method: string, rawPath: string): KeyMatch<Route> | undefined => selectRoute(KEYED, method, rawPath);
-
-/** Where API Gateway sends a request: a route key and its function, or `$default` and its function. */
-export function dispatch(method: string, rawPath: string): { key: string; fn: HttpFunctionName; params: Record<string, string> } {
-  const found = routeFor(method, rawPath);
-  return found
-    ? { key: routeKey(found.target), fn: found.target.function, params: found.params }
-    : { key: DEFAULT_ROUTE_KEY, fn: DEFAULT_ROUTE_FUNCTION, params: {} };
-}
-
 /** The `$default`-only route a request names exactly, if any. */
 export const defaultRouteFor = (method: string, rawPath: string): Route | undefined => DEFAULT_ROUTES.find((r) => r.method === method && r.path === rawPath);
 
 /** The methods the route table has for a path, for a 405's Allow header (any spelling the table has). */
 export function methodsFor(rawPath: string): string[] {
-  return [...new Set(ROUTES.filter((r) => pattern(r.path).test(rawPath)).map((r) => r.method))];
+  return [...new Set(ROUTES.filter((r) => pathPattern(r.path).test(rawPath)).map((r) => r.method))];
 }

@@ -87,8 +87,9 @@ export function typesOf(schema: FieldSchema): string[] {
 }
 
 /**
- * A model, checked at declaration. Its JSON Schemas are built on first use: every function
- * loads every model, and most requests never need them, so cold starts do not pay for them.
+ * A model, checked at declaration. Its JSON Schemas are built on first use: most requests never
+ * need them (the models endpoint, OpenAPI and the filter parser do), so cold starts do not pay
+ * for them.
  */
 export function defineModel<S extends ModelSchema>(options: ModelOptions<S>): Model<S> {
   const { name, schema, description } = options;

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { version } from '../../package.json';
-import { errorEnvelopeSchema, failure, success, successEnvelope } from '../http/envelope';
+import { failure, success } from '../http/envelope';
+import { errorEnvelopeSchema, successEnvelope } from '../http/envelope-schema';
 import { ERROR_STATUS, type ErrorCode } from '../http/errors';
 import { tokenScopeOf } from '../auth/scopes';
 import { FUNCTION_DESCRIPTORS, type ServiceTag } from '../http/functions';

@@ -26,9 +26,7 @@ export const ERROR_MEANING: Record<ErrorCode, string> = {
   matches_all:
     'The filter of an update or delete matches every record of the model (2 or more): send allow_all: true, which takes the admin scope; nothing changes',
   payload_too_large: "The body is over the size limit, or a record is over DynamoDB's 400 KB",
-  unsupported_media_type: 'The body is not sent as JSON',
   validation_error: 'Record data breaks the model schema; data.details lists each {path, message}',
-  rate_limited: 'Too many requests; retry after the Retry-After header',
   internal: 'A bug; it is logged, and the answer carries no stack trace',
   secret_unavailable:
     "A secret the function needs (tokens, cursor key, OneBot secret) cannot be read: a missing grant or a deleted secret; the cause is in the function's log",

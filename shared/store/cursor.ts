@@ -1,6 +1,5 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import * as z from '../zod';
-import { secretSetting } from '../secrets';
 import { stringifyExactJson } from '../json/exact-json';
 import type { Model } from '../models/define';
 import type { AccessPlan } from './plan';
@@ -20,18 +19,23 @@ const payloadSchema = z.strictObject({
 });
 
 /**
- * Without CURSOR_SECRET a key anyone could derive (the table name's) would let them sign any
- * position. Deployed stacks set CURSOR_SECRET and npm start keeps a random one per data
- * directory (scripts/local/cursor-key.ts); anything else signs with a key of this process only.
+ * Where the HMAC key of cursors comes from: the caller's (the API passes CURSOR_SECRET), asked
+ * only when a cursor is signed or checked, so a request that needs none reads no secret.
+ */
+export type CursorKey = () => Promise<string | undefined>;
+
+/**
+ * Without a key a service-wide one anyone could derive (the table name's) would let them sign
+ * any position. Deployed stacks set CURSOR_SECRET and npm start keeps a random one per data
+ * directory (scripts/local/cursor-key.ts); any other caller signs with a key of this process only.
  */
 const processKey = randomBytes(32).toString('base64url');
 
-async function secret(): Promise<string> {
-  return (await secretSetting('CURSOR_SECRET')) || processKey;
-}
+/** No key of the caller's: cursors this process signs, and only it accepts. */
+export const PROCESS_CURSOR_KEY: CursorKey = async () => undefined;
 
-const sign = async (payload: string) =>
-  createHmac('sha256', await secret())
+const sign = async (key: CursorKey, payload: string) =>
+  createHmac('sha256', (await key()) || processKey)
     .update(payload)
     .digest('base64url');
 
@@ -42,16 +46,16 @@ export function queryFingerprint(filters: unknown, orderBy: unknown): string {
     .slice(0, 22);
 }
 
-export const encodeCursor = (model: Model, fingerprint: string, plan: AccessPlan, after: string): Promise<string> =>
-  sealed({ m: model.name, q: fingerprint, k: { [plan.sortAttribute]: after } });
+export const encodeCursor = (key: CursorKey, model: Model, fingerprint: string, plan: AccessPlan, after: string): Promise<string> =>
+  sealed(key, { m: model.name, q: fingerprint, k: { [plan.sortAttribute]: after } });
 
 const refuse = (message: string) => new InvalidCursor(message);
 
 /** The payload of a cursor this service signed for this model and query, or InvalidCursor. */
-async function openCursor(cursor: string, model: Model, fingerprint: string): Promise<Record<string, unknown>> {
+async function openCursor(key: CursorKey, cursor: string, model: Model, fingerprint: string): Promise<Record<string, unknown>> {
   if (cursor === '') throw refuse('The cursor is empty; leave cursor out to start from the beginning');
   const [payload, mac, ...rest] = cursor.split('.');
-  const expected = Buffer.from(await sign(payload ?? ''));
+  const expected = Buffer.from(await sign(key, payload ?? ''));
   const given = Buffer.from(mac ?? '');
   if (rest.length > 0 || !payload || given.length !== expected.length || !timingSafeEqual(given, expected)) {
     throw refuse('The cursor is not one this service issued, or it was altered');
@@ -68,13 +72,13 @@ async function openCursor(cursor: string, model: Model, fingerprint: string): Pr
   return head.data;
 }
 
-const sealed = async (payload: object) => {
+const sealed = async (key: CursorKey, payload: object) => {
   const text = Buffer.from(JSON.stringify(payload)).toString('base64url');
-  return `${text}.${await sign(text)}`;
+  return `${text}.${await sign(key, text)}`;
 };
 
-export async function decodeCursor(cursor: string, model: Model, fingerprint: string, plan: AccessPlan): Promise<string> {
-  const payload = await openCursor(cursor, model, fingerprint);
+export async function decodeCursor(key: CursorKey, cursor: string, model: Model, fingerprint: string, plan: AccessPlan): Promise<string> {
+  const payload = await openCursor(key, cursor, model, fingerprint);
   // Cursors made before 2026-11-24 held a position per shard, which loses records created
   // between pages; none of them can be turned into a safe common position (docs/record-api.md).
   if (Object.hasOwn(payload, 'p')) throw refuse('The cursor was issued by an earlier version of the service and cannot resume; list again without a cursor');
@@ -97,13 +101,13 @@ export interface Resume {
  * and to the request's fingerprint. It names the operation the first call began, so that the
  * same cursor sent twice recognises the records that operation already wrote.
  */
-export const encodeResumeCursor = (model: Model, fingerprint: string, { after, operation, wide }: Resume): Promise<string> =>
-  sealed({ m: model.name, q: fingerprint, a: after, o: operation, ...(wide ? { w: true } : {}) });
+export const encodeResumeCursor = (key: CursorKey, model: Model, fingerprint: string, { after, operation, wide }: Resume): Promise<string> =>
+  sealed(key, { m: model.name, q: fingerprint, a: after, o: operation, ...(wide ? { w: true } : {}) });
 
-export async function decodeResumeCursor(cursor: string, model: Model, fingerprint: string): Promise<Resume> {
+export async function decodeResumeCursor(key: CursorKey, cursor: string, model: Model, fingerprint: string): Promise<Resume> {
   const parsed = z
     .strictObject({ m: z.string(), q: z.string(), a: z.string(), o: z.optional(z.string()), w: z.optional(z.literal(true)) })
-    .safeParse(await openCursor(cursor, model, fingerprint));
+    .safeParse(await openCursor(key, cursor, model, fingerprint));
   if (!parsed.success) throw refuse('The cursor does not fit this request');
   return { after: parsed.data.a, operation: parsed.data.o, ...(parsed.data.w ? { wide: true } : {}) };
 }

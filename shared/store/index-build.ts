@@ -10,7 +10,7 @@ import { indexAttributes, itemKey } from './keys';
 import { layoutKey, NO_PROGRESS, readLayout, rememberLayout, resolveLayout, type Layout } from './layout';
 import { mapPool } from './pool';
 import { shardPage, type Item } from './query';
-import { DATA_ATTRIBUTE, INDEX_SLOTS } from './table';
+import { DATA_ATTRIBUTE, INDEX_SLOTS, VERSION_ATTRIBUTE } from './table';
 import { isConditionFailure } from './write-token';
 
 /** A fingerprint of the data the model stores (its output JSON Schema): tells a schema change apart in the layout record. */
@@ -75,8 +75,8 @@ async function fillRecord(model: Model, building: ReadonlyArray<string>, first: 
   for (let attempt = 0; item && attempt < ATTEMPTS; attempt++) {
     const id = item.id as string;
     const keys = indexAttributes(model, id, item[DATA_ATTRIBUTE] as Record<string, unknown>);
-    const names: Record<string, string> = { '#v': '_version' };
-    const values: Record<string, unknown> = { ':v': item._version };
+    const names: Record<string, string> = { '#v': VERSION_ATTRIBUTE };
+    const values: Record<string, unknown> = { ':v': item[VERSION_ATTRIBUTE] };
     const set = slots.flatMap((slot, i) => {
       names[`#p${i}`] = slot.partitionKey;
       names[`#s${i}`] = slot.sortKey;

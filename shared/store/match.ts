@@ -1,6 +1,6 @@
 import { LIMITS } from '../limits';
 import type { Model } from '../models/define';
-import { decodeResumeCursor } from './cursor';
+import { decodeResumeCursor, PROCESS_CURSOR_KEY, type CursorKey } from './cursor';
 import { EmptyFilter, InvalidCursor, MatchesAll, TooManyMatches } from './errors';
 import { isMatchAll, MATCH_ALL, type FilterNode } from './filter/ast';
 import { parseFilter } from './filter/parse';
@@ -18,6 +18,18 @@ export interface Matched {
   items: Item[];
   /** The bulk operation this call is part of: begun by a call without a cursor, carried on by its cursors. */
   operation: string;
+  /** The key this call's cursors are checked and signed with. */
+  cursorKey: CursorKey;
+}
+
+/** How a bulk update or delete runs, as its caller says. */
+export interface BulkOptions {
+  /** When it stops and answers `complete: false` (ms since the epoch); without one it runs to the end. */
+  deadline?: number;
+  /** The operation an Idempotency-Key's run names, so that a retry of a run whose outcome was unknown skips what it wrote. */
+  operation?: string;
+  /** The key of its cursors (shared/store/cursor.ts); without one, a key of this process. */
+  cursorKey?: CursorKey;
 }
 
 /**
@@ -49,14 +61,19 @@ async function isWholeModel(model: Model, items: Item[]): Promise<boolean> {
  * Every call is checked, a resumed one too: a cursor proves only that an earlier call was let
  * through, and the model may have changed since.
  */
-export async function matchForWrite(model: Model, guard: BulkGuard, fingerprint: string, keyOperation?: string): Promise<Matched> {
+export async function matchForWrite(
+  model: Model,
+  guard: BulkGuard,
+  fingerprint: string,
+  { operation: keyOperation, cursorKey = PROCESS_CURSOR_KEY }: BulkOptions,
+): Promise<Matched> {
   const readiness = await indexReadiness(model);
   let filter = parseFilter(model, guard.filters);
   if (isMatchAll(filter) && guard.allow_all !== true) throw new EmptyFilter();
   // An Idempotency-Key's run names the operation, so a retry of a run whose outcome was unknown skips what it wrote.
   let operation = keyOperation ?? newWriteToken();
   if (guard.cursor !== undefined) {
-    const resume = await decodeResumeCursor(guard.cursor, model, fingerprint);
+    const resume = await decodeResumeCursor(cursorKey, guard.cursor, model, fingerprint);
     // What an admin began with allow_all is not carried on without it, by a write token that holds its cursor.
     if (resume.wide && guard.allow_all !== true)
       throw new InvalidCursor('This cursor carries on a request with allow_all: send allow_all: true with it', 'issued with allow_all');
@@ -68,5 +85,5 @@ export async function matchForWrite(model: Model, guard: BulkGuard, fingerprint:
   if (truncated) throw new TooManyMatches(maxAffected);
   if (guard.allow_all !== true && items.length >= 2 && (await isWholeModel(model, items))) throw new MatchesAll(model.name, items.length);
   items.sort((a, b) => utf8Order(a.id as string, b.id as string));
-  return { filter, items, operation };
+  return { filter, items, operation, cursorKey };
 }

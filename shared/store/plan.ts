@@ -64,7 +64,7 @@ function topLevel(filter: FilterNode): Compare[] {
   return items.filter((n): n is Compare => n.kind === 'compare');
 }
 
-export function parseOrder(model: Model, orderBy: string | string[] | undefined, readiness = ALL_READY): Order {
+export function parseOrder(model: Model, orderBy: string | ReadonlyArray<string> | undefined, readiness = ALL_READY): Order {
   const keys = orderBy === undefined ? [] : Array.isArray(orderBy) ? orderBy : [orderBy];
   const sortable = ['id', ...model.indexed];
   const refuse = (message: string) => new InvalidOrder(sortable, message);

@@ -10,4 +10,4 @@ export { deleteRecords } from './actions/delete/delete';
 export { getOneRecord } from './actions/get-one/get-one';
 export { listRecords } from './actions/list/list';
 export { updateRecords } from './actions/update/update';
-export type { ApiRecord } from './record';
+export type { ApiRecord } from './projection';

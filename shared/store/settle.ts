@@ -12,13 +12,13 @@ async function resumeCursor(
   model: Model,
   fingerprint: string,
   request: BulkGuard,
-  { items, operation }: Pick<Matched, 'items' | 'operation'>,
+  { items, operation, cursorKey }: Pick<Matched, 'items' | 'operation' | 'cursorKey'>,
   reached: number,
 ): Promise<string | null> {
   if (reached === items.length) return null;
   const wide = request.allow_all === true;
-  if (reached > 0) return encodeResumeCursor(model, fingerprint, { after: items[reached - 1].id as string, operation, wide });
-  return request.cursor ?? encodeResumeCursor(model, fingerprint, { after: '', operation, wide });
+  if (reached > 0) return encodeResumeCursor(cursorKey, model, fingerprint, { after: items[reached - 1].id as string, operation, wide });
+  return request.cursor ?? encodeResumeCursor(cursorKey, model, fingerprint, { after: '', operation, wide });
 }
 
 type Answers = { updated: UpdateAnswer; deleted: DeleteAnswer };

@@ -5,7 +5,7 @@ import {
   type CreateTableCommandInput,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
-import { MAX_INDEXED_FIELDS } from '../models/define';
+import { MAX_INDEXED_FIELDS, type SystemField } from '../models/define';
 
 /**
  * The one table's shape, read by the store, the local server, the tests and the CDK stack.
@@ -20,6 +20,12 @@ export const TABLE_KEY = { partitionKey: 'pk', sortKey: 'sk' } as const;
  * they are), the write token and, for models with a retention, the expiry.
  */
 export const DATA_ATTRIBUTE = 'd';
+
+/** The system fields the store writes, stored under their SYSTEM_FIELDS names: a typo is a type error. */
+export const CREATED_ATTRIBUTE = '_created_at' satisfies SystemField;
+export const UPDATED_ATTRIBUTE = '_updated_at' satisfies SystemField;
+/** Starts at 1, one more per write: every write is conditional on the version it read. */
+export const VERSION_ATTRIBUTE = '_version' satisfies SystemField;
 
 /** Every write stamps its own token here (never shown): see shared/store/write-token.ts. */
 export const WRITE_TOKEN_ATTRIBUTE = '_w';

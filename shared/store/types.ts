@@ -1,24 +1,68 @@
-import type * as z from 'zod';
-import type * as mini from '../zod';
-import type { countRequest, deleteRequest, getOneRequest, listRequest, updateRequest } from '../api/requests';
-import type { countAnswerSchema, deleteAnswerSchema, listAnswerSchema, updateAnswerSchema } from '../api/responses';
-import type { ApiRecord } from './record';
+import type { ApiRecord } from './projection';
 
 /**
- * The store's requests and answers, read off the API's zod schemas so that they cannot drift
- * from the contract. One difference: the store takes any value as `filters`, because it parses
- * filters itself (shared/store/filter/parse.ts) and the service's own callers build them in code.
+ * The store's requests and answers, its own. The API's zod schemas (shared/api/requests.ts,
+ * responses.ts) describe the same shapes to callers, and each operation (shared/api/<op>.ts)
+ * hands a checked body to the store and types its answer by the schema, so a drift on either
+ * side is a type error there. `filters` is any value: the store parses filters itself
+ * (shared/store/filter/parse.ts), and the service's own callers build them in code.
  */
-type AnyFilters<T> = { [K in keyof T]: K extends 'filters' ? unknown : T[K] };
 
-export type ListRequest = AnyFilters<mini.infer<typeof listRequest>>;
-export type GetOneRequest = AnyFilters<mini.infer<typeof getOneRequest>>;
-export type CountRequest = AnyFilters<mini.infer<typeof countRequest>>;
-export type BulkGuard = AnyFilters<mini.infer<typeof deleteRequest>>;
-export type UpdateRequest = AnyFilters<mini.infer<typeof updateRequest>>;
+/** Where a record is read: strongly consistent reads cost twice, and only the base table has them. */
+interface Read {
+  fields?: ReadonlyArray<string>;
+  consistent?: boolean;
+}
 
-/** Items are ApiRecords: the schema's record type is per model, and the store serves any model. */
-export type ListAnswer = Omit<z.infer<ReturnType<typeof listAnswerSchema>>, 'items'> & { items: ApiRecord[] };
-export type CountAnswer = z.infer<typeof countAnswerSchema>;
-export type UpdateAnswer = z.infer<typeof updateAnswerSchema>;
-export type DeleteAnswer = z.infer<typeof deleteAnswerSchema>;
+export interface GetOneRequest extends Read {
+  filters: unknown;
+}
+
+export interface ListRequest extends Read {
+  filters?: unknown;
+  /** `field` or `-field`, alone or as the one item of an array. */
+  order_by?: string | ReadonlyArray<string>;
+  limit?: number;
+  cursor?: string;
+}
+
+export interface CountRequest {
+  filters?: unknown;
+  consistent?: boolean;
+}
+
+/** What every bulk update or delete must say (shared/store/match.ts checks it). */
+export interface BulkGuard {
+  filters: unknown;
+  allow_all?: boolean;
+  max_affected?: number;
+  cursor?: string;
+}
+
+export interface UpdateRequest extends BulkGuard {
+  /** Fields to set; null removes an optional field. */
+  values: Record<string, unknown>;
+}
+
+/** Items are ApiRecords: a record's type is per model, and the store serves any model. */
+export interface ListAnswer {
+  items: ApiRecord[];
+  next_cursor: string | null;
+  scanned: number;
+}
+
+export interface CountAnswer {
+  count: number;
+  scanned: number;
+}
+
+type BulkProgress = {
+  matched: number;
+  skipped: number;
+  complete: boolean;
+  next_cursor: string | null;
+};
+
+export type UpdateAnswer = BulkProgress & { updated: number };
+
+export type DeleteAnswer = BulkProgress & { deleted: number };

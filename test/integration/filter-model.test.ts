@@ -3,7 +3,7 @@ import { classify } from '../../shared/http/respond';
 import type { Model } from '../../shared/models/define';
 import { StoreError } from '../../shared/store/errors';
 import { parseFilter } from '../../shared/store/filter/parse';
-import { compareForOrder, matches, type Item } from '../../shared/store/filter/reference';
+import { compareForOrder, matches, type Item } from '../support/filter-reference';
 import { parseOrder, planAccess } from '../../shared/store/plan';
 import { countRecords, createRecords, deleteRecords, getOneRecord, listRecords, updateRecords, type ApiRecord } from '../../shared/store/records';
 import { FIXED_RECORDS, filter, orderBy, recordData } from '../support/filter-arbitraries';
@@ -12,7 +12,7 @@ import { fuzzModel } from '../support/models';
 import { storedItems } from '../support/stored';
 
 // Every answer of list (all pages), count, get_one, update and delete is compared with the
-// reference model (shared/store/filter/reference.ts) over the records as stored, on one
+// reference model (test/support/filter-reference.ts) over the records as stored, on one
 // shard and on three (the sharded merge), through every planner path.
 const MODELS = [fuzzModel('fuzz_one', 1), fuzzModel('fuzz_three', 3)];
 const RECORDS = [

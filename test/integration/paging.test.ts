@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import * as z from 'zod';
 import { defineModel } from '../../shared/models/define';
 import { LIMITS } from '../../shared/limits';
-import { compareForOrder } from '../../shared/store/filter/reference';
+import { compareForOrder } from '../support/filter-reference';
 import { createRecords, deleteRecords, listRecords } from '../../shared/store/records';
 import { useApi } from '../support/api';
 import { fuzzed, fuzzTimeout } from '../support/fuzz';

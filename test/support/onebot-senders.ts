@@ -4,7 +4,7 @@ import { crc32 } from 'node:zlib';
 
 /**
  * Emulations of the four OneBot 11 implementations' HTTP POST reporters, each following its
- * published source (shared/research/onebot11.md has the table): the headers it sets, how it
+ * published source (each named below, with its file): the headers it sets, how it
  * serialises and signs, whether and when it re-sends, and how it reads the answer. Written
  * from those sources' behaviour, not their code.
  *

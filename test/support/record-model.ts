@@ -2,7 +2,7 @@ import { ERROR_STATUS } from '../../shared/http/errors';
 import { compareDecimal } from '../../shared/json/decimal';
 import { isExactNumber, isJsonObject, numberText } from '../../shared/json/exact-json';
 import type { CompareOp, FilterNode } from '../../shared/store/filter/ast';
-import { compareForOrder, matches, type Item } from '../../shared/store/filter/reference';
+import { compareForOrder, matches, type Item } from './filter-reference';
 import { utf8Order } from '../../shared/store/utf8-order';
 
 /**
@@ -10,7 +10,7 @@ import { utf8Order } from '../../shared/store/utf8-order';
  * system fields, create (ids given or made, conflicts, all or nothing), update (null removes a
  * field), delete, the bulk guards (empty_filter, matches_all, too_many_matches), list positions
  * held across writes, count and get_one. Filter meaning and order are the filter reference's
- * (shared/store/filter/reference.ts); which filters are refused, and how, is read here from a
+ * (test/support/filter-reference.ts); which filters are refused, and how, is read here from a
  * hand-written description of the model's fields, not from its zod schema or the service's parser.
  * test/integration/record-model.test.ts holds the service to it, step by step.
  */

@@ -4,7 +4,7 @@ import { causeOf, log } from '../../log';
 import { claimKey, keepAnswer, leaveUnknown, releaseKey, type HeldKey } from '../../store/idempotency';
 import { ApiError } from '../errors';
 import { classify, errorAnswer, type HttpResult } from '../respond';
-import { answerOf } from './envelope';
+import { answerOf } from './answer';
 import type { HttpRequest } from './request';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';

@@ -17,5 +17,5 @@ export interface HttpContext extends Context {
   replay?: HttpResult;
 }
 
-/** One invocation as the chain sees it: the operation's result until envelope.ts turns it into an answer. */
+/** One invocation as the chain sees it: the operation's result until answer.ts turns it into an answer. */
 export type HttpRequest = Request<APIGatewayProxyEventV2, HttpResult | OperationResult, Error, HttpContext>;

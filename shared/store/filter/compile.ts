@@ -2,16 +2,16 @@ import type { FilterNode } from './ast';
 import type { ExpressionBuilder } from './expression';
 
 /**
- * DynamoDB condition text for a filter, or undefined when it matches everything.
- * Missing and null count as "no value": $ne and $nin keep records without the field, so a
- * negation never silently drops them (DynamoDB's own `<>` is false on a missing attribute).
- */
-/**
  * Whether a filter matches everything, decided before anything is compiled: a part compiled and
  * then dropped would leave its names and values in the expression, which DynamoDB refuses.
  */
 const matchesAll = (node: FilterNode): boolean => (node.kind === 'and' && node.items.every(matchesAll)) || (node.kind === 'or' && node.items.some(matchesAll));
 
+/**
+ * DynamoDB condition text for a filter, or undefined when it matches everything.
+ * Missing and null count as "no value": $ne and $nin keep records without the field, so a
+ * negation never silently drops them (DynamoDB's own `<>` is false on a missing attribute).
+ */
 export function compileFilter(node: FilterNode, x: ExpressionBuilder): string | undefined {
   if (matchesAll(node)) return undefined;
   switch (node.kind) {

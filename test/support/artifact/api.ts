@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
-import { selectRoute } from '../../../shared/http/routes';
 import { startGateway, type Invocation } from '../../../scripts/local/gateway';
+import { selectRoute } from '../../../scripts/local/route-selection';
 import { readAssembly, type Assembly } from './assembly';
 import { startRecordingProxy } from './recorder';
 import { FunctionSandboxes } from './sandbox';

@@ -8,6 +8,8 @@ import { backoffSeconds, maxReceiveCount, outageCoveredSeconds, secondsBeforeRec
 import { createTableInput, TTL_ATTRIBUTE } from '../../../shared/store/table';
 import { accessOf } from '../../../infra/access';
 import { LAMBDA_NODE_MAJOR } from '../../../infra/bundling';
+import { THRESHOLDS } from '../../../infra/alarms';
+import { QUEUE_THRESHOLDS } from '../../../infra/onebot-queue';
 import { synthTemplate, templateIndex } from './synth';
 
 const { template } = synthTemplate({ alarmEmail: 'ops@example.com,oncall@example.com' });
@@ -274,10 +276,10 @@ describe('alarms', () => {
       MetricName: HEALTH_METRICS.healthy,
       Statistic: 'Minimum',
       Period: 60,
-      Threshold: 1,
+      Threshold: THRESHOLDS.health.below,
       ComparisonOperator: 'LessThanThreshold',
-      EvaluationPeriods: 3,
-      DatapointsToAlarm: 2,
+      EvaluationPeriods: THRESHOLDS.health.of,
+      DatapointsToAlarm: THRESHOLDS.health.datapoints,
       TreatMissingData: 'breaching',
       Dimensions: [{ Name: HEALTH_METRICS.dimension, Value: { Ref: expect.any(String) } }],
     });
@@ -285,23 +287,34 @@ describe('alarms', () => {
 
   test('API 5xx rate and p99 latency', () => {
     const fiveXx = named('api-5xx');
-    expect(fiveXx).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanThreshold', EvaluationPeriods: 2, DatapointsToAlarm: 2 });
+    const { api5xxPercent, apiP99Ms } = THRESHOLDS;
+    expect(fiveXx).toMatchObject({
+      Threshold: api5xxPercent.above,
+      ComparisonOperator: 'GreaterThanThreshold',
+      EvaluationPeriods: api5xxPercent.of,
+      DatapointsToAlarm: api5xxPercent.datapoints,
+    });
     expect(
       fiveXx.Metrics.map(
         (m: { Expression?: string; MetricStat?: { Metric: { MetricName: string } } }) => m.Expression ?? m.MetricStat!.Metric.MetricName,
       ).sort(),
     ).toEqual(['5xx', 'Count', 'IF(requests > 0, 100 * errors / requests, 0)']);
-    expect(named('api-p99-latency')).toMatchObject({ MetricName: 'Latency', ExtendedStatistic: 'p99', Threshold: 3000, EvaluationPeriods: 3 });
+    expect(named('api-p99-latency')).toMatchObject({
+      MetricName: 'Latency',
+      ExtendedStatistic: 'p99',
+      Threshold: apiP99Ms.above,
+      EvaluationPeriods: apiP99Ms.of,
+    });
   });
 
   test('DynamoDB throttles (table and every index) and system errors', () => {
     const throttles = named('table-throttles');
-    expect(throttles).toMatchObject({ Threshold: 25, EvaluationPeriods: 2 });
+    expect(throttles).toMatchObject({ Threshold: THRESHOLDS.tableThrottles.atLeast, EvaluationPeriods: THRESHOLDS.tableThrottles.of });
     expect(throttles.Metrics.filter((m: { MetricStat?: unknown }) => m.MetricStat)).toHaveLength(
       2 * (1 + createTableInput('x').GlobalSecondaryIndexes!.length),
     );
     const systemErrors = named('table-system-errors');
-    expect(systemErrors).toMatchObject({ Threshold: 5, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+    expect(systemErrors).toMatchObject({ Threshold: THRESHOLDS.tableSystemErrors.atLeast, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
     expect(
       systemErrors.Metrics.filter((m: { MetricStat?: { Metric: { MetricName: string } } }) => m.MetricStat?.Metric.MetricName === 'SystemErrors').length,
     ).toBeGreaterThanOrEqual(5);
@@ -313,7 +326,7 @@ describe('alarms', () => {
       MetricName: HEALTH_METRICS.misconfigured,
       Statistic: 'Sum',
       Period: 300,
-      Threshold: 1,
+      Threshold: THRESHOLDS.misconfigured.atLeast,
       ComparisonOperator: 'GreaterThanOrEqualToThreshold',
       Dimensions: [{ Name: HEALTH_METRICS.dimension, Value: { Ref: expect.any(String) } }],
     });
@@ -321,8 +334,8 @@ describe('alarms', () => {
 
   test.each(FUNCTIONS)('%s has an errors and a throttles alarm', (name) => {
     const dimension = [{ Name: 'FunctionName', Value: { Ref: index.functionId(name) } }];
-    expect(named(`${name}-errors`)).toMatchObject({ MetricName: 'Errors', Dimensions: dimension, Threshold: 1 });
-    expect(named(`${name}-throttles`)).toMatchObject({ MetricName: 'Throttles', Dimensions: dimension, Threshold: 1 });
+    expect(named(`${name}-errors`)).toMatchObject({ MetricName: 'Errors', Dimensions: dimension, Threshold: THRESHOLDS.lambdaErrors.atLeast });
+    expect(named(`${name}-throttles`)).toMatchObject({ MetricName: 'Throttles', Dimensions: dimension, Threshold: THRESHOLDS.lambdaThrottles.atLeast });
   });
 
   // The OneBot queue's alarms (infra/onebot-queue.ts) name kept events waiting: each notifies on its own.
@@ -334,7 +347,8 @@ describe('alarms', () => {
       MetricName: HEALTH_METRICS.overdueBots,
       AlarmActions: [topicRef],
       OKActions: [topicRef],
-      EvaluationPeriods: 3,
+      Threshold: THRESHOLDS.overdueBots.atLeast,
+      EvaluationPeriods: THRESHOLDS.overdueBots.of,
     });
     // Deliveries waiting out their backoffs are hidden, received more than three times, so left out
     // of the age; counting them, hidden or not, fires while they wait. Every sample for 15 minutes.
@@ -351,18 +365,18 @@ describe('alarms', () => {
       ['AWS/SQS', 'ApproximateNumberOfMessagesVisible', 'Minimum'],
     ]);
     for (const m of counted) expect(m.Metric.Dimensions).toEqual([{ Name: 'QueueName', Value: { 'Fn::GetAtt': [sourceQueue().id, 'QueueName'] } }]);
-    expect(waiting.EvaluationPeriods * counted[0].Period).toBe(15 * 60);
+    expect(waiting.EvaluationPeriods * counted[0].Period).toBe(QUEUE_THRESHOLDS.waitingMinutes * 60);
     expect(named('onebot-queue-age')).toMatchObject({
       MetricName: 'ApproximateAgeOfOldestMessage',
       Namespace: 'AWS/SQS',
-      Threshold: 900,
+      Threshold: QUEUE_THRESHOLDS.oldestMinutes * 60,
       AlarmActions: [topicRef],
     });
     expect(named('onebot-dead-letters')).toMatchObject({
       MetricName: 'ApproximateNumberOfMessagesVisible',
       Namespace: 'AWS/SQS',
       Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [deadLetterQueue().id, 'QueueName'] } }],
-      Threshold: 1,
+      Threshold: QUEUE_THRESHOLDS.deadLetters,
       AlarmActions: [topicRef],
     });
     const composite = index.ofType('AWS::CloudWatch::CompositeAlarm')[0][1].Properties;

@@ -10,8 +10,8 @@ import { BatchOutOfTime, InvalidRecord, RecordBusy, RecordExists, RepeatedIds, T
 import { checkItemSize } from '../../item-size';
 import { modelLayout } from '../../layout';
 import type { Item } from '../../query';
-import { toRecord, type ApiRecord } from '../../record';
-import { WRITE_TOKEN_ATTRIBUTE } from '../../table';
+import { toRecord, type ApiRecord } from '../../projection';
+import { CREATED_ATTRIBUTE, UPDATED_ATTRIBUTE, WRITE_TOKEN_ATTRIBUTE } from '../../table';
 import { isConditionFailure, newWriteToken, settledDespite } from '../../write-token';
 import { storedItem, type NewRecord } from './item';
 import { batchParams, putParams } from './params';
@@ -92,7 +92,8 @@ async function putOne(model: Model, item: Item, keyed: boolean): Promise<Item> {
 const reasonsOf = (error: TransactionCanceledException) => (error.CancellationReasons ?? []).map((r) => r.Code ?? 'None');
 
 /** The batch's items as stored: one write, written with one time, so its first record tells whether and when it landed. */
-const asLanded = (items: Item[], first: Item): Item[] => items.map((item) => ({ ...item, _created_at: first._created_at, _updated_at: first._updated_at }));
+const asLanded = (items: Item[], first: Item): Item[] =>
+  items.map((item) => ({ ...item, [CREATED_ATTRIBUTE]: first[CREATED_ATTRIBUTE], [UPDATED_ATTRIBUTE]: first[UPDATED_ATTRIBUTE] }));
 
 async function putAll(model: Model, items: Item[], keyed: boolean): Promise<Item[]> {
   try {

@@ -1,7 +1,7 @@
 import type { Model } from '../../../models/define';
 import { indexAttributes, itemKey } from '../../keys';
 import type { Item } from '../../query';
-import { DATA_ATTRIBUTE, TTL_ATTRIBUTE, WRITE_TOKEN_ATTRIBUTE } from '../../table';
+import { CREATED_ATTRIBUTE, DATA_ATTRIBUTE, TTL_ATTRIBUTE, UPDATED_ATTRIBUTE, VERSION_ATTRIBUTE, WRITE_TOKEN_ATTRIBUTE } from '../../table';
 import { newWriteToken } from '../../write-token';
 
 export interface NewRecord {
@@ -17,9 +17,9 @@ export function storedItem(model: Model, record: NewRecord, now: string, writeTo
     ...indexAttributes(model, record.id, record.data),
     id: record.id,
     [DATA_ATTRIBUTE]: record.data,
-    _created_at: now,
-    _updated_at: now,
-    _version: 1,
+    [CREATED_ATTRIBUTE]: now,
+    [UPDATED_ATTRIBUTE]: now,
+    [VERSION_ATTRIBUTE]: 1,
     [WRITE_TOKEN_ATTRIBUTE]: writeToken,
     ...(keepFor === undefined ? {} : { [TTL_ATTRIBUTE]: Math.floor(Date.parse(now) / 1000) + keepFor }),
   };

@@ -4,7 +4,7 @@ import type { Model } from '../../../models/define';
 import { db } from '../../client';
 import { queryFingerprint } from '../../cursor';
 import { beforeCutoff } from '../../deadline';
-import { matchForWrite } from '../../match';
+import { matchForWrite, type BulkOptions } from '../../match';
 import { mapPool } from '../../pool';
 import { settle } from '../../settle';
 import type { BulkGuard, DeleteAnswer } from '../../types';
@@ -13,9 +13,10 @@ import { deleteParams } from './params';
 import { inTime } from '../../../deadline';
 
 /** Delete by filter; each delete re-checks the filter atomically, so a record that stopped matching stays. */
-export async function deleteRecords(model: Model, request: BulkGuard, deadline = Infinity, operation?: string): Promise<DeleteAnswer> {
+export async function deleteRecords(model: Model, request: BulkGuard, options: BulkOptions = {}): Promise<DeleteAnswer> {
+  const { deadline = Infinity } = options;
   const fingerprint = queryFingerprint(request.filters, ['delete']);
-  const matched = await matchForWrite(model, request, fingerprint, operation);
+  const matched = await matchForWrite(model, request, fingerprint, options);
   const { filter, items } = matched;
   const results = await mapPool(
     items,

@@ -2,7 +2,7 @@ import type { Model } from '../../../models/define';
 import { RecordNotFound } from '../../errors';
 import { indexReadiness } from '../../layout';
 import { readPage } from '../../query';
-import { toRecord, type ApiRecord } from '../../record';
+import { toRecord, type ApiRecord } from '../../projection';
 import type { GetOneRequest } from '../../types';
 import { getOneRead } from './params';
 

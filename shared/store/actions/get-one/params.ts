@@ -2,7 +2,7 @@ import type { Model } from '../../../models/define';
 import { parseFilter } from '../../filter/parse';
 import { ALL_READY, ID_ORDER, planAccess } from '../../plan';
 import type { ReadOptions } from '../../query';
-import { checkFields } from '../../record';
+import { checkFields } from '../../projection';
 import type { GetOneRequest } from '../../types';
 
 /** How get_one reads: the filter's cheapest plan in id order, once filter and `fields` are checked. */

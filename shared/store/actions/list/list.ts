@@ -1,18 +1,18 @@
 import { LIMITS } from '../../../limits';
 import type { Model } from '../../../models/define';
-import { decodeCursor, encodeCursor } from '../../cursor';
+import { decodeCursor, encodeCursor, PROCESS_CURSOR_KEY, type CursorKey } from '../../cursor';
 import { InvalidCursor } from '../../errors';
 import { indexReadiness } from '../../layout';
 import { readPage } from '../../query';
-import { toRecord } from '../../record';
+import { toRecord } from '../../projection';
 import type { ListAnswer, ListRequest } from '../../types';
 import { listRead } from './params';
 
-/** One page in the requested order, with the cursor of the next. */
-export async function listRecords(model: Model, request: ListRequest): Promise<ListAnswer> {
+/** One page in the requested order, with the cursor of the next (signed with cursorKey's key). */
+export async function listRecords(model: Model, request: ListRequest, cursorKey: CursorKey = PROCESS_CURSOR_KEY): Promise<ListAnswer> {
   const { options, fingerprint } = listRead(model, request, await indexReadiness(model));
   // "" is a cursor too, and not one this service issues (the last page answers null): refused, never taken as the first page.
-  const after = request.cursor !== undefined ? await decodeCursor(request.cursor, model, fingerprint, options.plan) : undefined;
+  const after = request.cursor !== undefined ? await decodeCursor(cursorKey, request.cursor, model, fingerprint, options.plan) : undefined;
   const limit = request.limit ?? LIMITS.defaultPageSize;
   const page = await readPage(options, limit, after, LIMITS.maxScannedPerRequest).catch((error: unknown) => {
     // The last word on a start key is DynamoDB's: one outside the query is a bad cursor, not an internal error.
@@ -24,7 +24,7 @@ export async function listRecords(model: Model, request: ListRequest): Promise<L
   });
   return {
     items: page.items.map((item) => toRecord(item, request.fields)),
-    next_cursor: page.after === null ? null : await encodeCursor(model, fingerprint, options.plan, page.after),
+    next_cursor: page.after === null ? null : await encodeCursor(cursorKey, model, fingerprint, options.plan, page.after),
     scanned: page.scanned,
   };
 }

@@ -3,7 +3,7 @@ import { queryFingerprint } from '../../cursor';
 import { parseFilter } from '../../filter/parse';
 import { ALL_READY, parseOrder, planAccess } from '../../plan';
 import type { ReadOptions } from '../../query';
-import { checkFields } from '../../record';
+import { checkFields } from '../../projection';
 import type { ListRequest } from '../../types';
 
 /**

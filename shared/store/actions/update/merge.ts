@@ -1,7 +1,7 @@
 import type { Model } from '../../../models/define';
 import { indexAttributes } from '../../keys';
 import type { Item } from '../../query';
-import { DATA_ATTRIBUTE } from '../../table';
+import { DATA_ATTRIBUTE, VERSION_ATTRIBUTE } from '../../table';
 
 /** A record's data with `values` applied: each value replaces its field, null removes it. */
 export function mergedData(item: Item, values: Record<string, unknown>): Record<string, unknown> {
@@ -18,5 +18,5 @@ export const updatedItem = (model: Model, item: Item, data: Record<string, unkno
   ...item,
   ...indexAttributes(model, item.id as string, data),
   [DATA_ATTRIBUTE]: data,
-  _version: (item._version as number) + 1,
+  [VERSION_ATTRIBUTE]: (item[VERSION_ATTRIBUTE] as number) + 1,
 });

@@ -6,7 +6,7 @@ import { compileFilter } from '../../filter/compile';
 import { ExpressionBuilder } from '../../filter/expression';
 import { indexAttributes, itemKey, partitionKey, shardOf } from '../../keys';
 import type { Item } from '../../query';
-import { DATA_ATTRIBUTE, TABLE_KEY, WRITE_TOKEN_ATTRIBUTE } from '../../table';
+import { DATA_ATTRIBUTE, TABLE_KEY, UPDATED_ATTRIBUTE, VERSION_ATTRIBUTE, WRITE_TOKEN_ATTRIBUTE } from '../../table';
 
 export interface UpdateWrite {
   /** The item as read: its version is the write's condition. */
@@ -27,8 +27,8 @@ export function updateParams(model: Model, { item, data, writeToken, now }: Upda
   const id = item.id as string;
   const set = [
     `${x.name(DATA_ATTRIBUTE)} = ${x.value(data)}`,
-    `${x.name('_updated_at')} = ${x.value(now)}`,
-    `${x.name('_version')} = ${x.name('_version')} + ${x.value(1)}`,
+    `${x.name(UPDATED_ATTRIBUTE)} = ${x.value(now)}`,
+    `${x.name(VERSION_ATTRIBUTE)} = ${x.name(VERSION_ATTRIBUTE)} + ${x.value(1)}`,
     `${x.name(WRITE_TOKEN_ATTRIBUTE)} = ${x.value(writeToken)}`,
   ];
   // Both keys of every slot: a record stored before its field was indexed has no partition key there yet.
@@ -37,7 +37,7 @@ export function updateParams(model: Model, { item, data, writeToken, now }: Upda
     TableName: settings().TABLE_NAME,
     Key: itemKey(model, id),
     UpdateExpression: `SET ${set.join(', ')}`,
-    ConditionExpression: `${x.name('_version')} = ${x.value(item._version)}`,
+    ConditionExpression: `${x.name(VERSION_ATTRIBUTE)} = ${x.value(item[VERSION_ATTRIBUTE])}`,
     ...x.attributes(),
   };
 }

@@ -9,7 +9,7 @@ import { queryFingerprint } from '../../cursor';
 import { beforeCutoff } from '../../deadline';
 import { InvalidRecord, InvalidValues } from '../../errors';
 import { checkItemSize } from '../../item-size';
-import { matchForWrite, type Matched } from '../../match';
+import { matchForWrite, type BulkOptions, type Matched } from '../../match';
 import { mapPool } from '../../pool';
 import type { Item } from '../../query';
 import { settle } from '../../settle';
@@ -91,10 +91,11 @@ async function updateOne(
  * Update by filter. Each write is conditional on the version read, so a concurrent change is
  * never overwritten: the record is re-read, re-checked against the filter and retried.
  */
-export async function updateRecords(model: Model, request: UpdateRequest, deadline = Infinity, operation?: string): Promise<UpdateAnswer> {
+export async function updateRecords(model: Model, request: UpdateRequest, options: BulkOptions = {}): Promise<UpdateAnswer> {
+  const { deadline = Infinity } = options;
   checkValues(request.values);
   const fingerprint = queryFingerprint(request.filters, ['update', request.values]);
-  const matched = await matchForWrite(model, request, fingerprint, operation);
+  const matched = await matchForWrite(model, request, fingerprint, options);
   const { items } = matched;
   const updates = validatedUpdates(model, items, request.values);
   const results = await mapPool(

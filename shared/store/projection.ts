@@ -1,7 +1,7 @@
 import { SYSTEM_FIELDS, type Model } from '../models/define';
 import { UnknownField } from './errors';
 import type { Item } from './query';
-import { DATA_ATTRIBUTE } from './table';
+import { CREATED_ATTRIBUTE, DATA_ATTRIBUTE, UPDATED_ATTRIBUTE, VERSION_ATTRIBUTE } from './table';
 
 /** A record as the API shows it: id, the model's fields, then the system fields. */
 export type ApiRecord = Record<string, unknown> & { id: string };
@@ -11,9 +11,9 @@ export function toRecord(item: Item, fields?: ReadonlyArray<string>): ApiRecord 
   const full: ApiRecord = {
     id: item.id as string,
     ...(item[DATA_ATTRIBUTE] as Record<string, unknown>),
-    _created_at: item._created_at,
-    _updated_at: item._updated_at,
-    _version: item._version,
+    [CREATED_ATTRIBUTE]: item[CREATED_ATTRIBUTE],
+    [UPDATED_ATTRIBUTE]: item[UPDATED_ATTRIBUTE],
+    [VERSION_ATTRIBUTE]: item[VERSION_ATTRIBUTE],
   };
   if (!fields) return full;
   const picked: ApiRecord = { id: full.id };

@@ -1,9 +1,9 @@
-import { compareDecimal } from '../../json/decimal';
-import { isExactNumber, isJsonObject, numberText } from '../../json/exact-json';
-import { LIMITS } from '../../limits';
-import { DATA_ATTRIBUTE } from '../table';
-import type { FilterNode } from './ast';
-import { utf8Order } from '../utf8-order';
+import { compareDecimal } from '../../shared/json/decimal';
+import { isExactNumber, isJsonObject, numberText } from '../../shared/json/exact-json';
+import { LIMITS } from '../../shared/limits';
+import { DATA_ATTRIBUTE } from '../../shared/store/table';
+import type { FilterNode } from '../../shared/store/filter/ast';
+import { utf8Order } from '../../shared/store/utf8-order';
 
 /**
  * The filter language's meaning, written as plainly as possible: an in-memory evaluator over

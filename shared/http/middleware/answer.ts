@@ -11,7 +11,7 @@ export const answerOf = (result: HttpResult | OperationResult): HttpResult =>
  * throw anywhere in the chain one error envelope (shared/http/respond.ts classifies and logs
  * it). It sets the answer and lets the outer middlewares add their headers to it.
  */
-export const envelope = () => ({
+export const inEnvelope = () => ({
   after: async (request: HttpRequest) => {
     request.response = answerOf(request.response!);
   },
