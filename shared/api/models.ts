@@ -3,6 +3,7 @@ import { SYSTEM_FIELDS, type Model } from '../models/define';
 import { findModel, MODEL_NAMES } from '../models/catalog';
 import { LayoutMismatch } from '../store/errors';
 import { modelLayout } from '../store/layout';
+import { sortableFields } from '../store/plan';
 import { INDEX_SLOTS } from '../store/table';
 
 /** The model's stored layout as the models endpoint shows it: each index's state, a build's progress, or why it is not served. */
@@ -33,7 +34,7 @@ export const modelsOperation: Operation = async () => {
         schema: m.jsonSchema,
         system_fields: SYSTEM_FIELDS,
         indexed: m.indexed,
-        sortable: ['id', ...m.indexed],
+        sortable: sortableFields(m),
         shards: m.shards,
         layout: layouts[i],
       })),

@@ -64,9 +64,12 @@ function topLevel(filter: FilterNode): Compare[] {
   return items.filter((n): n is Compare => n.kind === 'compare');
 }
 
+/** The fields list can order a model's records by: id, and each indexed field (whose index keys sort). */
+export const sortableFields = (model: Model): string[] => ['id', ...model.indexed];
+
 export function parseOrder(model: Model, orderBy: string | string[] | undefined, readiness = ALL_READY): Order {
   const keys = orderBy === undefined ? [] : Array.isArray(orderBy) ? orderBy : [orderBy];
-  const sortable = ['id', ...model.indexed];
+  const sortable = sortableFields(model);
   const refuse = (message: string) => new InvalidOrder(sortable, message);
   if (keys.length > 1) throw refuse('order_by takes one field; ties are broken by id');
   const key = keys[0] ?? 'id';
