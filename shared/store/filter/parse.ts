@@ -11,7 +11,7 @@ import { ExpressionBuilder } from './expression';
 import { utf8Order } from '../utf8-order';
 
 /** `$op` names accepted in operator objects, and the comparison each stands for. */
-const OPERATORS: Record<string, CompareOp | 'exists'> = {
+export const OPERATORS: Record<string, CompareOp | 'exists'> = {
   $eq: 'eq',
   $ne: 'ne',
   $gt: 'gt',
