@@ -68,9 +68,9 @@ export type FilterOperators<V> = {
   $nin?: V[];
   $exists?: boolean;
   $not?: FilterOperators<V>;
-} & ([Ordered<V>] extends [never] ? {} : { $gt?: Ordered<V>; $gte?: Ordered<V>; $lt?: Ordered<V>; $lte?: Ordered<V>; $between?: [Ordered<V>, Ordered<V>] }) &
-  (HasString<V> extends true ? { $begins_with?: string } : {}) &
-  ([Contained<V>] extends [never] ? {} : { $contains?: Contained<V> });
+} & ([Ordered<V>] extends [never] ? unknown : { $gt?: Ordered<V>; $gte?: Ordered<V>; $lt?: Ordered<V>; $lte?: Ordered<V>; $between?: [Ordered<V>, Ordered<V>] }) &
+  (HasString<V> extends true ? { $begins_with?: string } : unknown) &
+  ([Contained<V>] extends [never] ? unknown : { $contains?: Contained<V> });
 
 /** A field's condition: a value (equality), null (null or missing), a list ($in), or operators. */
 export type FilterCondition<V> = V | null | V[] | FilterOperators<V>;
@@ -91,7 +91,7 @@ export type Filter<M extends Model = Model> = { [K in keyof RecordOf<M>]?: Filte
   $and?: Filter<M>[];
   $or?: Filter<M>[];
   $not?: Filter<M>;
-} & ([ObjectField<RecordOf<M>>] extends [never] ? {} : { [P in `${ObjectField<RecordOf<M>>}.${string}`]?: FilterCondition<unknown> });
+} & ([ObjectField<RecordOf<M>>] extends [never] ? unknown : { [P in `${ObjectField<RecordOf<M>>}.${string}`]?: FilterCondition<unknown> });
 
 /** What list can order M by: id or an indexed field, "-" for descending (one key; ties by id). */
 export type OrderKey<M extends Model = Model> = 'id' | M['indexed'][number] | `-${'id' | M['indexed'][number]}`;
