@@ -68,7 +68,9 @@ export type FilterOperators<V> = {
   $nin?: V[];
   $exists?: boolean;
   $not?: FilterOperators<V>;
-} & ([Ordered<V>] extends [never] ? unknown : { $gt?: Ordered<V>; $gte?: Ordered<V>; $lt?: Ordered<V>; $lte?: Ordered<V>; $between?: [Ordered<V>, Ordered<V>] }) &
+} & ([Ordered<V>] extends [never]
+  ? unknown
+  : { $gt?: Ordered<V>; $gte?: Ordered<V>; $lt?: Ordered<V>; $lte?: Ordered<V>; $between?: [Ordered<V>, Ordered<V>] }) &
   (HasString<V> extends true ? { $begins_with?: string } : unknown) &
   ([Contained<V>] extends [never] ? unknown : { $contains?: Contained<V> });
 

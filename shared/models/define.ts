@@ -63,6 +63,9 @@ type ObjectSchema = FieldSchema & { properties: Record<string, FieldSchema> };
 
 export type ModelRecord<M extends Model> = z.infer<M['schema']>;
 
+/** What list can order a model's records by: id, and each indexed field (whose index keys sort). */
+export const sortableFields = <I extends string>(model: Model<ModelSchema, I>): Array<'id' | I> => ['id', ...model.indexed];
+
 export const MAX_INDEXED_FIELDS = 3;
 const MODEL_NAME = /^[a-z][a-z0-9_]{0,62}$/;
 const FIELD_NAME = /^[A-Za-z][A-Za-z0-9_]{0,254}$/;

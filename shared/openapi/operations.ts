@@ -27,10 +27,9 @@ import { DOCS_ASSET_NAMES } from '../docs/assets';
 import type { ErrorCode } from '../http/errors';
 import type { Route } from '../http/routes';
 import { LIMITS } from '../limits';
-import { SYSTEM_FIELDS, type Model } from '../models/define';
+import { SYSTEM_FIELDS, sortableFields, type Model } from '../models/define';
 // The receiver's own schema: the document shows what it checks (one schema, not two to keep alike).
 import { onebotEventSchema } from '../onebot/events';
-import { sortableFields } from '../store/plan';
 import { exampleData } from './examples';
 import { filterSchemaName } from './filter-schema';
 import { shownAs } from './json-schema';

@@ -1,5 +1,5 @@
 import { LIMITS } from '../limits';
-import type { Model } from '../models/define';
+import { sortableFields, type Model } from '../models/define';
 import { isMatchAll, type FilterNode } from './filter/ast';
 import { compileFilter } from './filter/compile';
 import type { ExpressionBuilder } from './filter/expression';
@@ -63,9 +63,6 @@ function topLevel(filter: FilterNode): Compare[] {
   const items = filter.kind === 'and' ? filter.items : [filter];
   return items.filter((n): n is Compare => n.kind === 'compare');
 }
-
-/** The fields list can order a model's records by: id, and each indexed field (whose index keys sort). */
-export const sortableFields = (model: Model): string[] => ['id', ...model.indexed];
 
 export function parseOrder(model: Model, orderBy: string | string[] | undefined, readiness = ALL_READY): Order {
   const keys = orderBy === undefined ? [] : Array.isArray(orderBy) ? orderBy : [orderBy];
