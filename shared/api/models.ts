@@ -1,5 +1,5 @@
 import type { Operation } from '../http/middleware';
-import { SYSTEM_FIELDS, type Model } from '../models/define';
+import { SYSTEM_FIELDS, sortableFields, type Model } from '../models/define';
 import { findModel, MODEL_NAMES } from '../models/catalog';
 import { LayoutMismatch } from '../store/errors';
 import { modelLayout } from '../store/layout';
@@ -33,7 +33,7 @@ export const modelsOperation: Operation = async () => {
         schema: m.jsonSchema,
         system_fields: SYSTEM_FIELDS,
         indexed: m.indexed,
-        sortable: ['id', ...m.indexed],
+        sortable: sortableFields(m),
         shards: m.shards,
         layout: layouts[i],
       })),

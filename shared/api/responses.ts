@@ -6,7 +6,7 @@ import { SYSTEM_FIELDS, type Model, type ModelAccess, type ModelSchema, type Sys
  * them and the typed client takes its answer types from them. A record's schema is its model's
  * own schema plus id and the system fields.
  */
-type SystemValues = { [K in SystemField]: (typeof SYSTEM_FIELDS)[K]['type'] extends 'integer' ? number : string };
+export type SystemValues = { [K in SystemField]: (typeof SYSTEM_FIELDS)[K]['type'] extends 'integer' ? number : string };
 
 // Built from SYSTEM_FIELDS itself, so the record schema cannot drift from what the store writes.
 const systemShape = Object.fromEntries(Object.entries(SYSTEM_FIELDS).map(([name, schema]) => [name, z.fromJSONSchema(schema)])) as {

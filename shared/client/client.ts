@@ -57,9 +57,9 @@ export interface ModelClient<M extends Model> {
   create(body: CreateMany<M>): Promise<{ records: RecordOf<M>[] }>;
   getOne<const F extends ReadonlyArray<FieldName<M>> | undefined = undefined>(body: GetOneBody<M, F>): Promise<ReadRecord<M, F>>;
   list<const F extends ReadonlyArray<FieldName<M>> | undefined = undefined>(body?: ListBody<M, F>): Promise<ListAnswer<M, F>>;
-  count(body?: CountBody): Promise<CountAnswer>;
+  count(body?: CountBody<M>): Promise<CountAnswer>;
   update(body: UpdateBody<M>): Promise<UpdateAnswer>;
-  delete(body: DeleteBody): Promise<DeleteAnswer>;
+  delete(body: DeleteBody<M>): Promise<DeleteAnswer>;
 }
 
 export interface Client {

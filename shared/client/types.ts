@@ -5,12 +5,12 @@ import type {
   healthAnswerSchema,
   listAnswerSchema,
   modelsAnswerSchema,
-  recordSchema,
+  SystemValues,
   updateAnswerSchema,
 } from '../api/responses';
 import type { countRequest, createRequest, deleteRequest, getOneRequest, listRequest, updateRequest } from '../api/requests';
 import type { Model } from '../models/define';
-import type { ClientNumber } from './json-number';
+import type { ClientNumber, JsonNumber } from './json-number';
 
 /**
  * The client's types, all taken from the zod schemas the service validates with. Numbers are
@@ -23,8 +23,13 @@ type SchemaOf<M extends Model> = M['schema'];
 /** What a record's data is when sent: the model schema's input, numbers exact. */
 export type RecordData<M extends Model> = Exact<z.input<SchemaOf<M>>>;
 
-/** A record as answered: id, the model's fields, the system fields. */
-export type RecordOf<M extends Model> = Exact<z.output<ReturnType<typeof recordSchema<SchemaOf<M>>>>>;
+/**
+ * A record as answered: id, the model's fields (numbers exact), the system fields as the service
+ * writes them (_version a plain number, never a JsonNumber; the times ISO strings).
+ */
+export type RecordOf<M extends Model> = Flat<Exact<z.output<SchemaOf<M>>> & SystemValues>;
+
+type Flat<T> = { [K in keyof T]: T[K] };
 
 /** A name `fields` may list: id, a field of the model, a system field. */
 export type FieldName<M extends Model> = keyof RecordOf<M> & string;
@@ -47,27 +52,82 @@ export type ReadRecord<M extends Model, F extends ReadonlyArray<FieldName<M>> | 
  */
 type Only<R, K> = string extends keyof R ? R : { [P in keyof R as P extends K ? P : never]: R[P] };
 
+/** A value a filter compares a field with: what the field holds, numbers exact, null apart. */
+type Operand<T> = Exclude<T, null | undefined>;
+/** Range operators compare numbers with numbers and strings with strings. */
+type Ordered<V> = Extract<V, string | number | JsonNumber>;
+type HasString<V> = [Extract<V, string>] extends [never] ? false : true;
+/** $contains: a substring of a string, or an element of an array. */
+type Contained<V> = (HasString<V> extends true ? string : never) | (V extends ReadonlyArray<infer E> ? E : never);
+
+/** The operators of shared/store/filter/parse.ts, only those a field of this kind takes. */
+export type FilterOperators<V> = {
+  $eq?: V | null;
+  $ne?: V | null;
+  $in?: V[];
+  $nin?: V[];
+  $exists?: boolean;
+  $not?: FilterOperators<V>;
+} & ([Ordered<V>] extends [never]
+  ? unknown
+  : { $gt?: Ordered<V>; $gte?: Ordered<V>; $lt?: Ordered<V>; $lte?: Ordered<V>; $between?: [Ordered<V>, Ordered<V>] }) &
+  (HasString<V> extends true ? { $begins_with?: string } : unknown) &
+  ([Contained<V>] extends [never] ? unknown : { $contains?: Contained<V> });
+
+/** A field's condition: a value (equality), null (null or missing), a list ($in), or operators. */
+export type FilterCondition<V> = V | null | V[] | FilterOperators<V>;
+
+/** The fields of a record that hold objects: a dotted path reaches into them. */
+type ObjectField<R> = {
+  [K in keyof R]: Extract<Operand<R[K]>, ReadonlyArray<unknown>> extends never ? (Operand<R[K]> extends object ? K : never) : never;
+}[keyof R] &
+  string;
+
+/**
+ * A filter of model M: its field names (id, the model's fields, the system fields) with
+ * conditions typed by what each holds, $and/$or/$not of filters, and dotted paths into object
+ * fields. A misspelt field or an operator the field's kind has not fails to compile, as the
+ * service would refuse it (unknown_field, invalid_filter).
+ */
+export type Filter<M extends Model = Model> = { [K in keyof RecordOf<M>]?: FilterCondition<Operand<RecordOf<M>[K]>> } & {
+  $and?: Filter<M>[];
+  $or?: Filter<M>[];
+  $not?: Filter<M>;
+} & ([ObjectField<RecordOf<M>>] extends [never] ? unknown : { [P in `${ObjectField<RecordOf<M>>}.${string}`]?: FilterCondition<unknown> });
+
+/** What list can order M by: id or an indexed field, "-" for descending (one key; ties by id). */
+export type OrderKey<M extends Model = Model> = 'id' | M['indexed'][number] | `-${'id' | M['indexed'][number]}`;
+
 export type CreateOne<M extends Model> = Omit<z.input<typeof createRequest>, 'data' | 'ids'> & { data: RecordData<M> };
 export type CreateMany<M extends Model> = Omit<z.input<typeof createRequest>, 'data' | 'id'> & { data: RecordData<M>[] };
 /** `fields` names the model's own fields, so a typo fails to compile and the answer's type follows the list. */
 export type GetOneBody<M extends Model = Model, F extends ReadonlyArray<FieldName<M>> | undefined = undefined> = Omit<
   z.input<typeof getOneRequest>,
-  'fields'
-> & { fields?: F };
-export type ListBody<M extends Model = Model, F extends ReadonlyArray<FieldName<M>> | undefined = undefined> = Omit<z.input<typeof listRequest>, 'fields'> & {
+  'fields' | 'filters'
+> & { filters: Filter<M>; fields?: F };
+export type ListBody<M extends Model = Model, F extends ReadonlyArray<FieldName<M>> | undefined = undefined> = Omit<
+  z.input<typeof listRequest>,
+  'fields' | 'filters' | 'order_by'
+> & {
+  filters?: Filter<M>;
+  order_by?: OrderKey<M> | [OrderKey<M>];
   fields?: F;
 };
-export type CountBody = z.input<typeof countRequest>;
+export type CountBody<M extends Model = Model> = Omit<z.input<typeof countRequest>, 'filters'> & { filters?: Filter<M> };
 /** values: the model's fields; null removes an optional one. */
-export type UpdateBody<M extends Model> = Omit<z.input<typeof updateRequest>, 'values'> & { values: { [K in keyof RecordData<M>]?: RecordData<M>[K] | null } };
-export type DeleteBody = z.input<typeof deleteRequest>;
+export type UpdateBody<M extends Model> = Omit<z.input<typeof updateRequest>, 'values' | 'filters'> & {
+  filters: Filter<M>;
+  values: { [K in keyof RecordData<M>]?: RecordData<M>[K] | null };
+};
+export type DeleteBody<M extends Model = Model> = Omit<z.input<typeof deleteRequest>, 'filters'> & { filters: Filter<M> };
 
+/** The service's counters are integers a JS number holds: plain numbers, unlike record data. */
 export type ListAnswer<M extends Model, F extends ReadonlyArray<FieldName<M>> | undefined = undefined> = Omit<
-  Exact<z.output<ReturnType<typeof listAnswerSchema<SchemaOf<M>>>>>,
+  z.output<ReturnType<typeof listAnswerSchema<SchemaOf<M>>>>,
   'items'
 > & { items: ReadRecord<M, F>[] };
-export type CountAnswer = Exact<z.output<typeof countAnswerSchema>>;
-export type UpdateAnswer = Exact<z.output<typeof updateAnswerSchema>>;
-export type DeleteAnswer = Exact<z.output<typeof deleteAnswerSchema>>;
+export type CountAnswer = z.output<typeof countAnswerSchema>;
+export type UpdateAnswer = z.output<typeof updateAnswerSchema>;
+export type DeleteAnswer = z.output<typeof deleteAnswerSchema>;
 export type ModelsAnswer = Exact<z.output<typeof modelsAnswerSchema>>;
 export type HealthAnswer = Exact<z.output<typeof healthAnswerSchema>>;

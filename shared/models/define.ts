@@ -31,12 +31,12 @@ export type ModelAccess = 'read_write' | 'read_only' | 'hidden';
  */
 export type ModelSchema = z.core.$ZodObject & { readonly shape: z.core.$ZodShape };
 
-export interface ModelOptions<S extends ModelSchema> {
+export interface ModelOptions<S extends ModelSchema, I extends keyof z.infer<S> & string = keyof z.infer<S> & string> {
   name: string;
   description: string;
   schema: S;
   /** Fields with a secondary index: equality and range filters on them become key conditions, and list can order by them. At most three, append only. */
-  indexed?: ReadonlyArray<keyof z.infer<S> & string>;
+  indexed?: ReadonlyArray<I>;
   /** Partition keys to spread the model over; fixed once the model holds data. */
   shards?: number;
   access?: ModelAccess;
@@ -44,11 +44,12 @@ export interface ModelOptions<S extends ModelSchema> {
   retention?: (data: z.infer<S>) => number | undefined;
 }
 
-export interface Model<S extends ModelSchema = ModelSchema> {
+/** `I`: the indexed fields, kept as literal names so that the typed client knows what list can order by. */
+export interface Model<S extends ModelSchema = ModelSchema, I extends string = string> {
   readonly name: string;
   readonly description: string;
   readonly schema: S;
-  readonly indexed: ReadonlyArray<string>;
+  readonly indexed: ReadonlyArray<I>;
   readonly shards: number;
   readonly access: ModelAccess;
   readonly retention?: (data: Record<string, unknown>) => number | undefined;
@@ -61,6 +62,9 @@ export interface Model<S extends ModelSchema = ModelSchema> {
 type ObjectSchema = FieldSchema & { properties: Record<string, FieldSchema> };
 
 export type ModelRecord<M extends Model> = z.infer<M['schema']>;
+
+/** What list can order a model's records by: id, and each indexed field (whose index keys sort). */
+export const sortableFields = <I extends string>(model: Model<ModelSchema, I>): Array<'id' | I> => ['id', ...model.indexed];
 
 export const MAX_INDEXED_FIELDS = 3;
 const MODEL_NAME = /^[a-z][a-z0-9_]{0,62}$/;
@@ -91,7 +95,7 @@ export function typesOf(schema: FieldSchema): string[] {
  * need them (the models endpoint, OpenAPI and the filter parser do), so cold starts do not pay
  * for them.
  */
-export function defineModel<S extends ModelSchema>(options: ModelOptions<S>): Model<S> {
+export function defineModel<S extends ModelSchema, const I extends keyof z.infer<S> & string = never>(options: ModelOptions<S, I>): Model<S, I> {
   const { name, schema, description } = options;
   if (!MODEL_NAME.test(name)) throw new Error(`model name ${name} must match ${MODEL_NAME}`);
   for (const field of Object.keys(schema.shape)) {
@@ -99,7 +103,7 @@ export function defineModel<S extends ModelSchema>(options: ModelOptions<S>): Mo
       throw new Error(`model ${name}: field ${field} collides with a system field or is not a plain name`);
     }
   }
-  const indexed = options.indexed ?? [];
+  const indexed: ReadonlyArray<I> = options.indexed ?? [];
   if (indexed.length > MAX_INDEXED_FIELDS) throw new Error(`model ${name}: at most ${MAX_INDEXED_FIELDS} indexed fields`);
   for (const field of indexed) {
     const types = typesOf(z.toJSONSchema(schema.shape[field], { io: 'input' }) as FieldSchema);

@@ -11,6 +11,7 @@ import type { Model } from '../models/define';
 import { MODELS } from '../models/registry';
 import { byStatus, ERROR_MEANING } from './errors';
 import { exampleOf } from './examples';
+import { filterComponents } from './filter-schema';
 import { componentSchemas, jsonSchemaOf, type JsonSchema } from './json-schema';
 import { RECORD_OPERATIONS, SERVICE_OPERATIONS, type OperationDoc } from './operations';
 
@@ -108,6 +109,21 @@ function successResponse(doc: OperationDoc, name: string, outputs: ReturnType<ty
   return { description };
 }
 
+/**
+ * The body reader (shared/http/middleware/read-body.ts) reads every body as JSON text, whatever
+ * its Content-Type: a browser's form or text/plain request (no CORS preflight) is read alike.
+ * Those media types carry the same JSON as a string, which JSON Schema's content keywords say.
+ */
+const JSON_AS_TEXT = ['text/plain', 'application/x-www-form-urlencoded', '*/*'];
+
+function requestContent(schema: JsonSchema, examples: Record<string, unknown>): Record<string, JsonSchema> {
+  const asText = { schema: { type: 'string', contentMediaType: 'application/json', contentSchema: schema } };
+  return {
+    'application/json': { schema, examples: Object.fromEntries(Object.entries(examples).map(([name, value]) => [name, { value }])) },
+    ...Object.fromEntries(JSON_AS_TEXT.map((type) => [type, asText])),
+  };
+}
+
 function operation(
   route: Route,
   doc: OperationDoc,
@@ -130,12 +146,8 @@ function operation(
       ? {
           requestBody: {
             required: !doc.request.schema.safeParse({}).success,
-            content: {
-              'application/json': {
-                schema: inputs.ref(doc.request.schema, doc.request.name ?? `${id}_request`),
-                examples: Object.fromEntries(Object.entries(doc.request.examples).map(([name, value]) => [name, { value }])),
-              },
-            },
+            description: 'JSON, whatever the Content-Type says: sent as text/plain or a form type, the body is the same JSON text',
+            content: requestContent(inputs.ref(doc.request.schema, doc.request.name ?? `${id}_request`), doc.request.examples),
           },
         }
       : {}),
@@ -193,7 +205,11 @@ export function buildOpenApiDocument(): OpenApiDocument {
     ],
     paths,
     components: {
-      schemas: { ...componentSchemas(inputs.registry, 'input'), ...componentSchemas(outputs.registry, 'output') },
+      schemas: {
+        ...componentSchemas(inputs.registry, 'input'),
+        ...filterComponents(visibleModels()),
+        ...componentSchemas(outputs.registry, 'output'),
+      },
       responses: {
         error: {
           description: `Any error: \`data.error\` is one of ${Object.keys(ERROR_STATUS)

@@ -6,6 +6,19 @@ const UNREPRESENTABLE = new Set(['bigint', 'symbol', 'undefined', 'void', 'date'
 
 type Io = 'input' | 'output';
 
+const shown = new WeakMap<z.core.$ZodType, JsonSchema>();
+
+/**
+ * A copy of a `z.custom` schema that checks as the original does and that the document shows as
+ * `json`: a request's filters are checked by the filter parser, not by zod, and shown as the
+ * filter language's own JSON Schema (shared/openapi/filter-schema.ts).
+ */
+export function shownAs<T extends z.core.$ZodType & { clone(): T }>(schema: T, json: JsonSchema): T {
+  const copy = schema.clone();
+  shown.set(copy, json);
+  return copy;
+}
+
 /**
  * JSON Schema 2020-12 (OpenAPI 3.1's dialect) from zod. The request schemas keep filters and
  * record data as `z.custom` JSON objects so that exact numbers reach the parsers untouched; in
@@ -18,7 +31,7 @@ const options = (io: Io) => ({
   unrepresentable: 'any' as const,
   override: ({ zodSchema, jsonSchema }: { zodSchema: z.core.$ZodTypes; jsonSchema: z.core.JSONSchema.BaseSchema }) => {
     const type = zodSchema._zod.def.type;
-    if (type === 'custom') jsonSchema.type = 'object';
+    if (type === 'custom') Object.assign(jsonSchema, shown.get(zodSchema) ?? { type: 'object' });
     else if (UNREPRESENTABLE.has(type)) throw new Error(`a ${type} schema cannot be shown in JSON Schema`);
     // zod spells out format date-time as a long regex too; the format says it.
     if (jsonSchema.format === 'date-time') delete jsonSchema.pattern;

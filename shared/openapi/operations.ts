@@ -12,15 +12,27 @@ import {
   recordSchema,
   updateAnswerSchema,
 } from '../api/responses';
-import { countRequest, createRequest, deleteRequest, descriptionOf, getOneRequest, listRequest, updateRequest } from '../api/requests';
+import {
+  countRequest,
+  createRequest,
+  deleteRequest,
+  descriptionOf,
+  fieldsSchema,
+  getOneRequest,
+  jsonObject,
+  listRequest,
+  updateRequest,
+} from '../api/requests';
 import { DOCS_ASSET_NAMES } from '../docs/assets';
 import type { ErrorCode } from '../http/errors';
 import type { Route } from '../http/routes';
 import { LIMITS } from '../limits';
-import type { Model } from '../models/define';
+import { SYSTEM_FIELDS, sortableFields, type Model } from '../models/define';
 // The receiver's own schema: the document shows what it checks (one schema, not two to keep alike).
 import { onebotEventSchema } from '../onebot/events';
 import { exampleData } from './examples';
+import { filterSchemaName } from './filter-schema';
+import { shownAs } from './json-schema';
 
 /** A request body's schema, in the full zod API or zod/mini (shared/api/requests.ts): both check with safeParse. */
 export type RequestSchema = z.core.$ZodType & { safeParse(data: unknown): { success: boolean; error?: z.core.$ZodError } };
@@ -92,6 +104,36 @@ function valuesSchema(model: Model) {
   return z.strictObject(shape).describe(descriptionOf(updateRequest.shape.values));
 }
 
+/** The names `fields` takes for a model: as checkFields in shared/store/record.ts knows them. */
+const fieldNames = (model: Model) => ['id', ...Object.keys(model.storedSchema.properties), ...Object.keys(SYSTEM_FIELDS).filter((name) => name !== 'id')];
+
+type RequestShape = Record<string, z.core.$ZodType>;
+
+/**
+ * A request body as `model` takes it: filters as the model's filter schema, order_by and fields
+ * as the names it accepts. The service checks these with the filter parser and the store (which
+ * answer unknown_field, invalid_filter and invalid_order_by); the document names them, so a
+ * generated client refuses a misspelt field before sending it.
+ */
+function forModel(request: { shape: RequestShape }, model: Model) {
+  const filters = shownAs(jsonObject, { $ref: `#/components/schemas/${filterSchemaName(model)}` });
+  const sortKey = z.enum(sortableFields(model).flatMap((f) => [f, `-${f}`]));
+  const named: RequestShape = {
+    filters: request.shape.filters instanceof $ZodOptional ? z.optional(filters) : filters,
+    order_by: z.optional(z.union([sortKey, z.array(sortKey).max(1)])).describe(descriptionOf(request.shape.order_by ?? sortKey)),
+    fields: z
+      .optional(
+        z
+          .array(z.enum(fieldNames(model)))
+          .min(1)
+          .max(LIMITS.maxFields),
+      )
+      .describe(descriptionOf(fieldsSchema)),
+  };
+  // Property order as the service's own schema has it.
+  return z.strictObject(Object.fromEntries(Object.entries(request.shape).map(([key, schema]) => [key, named[key] ?? schema])));
+}
+
 /** A filter to show in examples: on the first indexed field, as a user would filter, else on id. */
 function exampleFilter(model: Model): Record<string, unknown> {
   const sample = exampleData(model);
@@ -124,7 +166,7 @@ export const RECORD_OPERATIONS: Record<'create' | 'get_one' | 'list' | 'count' |
   },
   get_one: (model) => ({
     description: `The first record in id order that matches. ${FILTERS_HELP}`,
-    request: { name: 'get_one_request', schema: getOneRequest, examples: { by_id: { filters: { id: 'example-1' } } } },
+    request: { schema: forModel(getOneRequest, model), examples: { by_id: { filters: { id: 'example-1' } } } },
     success: {
       status: 200,
       description: 'The record; with fields, only id and the fields named',
@@ -138,8 +180,7 @@ export const RECORD_OPERATIONS: Record<'create' | 'get_one' | 'list' | 'count' |
       `A page of at most limit records and a next_cursor (null at the end); a page can be short while ` +
       `next_cursor is not null. order_by: id or an indexed field (${model.indexed.join(', ') || 'none'}). ${FILTERS_HELP}`,
     request: {
-      name: 'list_request',
-      schema: listRequest,
+      schema: forModel(listRequest, model),
       examples: { all: { limit: 10 }, filtered: { filters: exampleFilter(model), order_by: '-id', limit: 10 } },
     },
     success: { status: 200, description: 'A page of records', data: listAnswerSchema(model), components: readComponents(model) },
@@ -147,7 +188,7 @@ export const RECORD_OPERATIONS: Record<'create' | 'get_one' | 'list' | 'count' |
   }),
   count: (model) => ({
     description: `Exact: reads every matching partition page. ${FILTERS_HELP}`,
-    request: { name: 'count_request', schema: countRequest, examples: { all: {}, filtered: { filters: exampleFilter(model) } } },
+    request: { schema: forModel(countRequest, model), examples: { all: {}, filtered: { filters: exampleFilter(model) } } },
     success: { status: 200, description: 'The count', data: countAnswerSchema },
     errors: [...BODY_ERRORS, ...FILTER_ERRORS],
   }),
@@ -159,7 +200,7 @@ export const RECORD_OPERATIONS: Record<'create' | 'get_one' | 'list' | 'count' |
         `Every matched record with its new values is validated first; one invalid result is a 422 and nothing is written. ` +
         `${WHOLE_MODEL_HELP} ${FILTERS_HELP}`,
       request: {
-        schema: z.strictObject({ ...updateRequest.shape, values: valuesSchema(model) }),
+        schema: z.strictObject({ ...forModel(updateRequest, model).shape, values: valuesSchema(model) }),
         examples: field
           ? {
               by_id: { filters: { id: 'example-1' }, values: { [field]: sample![field] } },
@@ -183,11 +224,10 @@ export const RECORD_OPERATIONS: Record<'create' | 'get_one' | 'list' | 'count' |
       ...IDEMPOTENT,
     };
   },
-  delete: () => ({
+  delete: (model) => ({
     description: `${WHOLE_MODEL_HELP} ${FILTERS_HELP}`,
     request: {
-      name: 'delete_request',
-      schema: deleteRequest,
+      schema: forModel(deleteRequest, model),
       examples: { by_id: { filters: { id: 'example-1' } }, capped: { filters: { id: { $begins_with: 'example-' } }, max_affected: 10 } },
     },
     success: { status: 200, description: 'How many were deleted', data: deleteAnswerSchema },

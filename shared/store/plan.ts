@@ -1,5 +1,5 @@
 import { LIMITS } from '../limits';
-import type { Model } from '../models/define';
+import { sortableFields, type Model } from '../models/define';
 import { isMatchAll, type FilterNode } from './filter/ast';
 import { compileFilter } from './filter/compile';
 import type { ExpressionBuilder } from './filter/expression';
@@ -66,7 +66,7 @@ function topLevel(filter: FilterNode): Compare[] {
 
 export function parseOrder(model: Model, orderBy: string | ReadonlyArray<string> | undefined, readiness = ALL_READY): Order {
   const keys = orderBy === undefined ? [] : Array.isArray(orderBy) ? orderBy : [orderBy];
-  const sortable = ['id', ...model.indexed];
+  const sortable = sortableFields(model);
   const refuse = (message: string) => new InvalidOrder(sortable, message);
   if (keys.length > 1) throw refuse('order_by takes one field; ties are broken by id');
   const key = keys[0] ?? 'id';

@@ -1,4 +1,4 @@
-import { createClient, JsonNumber, RecordgateError } from '../../shared/client';
+import { createClient, type Filter, JsonNumber, RecordgateError } from '../../shared/client';
 import { reaction } from '../../shared/models/reaction';
 import { useApi } from '../support/api';
 
@@ -111,8 +111,36 @@ describe("errors carry the envelope's code and details", () => {
     const unknown = await failureOf(client('reader').db.model('nope').list());
     expect([unknown.status, unknown.code]).toEqual([404, 'unknown_model']);
     expect(unknown.data.available).toContain('reaction');
+    // @ts-expect-error user_id holds numbers: a string bound does not compile, and the service refuses it too
     const filter = await failureOf(reactions('reader').list({ filters: { user_id: { $gt: 'x' } } }));
     expect(filter.code).toBe('invalid_filter');
     expect(filter.details[0].path).toBe('filters.user_id.$gt');
   });
+});
+
+test('typed filters with $and/$or/$not and order_by select and order what they say; system fields are plain', async () => {
+  await reactions().create({
+    data: [
+      { user_id: 21, user_name: 'ann', content: 'rocket' },
+      { user_id: 22, content: 'rocket' },
+      { user_id: 23, user_name: 'cy', content: 'hooray' },
+      { user_id: 24, user_name: 'di', content: 'confused' },
+    ],
+    ids: ['t-1', 't-2', 't-3', 't-4'],
+  });
+  const filters = {
+    $and: [{ user_id: { $between: [21, 29] } }, { $or: [{ content: 'rocket' }, { content: { $begins_with: 'hoo' } }] }],
+    $not: { user_name: { $exists: false } },
+  } satisfies Filter<typeof reaction>;
+  const page = await reactions('reader').list({ filters, order_by: '-user_id', fields: ['content', '_version'] });
+  expect(page.items).toEqual([
+    { id: 't-3', content: 'hooray', _version: 1 },
+    { id: 't-1', content: 'rocket', _version: 1 },
+  ]);
+  const version: number = page.items[0]._version;
+  expect(typeof version).toBe('number');
+  expect(await reactions('reader').count({ filters })).toEqual({ count: 2, scanned: expect.any(Number) });
+  expect(await reactions().update({ filters: { $and: [filters, { content: 'rocket' }] }, values: { user_name: 'zed' } })).toMatchObject({ updated: 1 });
+  const one = await reactions('reader').getOne({ filters: { id: 't-1' } });
+  expect([one.user_name, one._version, typeof one._updated_at]).toEqual(['zed', 2, 'string']);
 });

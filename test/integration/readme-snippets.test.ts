@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { existsSync, lstatSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
@@ -13,8 +12,8 @@ import { useApi } from '../support/api';
  * address the docs use, http://127.0.0.1:3000, becomes this test's server. That server is the one
  * the README describes: no API_TOKENS (loopback callers need no token, so no token is substituted)
  * and ONEBOT_SECRET as the README starts it. Shell blocks run in bash, each curl checked for exit
- * 0, a 2xx answer and a success envelope; TypeScript blocks run with tsx from a project that has
- * this one installed, so `recordgate/client` resolves as it does for a user.
+ * 0, a 2xx answer and a success envelope; TypeScript blocks run with tsx from a project that
+ * installed this one's packed tarball with npm, so `recordgate/client` resolves as it does for a user.
  */
 const ROOT = path.resolve(__dirname, '../..');
 const DOCS = ['README.md', 'docs/api-documentation.md'];
@@ -85,18 +84,26 @@ async function runShell(code: string, dir: string): Promise<CurlCall[]> {
     });
 }
 
-/** A project with this one installed, as a user would have it (node_modules/recordgate). */
+/**
+ * A project with this one installed as a user installs it: `npm pack` (what the registry would
+ * hold: the files list, no tests), then `npm install` of the tarball into an empty project. Its
+ * dependencies come from npm's cache (--prefer-offline), so the install needs no network once
+ * this repository's own install has filled the cache.
+ */
 async function userProject(): Promise<string> {
   const dir = mkdtempSync(path.join(tmpdir(), 'readme-snippet-'));
-  await mkdir(path.join(dir, 'node_modules'));
-  symlinkSync(ROOT, path.join(dir, 'node_modules', 'recordgate'), 'dir');
+  const npm = (args: string[], cwd: string) => run('npm', args, { cwd, env: { ...process.env, npm_config_update_notifier: 'false' } });
+  const { stdout } = await npm(['pack', '--ignore-scripts', '--json', '--pack-destination', dir], ROOT);
+  const [{ filename }] = JSON.parse(stdout);
+  writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'readme-user', private: true }));
+  await npm(['install', path.join(dir, filename), '--no-audit', '--no-fund', '--prefer-offline'], dir);
   return dir;
 }
 
 let dir: string;
 beforeAll(async () => {
   dir = await userProject();
-});
+}, 60_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 test('the README starts the server with the OneBot secret its signed example uses, and every block is found', () => {
@@ -137,6 +144,15 @@ test.each(blocks.map((b) => [title(b), b] as const))(
   },
   60_000,
 );
+
+test('the client snippet ran from the installed tarball, a copy without tests, and stored what it created', async () => {
+  const installed = path.join(dir, 'node_modules', 'recordgate');
+  expect(lstatSync(installed).isSymbolicLink()).toBe(false);
+  expect(existsSync(path.join(installed, 'shared/client/index.ts'))).toBe(true);
+  expect(existsSync(path.join(installed, 'test'))).toBe(false);
+  const stored = await api.post('/api/db/reaction/count', { filters: { content: 'hooray', user_id: 1669571 } });
+  expect(stored.body.data.count).toBeGreaterThanOrEqual(1);
+});
 
 test('the signed OneBot example was verified with the secret, not let through: unsigned, it is refused', async () => {
   const stored = await api.post('/api/db/onebot_event/count', {});

@@ -11,7 +11,7 @@ import { ExpressionBuilder } from './expression';
 import { utf8Order } from '../utf8-order';
 
 /** `$op` names accepted in operator objects, and the comparison each stands for. */
-const OPERATORS: Record<string, CompareOp | 'exists'> = {
+export const OPERATORS: Record<string, CompareOp | 'exists'> = {
   $eq: 'eq',
   $ne: 'ne',
   $gt: 'gt',
@@ -44,7 +44,7 @@ function kindOf(value: unknown): string {
  * The parts of an intersection zod could not merge (allOf) count alike: zod's output keeps the
  * keys of every part, so a name any part admits can be stored.
  */
-function alternatives(schema: FieldSchema, defs: Record<string, FieldSchema>): FieldSchema[] {
+export function alternatives(schema: FieldSchema, defs: Record<string, FieldSchema>): FieldSchema[] {
   if (schema.$ref !== undefined) {
     const defined = ownProperty(defs, schema.$ref.replace(/^#\/\$defs\//, ''));
     return defined ? alternatives(defined, defs) : [{}];
@@ -54,7 +54,7 @@ function alternatives(schema: FieldSchema, defs: Record<string, FieldSchema>): F
 }
 
 /** The kinds of value one alternative holds ('number' covers 'integer'); undefined: any kind. */
-function kindsOf(alternative: FieldSchema): string[] | undefined {
+export function kindsOf(alternative: FieldSchema): string[] | undefined {
   if (alternative.type === undefined) return undefined;
   return (Array.isArray(alternative.type) ? alternative.type : [alternative.type]).map((t) => (t === 'integer' ? 'number' : t));
 }
@@ -86,7 +86,7 @@ function propertySchemas(schema: FieldSchema, name: string, defs: Record<string,
 }
 
 /** What an element of an array held at `schema` may hold (the element at `index`, or any). */
-function elementSchemas(schema: FieldSchema, defs: Record<string, FieldSchema>, index?: number): FieldSchema[] {
+export function elementSchemas(schema: FieldSchema, defs: Record<string, FieldSchema>, index?: number): FieldSchema[] {
   return alternatives(schema, defs).flatMap((alternative) => {
     if (!holdsKind(alternative, 'array')) return [];
     const rest = alternative.items === false ? [] : [alternative.items ?? {}];

@@ -144,3 +144,29 @@ test.each(visible.flatMap((m) => Object.entries(RECORD_OPERATIONS).map(([fn, des
     }
   },
 );
+
+test('every request body is listed as JSON and as the other content types the body reader reads as JSON', () => {
+  for (const { key, op } of operations()) {
+    const body = (op as unknown as { requestBody?: { content: Record<string, { schema: Record<string, unknown> }> } }).requestBody;
+    if (!body) continue;
+    const json = body.content['application/json'].schema;
+    expect({ key, types: Object.keys(body.content) }).toEqual({ key, types: ['application/json', 'text/plain', 'application/x-www-form-urlencoded', '*/*'] });
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', '*/*']) {
+      expect(body.content[type].schema).toEqual({ type: 'string', contentMediaType: 'application/json', contentSchema: json });
+    }
+  }
+});
+
+test.each(visible.map((m) => m.name))("%s's reads and writes take its own filter, order_by and fields", (name) => {
+  const schemas = (doc.components as { schemas: Record<string, any> }).schemas; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const model = visible.find((m) => m.name === name)!;
+  const list = schemas[`${name}_list_request`].properties;
+  expect(list.filters).toEqual({ $ref: `#/components/schemas/${name}_filter` });
+  expect(list.order_by.anyOf[0].enum).toEqual(['id', ...model.indexed].flatMap((f) => [f, `-${f}`]));
+  expect(list.fields.items.enum).toEqual(['id', ...Object.keys(model.storedSchema.properties), '_created_at', '_updated_at', '_version']);
+  expect(Object.keys(schemas[`${name}_filter`].properties)).toEqual([...list.fields.items.enum, '$and', '$or', '$not']);
+  expect(schemas[`${name}_filter`].additionalProperties).toBe(false);
+  for (const fn of ['get_one', 'count', 'update', 'delete']) {
+    if (schemas[`${name}_${fn}_request`]) expect(schemas[`${name}_${fn}_request`].properties.filters).toEqual({ $ref: `#/components/schemas/${name}_filter` });
+  }
+});
