@@ -1,3 +1,5 @@
+import { FUNCTION_DESCRIPTORS, type FunctionName } from '../shared/http/functions';
+
 /**
  * How every Lambda function is bundled, read by the CDK stack (NodejsFunction) and by the
  * cold-start benchmark, so both measure and ship the same thing. CommonJS with the SDK
@@ -19,5 +21,13 @@ export const ESBUILD_OPTIONS = {
   external: [] as string[],
   legalComments: 'none',
 } as const;
+
+/** The OpenAPI document's file in the openapi function's bundle (shared/openapi/operation.ts). */
+export const OPENAPI_DOCUMENT_FILE = 'openapi.json';
+
+/** Constants written into a function's code when it is bundled (esbuild's define). */
+export function definesFor(name: FunctionName): Record<string, string> {
+  return FUNCTION_DESCRIPTORS[name].openApiDocument ? { OPENAPI_DOCUMENT_FILE: JSON.stringify(OPENAPI_DOCUMENT_FILE) } : {};
+}
 
 export const handlerEntry = (functionName: string): string => `functions/${functionName}/handler.ts`;

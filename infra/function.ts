@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
@@ -9,7 +9,8 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { PACKAGE_ASSETS } from '../shared/docs/assets';
-import { ESBUILD_OPTIONS, handlerEntry } from './bundling';
+import { definesFor, ESBUILD_OPTIONS, handlerEntry, OPENAPI_DOCUMENT_FILE } from './bundling';
+import { openApiDocumentText } from '../shared/openapi/text';
 import { accessOf } from './access';
 import { FUNCTION_DESCRIPTORS, type FunctionName, type SecretName } from '../shared/http/functions';
 import type { LambdaPlatform } from './platform';
@@ -34,6 +35,31 @@ function docsAssetHooks(): ICommandHooks {
   };
 }
 
+/**
+ * Writes the OpenAPI document beside the openapi function's bundle: built here, at synthesis,
+ * so the function only reads a file (shared/openapi/operation.ts). Written under
+ * node_modules/.cache by rename, so syntheses running at once never copy half a file.
+ */
+function openApiDocumentHooks(): ICommandHooks {
+  const dir = path.join(PROJECT_ROOT, 'node_modules', '.cache', 'recordgate');
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, OPENAPI_DOCUMENT_FILE);
+  const partial = `${file}.${process.pid}`;
+  writeFileSync(partial, openApiDocumentText());
+  renameSync(partial, file);
+  return {
+    beforeBundling: () => [],
+    beforeInstall: () => [],
+    afterBundling: (_inputDir, outputDir) => [`cp "${file}" "${outputDir}/${OPENAPI_DOCUMENT_FILE}"`],
+  };
+}
+
+function commandHooksFor(name: FunctionName): ICommandHooks | undefined {
+  if (FUNCTION_DESCRIPTORS[name].docsAssets) return docsAssetHooks();
+  if (FUNCTION_DESCRIPTORS[name].openApiDocument) return openApiDocumentHooks();
+  return undefined;
+}
+
 /** infra/bundling.ts in NodejsFunction's terms; the SDK is bundled (no external modules). */
 function bundlingFor(name: FunctionName): BundlingOptions {
   return {
@@ -44,9 +70,10 @@ function bundlingFor(name: FunctionName): BundlingOptions {
     mainFields: [...ESBUILD_OPTIONS.mainFields],
     externalModules: [...ESBUILD_OPTIONS.external],
     esbuildArgs: { '--legal-comments': ESBUILD_OPTIONS.legalComments },
+    define: definesFor(name),
     // The local esbuild bundles offline in seconds; Docker is neither needed nor assumed.
     forceDockerBundling: false,
-    commandHooks: FUNCTION_DESCRIPTORS[name].docsAssets ? docsAssetHooks() : undefined,
+    commandHooks: commandHooksFor(name),
   };
 }
 

@@ -3,8 +3,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ESBUILD_OPTIONS, handlerEntry } from '../../infra/bundling';
-import { FUNCTIONS } from '../../shared/http/functions';
+import { definesFor, ESBUILD_OPTIONS, handlerEntry } from '../../infra/bundling';
+import { FUNCTIONS, type FunctionName } from '../../shared/http/functions';
 import type { BenchContext } from './context';
 import type { Section } from './report';
 import { median, ratio, round } from './stats';
@@ -25,9 +25,10 @@ export function deployedFunctions(): string[] {
   return [...new Set<string>([...FUNCTIONS, 'health_check'])].filter((name) => existsSync(handlerEntry(name)));
 }
 
-async function bundle(entry: string, outfile: string): Promise<Metafile> {
+async function bundle(entry: string, outfile: string, define: Record<string, string>): Promise<Metafile> {
   const result = await build({
     ...ESBUILD_OPTIONS,
+    define,
     external: [...ESBUILD_OPTIONS.external],
     mainFields: [...ESBUILD_OPTIONS.mainFields],
     entryPoints: [entry],
@@ -78,11 +79,14 @@ export async function coldStartBench(ctx: BenchContext): Promise<Section> {
   const dir = mkdtempSync(join(tmpdir(), 'recordgate-cold-'));
   try {
     const names = deployedFunctions();
-    const bundles = [{ name: BASELINE, entry: 'scripts/bench/baseline/get-item.ts' }, ...names.map((name) => ({ name, entry: handlerEntry(name) }))];
+    const bundles = [
+      { name: BASELINE, entry: 'scripts/bench/baseline/get-item.ts', define: {} },
+      ...names.map((name) => ({ name, entry: handlerEntry(name), define: definesFor(name as FunctionName) })),
+    ];
     const built = await Promise.all(
       bundles.map(async (b, i) => {
         const file = join(dir, `${i}.js`);
-        const metafile = await bundle(b.entry, file);
+        const metafile = await bundle(b.entry, file, b.define);
         return { ...b, file, kb: statSync(file).size / 1024, metafile, loads: [] as number[], cpus: [] as number[], processes: [] as number[] };
       }),
     );

@@ -24,6 +24,8 @@ interface Deployed {
   lambda: LambdaSettings;
   /** Its bundle carries the swagger-ui files it serves (shared/docs/assets.ts). */
   docsAssets?: true;
+  /** Its bundle carries the OpenAPI document, built when bundling (shared/openapi/operation.ts). */
+  openApiDocument?: true;
 }
 
 /** A function behind API Gateway routes (shared/http/routes.ts), its handler made by httpHandler. */
@@ -122,7 +124,17 @@ const DESCRIPTORS = {
     secrets: ['CURSOR_SECRET'],
     lambda: FUNCTION_SETTINGS,
   },
-  openapi: { trigger: 'http', scope: 'public', body: 'none', writes: false, tag: 'documentation', table: [], secrets: [], lambda: FUNCTION_SETTINGS },
+  openapi: {
+    trigger: 'http',
+    scope: 'public',
+    body: 'none',
+    writes: false,
+    tag: 'documentation',
+    table: [],
+    secrets: [],
+    lambda: FUNCTION_SETTINGS,
+    openApiDocument: true,
+  },
   docs: {
     trigger: 'http',
     scope: 'public',

@@ -1,15 +1,17 @@
 import { build } from 'esbuild';
-import { ESBUILD_OPTIONS, handlerEntry } from '../../../infra/bundling';
+import { definesFor, ESBUILD_OPTIONS, handlerEntry } from '../../../infra/bundling';
+import type { FunctionName } from '../../../shared/http/functions';
 
 // Each record function's bundle, built as the CDK app builds it, holds its own operation and
 // none of another's, nor the health and OneBot bot-status code (issue 14: cold start).
 const RECORD_OPERATIONS = { create: 'create', get_one: 'get-one', list: 'list', count: 'count', update: 'update', delete: 'delete' } as const;
 
-async function bundleInputs(fn: string): Promise<string[]> {
+async function bundleInputs(fn: FunctionName): Promise<string[]> {
   const { metafile } = await build({
     ...ESBUILD_OPTIONS,
     external: [...ESBUILD_OPTIONS.external],
     mainFields: [...ESBUILD_OPTIONS.mainFields],
+    define: definesFor(fn),
     entryPoints: [handlerEntry(fn)],
     write: false,
     outfile: 'index.js',
@@ -22,10 +24,18 @@ async function bundleInputs(fn: string): Promise<string[]> {
 test.each(Object.entries(RECORD_OPERATIONS))(
   'the %s bundle holds its own operation only',
   async (fn, module) => {
-    const inputs = await bundleInputs(fn);
+    const inputs = await bundleInputs(fn as FunctionName);
     const operations = inputs.filter((i) => /^shared\/api\/(create|get-one|list|count|update|delete|models|health)\.ts$/.test(i));
     expect(operations).toEqual([`shared/api/${module}.ts`]);
     expect(inputs.filter((i) => i.startsWith('shared/onebot/bots') || i.startsWith('shared/openapi/'))).toEqual([]);
   },
   60_000,
 );
+
+// The document is built when bundling and read from a file (issue 24: cold start).
+test('the openapi bundle holds neither the document builder nor the full zod API', async () => {
+  const inputs = await bundleInputs('openapi');
+  expect(inputs).toContain('shared/openapi/operation.ts');
+  expect(inputs.filter((i) => i.startsWith('shared/openapi/') && i !== 'shared/openapi/operation.ts')).toEqual([]);
+  expect(inputs.filter((i) => i.includes('node_modules/zod/v4/classic/'))).toEqual([]);
+}, 60_000);
