@@ -2,14 +2,14 @@ import { Duration } from 'aws-cdk-lib';
 import { Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { Function as ServiceFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { HEALTH_METRICS, type HealthMetricName } from '../shared/health/metrics';
 import { serviceFunction, type FunctionResources } from './function';
 
 /** The scheduled health check: functions/health_check every minute, and the metrics it emits. */
 export class HealthCheck extends Construct {
-  readonly function: NodejsFunction;
+  readonly function: ServiceFunction;
 
   constructor(
     scope: Construct,

@@ -1,10 +1,10 @@
 import { build, type Metafile } from 'esbuild';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { definesFor, ESBUILD_OPTIONS, handlerEntry } from '../../infra/bundling';
-import { FUNCTIONS, type FunctionName } from '../../shared/http/functions';
+import { BUNDLE_ENTRY, buildOptionsFor, handlerEntry, loadedAtInit } from '../../infra/bundling';
+import { FUNCTIONS } from '../../shared/http/functions';
 import type { BenchContext } from './context';
 import type { Section } from './report';
 import { median, ratio, round } from './stats';
@@ -25,29 +25,28 @@ export function deployedFunctions(): string[] {
   return [...new Set<string>([...FUNCTIONS, 'health_check'])].filter((name) => existsSync(handlerEntry(name)));
 }
 
-async function bundle(entry: string, outfile: string, define: Record<string, string>): Promise<Metafile> {
-  const result = await build({
-    ...ESBUILD_OPTIONS,
-    define,
-    external: [...ESBUILD_OPTIONS.external],
-    mainFields: [...ESBUILD_OPTIONS.mainFields],
-    entryPoints: [entry],
-    outfile,
-    metafile: true,
-    logLevel: 'error',
-  });
+async function bundle(name: string, entry: string, outdir: string): Promise<Metafile> {
+  const result = await build({ ...buildOptionsFor(name, outdir, entry), metafile: true });
   return result.metafile;
 }
 
-// Times require() inside the child, so node's own start-up is apart, and also reports the
-// whole time from process start to loaded (what a Lambda init pays before the first event).
+/** KiB a cold start loads (infra/bundling.ts loadedAtInit), and KiB of every file of the bundle. */
+function loadedBytes(metafile: Metafile): { kb: number; allKb: number; loaded: Set<string> } {
+  const loaded = loadedAtInit(metafile);
+  const bytes = (files: Iterable<string>) => [...files].reduce((sum, f) => sum + metafile.outputs[f].bytes, 0) / 1024;
+  return { kb: bytes(loaded), allKb: bytes(Object.keys(metafile.outputs)), loaded };
+}
+
+// Times the import() of the bundle inside the child, so node's own start-up is apart, and also
+// reports the whole time from process start to loaded (what a Lambda init pays before the first event).
 const LOADER = `
 const started = process.hrtime.bigint();
 const cpu = process.cpuUsage();
-require(process.argv[1]);
-const used = process.cpuUsage(cpu);
-const loadMs = Number(process.hrtime.bigint() - started) / 1e6;
-process.stdout.write(JSON.stringify({ loadMs, cpuMs: (used.user + used.system) / 1000, processMs: performance.now() }));
+import(require('node:url').pathToFileURL(process.argv[1])).then(() => {
+  const used = process.cpuUsage(cpu);
+  const loadMs = Number(process.hrtime.bigint() - started) / 1e6;
+  process.stdout.write(JSON.stringify({ loadMs, cpuMs: (used.user + used.system) / 1000, processMs: performance.now() }));
+});
 `;
 
 function loadOnce(file: string): { loadMs: number; cpuMs: number; processMs: number } {
@@ -59,10 +58,10 @@ function loadOnce(file: string): { loadMs: number; cpuMs: number; processMs: num
   return JSON.parse(child.stdout);
 }
 
-/** The packages (or our own folders) that weigh most in a bundle, by bytes of output. */
-function heaviestInputs(metafile: Metafile, top = 6): Array<{ input: string; kb: number }> {
+/** The packages (or our own folders) that weigh most in what a cold start loads, by bytes of output. */
+function heaviestInputs(metafile: Metafile, loaded: Set<string>, top = 6): Array<{ input: string; kb: number }> {
   const byGroup = new Map<string, number>();
-  for (const output of Object.values(metafile.outputs)) {
+  for (const output of [...loaded].map((file) => metafile.outputs[file])) {
     for (const [path, { bytesInOutput }] of Object.entries(output.inputs)) {
       const group = path.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/)?.[1] ?? path.split('/').slice(0, 2).join('/');
       byGroup.set(group, (byGroup.get(group) ?? 0) + bytesInOutput);
@@ -79,15 +78,13 @@ export async function coldStartBench(ctx: BenchContext): Promise<Section> {
   const dir = mkdtempSync(join(tmpdir(), 'recordgate-cold-'));
   try {
     const names = deployedFunctions();
-    const bundles = [
-      { name: BASELINE, entry: 'scripts/bench/baseline/get-item.ts', define: {} },
-      ...names.map((name) => ({ name, entry: handlerEntry(name), define: definesFor(name as FunctionName) })),
-    ];
+    const bundles = [{ name: BASELINE, entry: 'scripts/bench/baseline/get-item.ts' }, ...names.map((name) => ({ name, entry: handlerEntry(name) }))];
     const built = await Promise.all(
       bundles.map(async (b, i) => {
-        const file = join(dir, `${i}.js`);
-        const metafile = await bundle(b.entry, file, b.define);
-        return { ...b, file, kb: statSync(file).size / 1024, metafile, loads: [] as number[], cpus: [] as number[], processes: [] as number[] };
+        const outdir = join(dir, String(i));
+        const metafile = await bundle(b.name, b.entry, outdir);
+        const file = join(outdir, BUNDLE_ENTRY);
+        return { ...b, file, ...loadedBytes(metafile), metafile, loads: [] as number[], cpus: [] as number[], processes: [] as number[] };
       }),
     );
     ctx.log(`cold start: ${built.length} bundles, ${runs} fresh processes each, interleaved`);
@@ -104,10 +101,11 @@ export async function coldStartBench(ctx: BenchContext): Promise<Section> {
     const [baseline, ...functions] = built.map((b) => ({
       name: b.name,
       kb: round(b.kb),
+      allKb: round(b.allKb),
       loadMs: round(median(b.loads)),
       cpuMs: round(median(b.cpus)),
       processMs: round(median(b.processes)),
-      heaviest: heaviestInputs(b.metafile),
+      heaviest: heaviestInputs(b.metafile, b.loaded),
     }));
     const rows = functions.map((f) => ({
       ...f,
@@ -128,23 +126,25 @@ export async function coldStartBench(ctx: BenchContext): Promise<Section> {
       id: 'cold-start',
       title: 'Cold start',
       method: `
-Each function is bundled exactly as the CDK app bundles it (\`ESBUILD_OPTIONS\` and \`handlerEntry()\`
-from infra/bundling.ts: CommonJS, minified, SDK bundled), and so is the baseline
+Each function is bundled exactly as the CDK app bundles it (\`buildOptionsFor()\` from
+infra/bundling.ts: ES modules split into chunks, minified, SDK bundled), and so is the baseline
 (scripts/bench/baseline/get-item.ts: a document client made at module load and one GetItem).
-Each bundle is then required by a fresh \`node\` process, ${runs} times, the bundles interleaved. *require* is
-the time of \`require()\` measured inside the child; *process* is from the child's start until the
-bundle is loaded (node's own start-up included). Sizes are of the minified bundle, in KiB.`,
+Each bundle's index.mjs is then imported by a fresh \`node\` process, ${runs} times, the bundles
+interleaved. *import* is the time of \`import()\` measured inside the child; *process* is from the
+child's start until the bundle is loaded (node's own start-up included). *KiB loaded* is the entry
+and the chunks it imports statically, what a cold start reads; *KiB in all* adds the chunks
+loaded only on first use through \`import()\`.`,
       tables: [
         {
-          columns: ['function', 'bundle KiB', 'require ms', 'ratio', 'require CPU ms', 'ratio', 'process ms', 'ratio'],
+          columns: ['function', 'KiB loaded', 'KiB in all', 'import ms', 'ratio', 'import CPU ms', 'ratio', 'process ms', 'ratio'],
           rows: [
-            [baseline.name, baseline.kb, baseline.loadMs, 1, baseline.cpuMs, 1, baseline.processMs, 1],
-            ...rows.map((r) => [r.name, r.kb, r.loadMs, r.loadRatio, r.cpuMs, r.cpuRatio, r.processMs, r.processRatio]),
+            [baseline.name, baseline.kb, baseline.allKb, baseline.loadMs, 1, baseline.cpuMs, 1, baseline.processMs, 1],
+            ...rows.map((r) => [r.name, r.kb, r.allKb, r.loadMs, r.loadRatio, r.cpuMs, r.cpuRatio, r.processMs, r.processRatio]),
           ],
         },
         {
-          caption: `Estimated Lambda init duration as a user sees it on a cold start: the Node 22 runtime's own start (the hello-world function of maxday/lambda-perf, https://github.com/maxday/lambda-perf, Node 22 arm64: ${HELLO_WORLD_INIT_MS.low}-${HELLO_WORLD_INIT_MS.high} ms; its 2025-12-21 data file: mean 118 ms at 512 MB) plus the require time measured here (this machine's, a stand-in for Lambda's arm64 cores at 512 MB):`,
-          columns: ['function', 'require ms', 'estimated init ms', 'vs hello-world'],
+          caption: `Estimated Lambda init duration as a user sees it on a cold start: the Node 22 runtime's own start (the hello-world function of maxday/lambda-perf, https://github.com/maxday/lambda-perf, Node 22 arm64: ${HELLO_WORLD_INIT_MS.low}-${HELLO_WORLD_INIT_MS.high} ms; its 2025-12-21 data file: mean 118 ms at 512 MB) plus the import time measured here (this machine's, a stand-in for Lambda's arm64 cores at 512 MB):`,
+          columns: ['function', 'import ms', 'estimated init ms', 'vs hello-world'],
           rows: [
             ['hello-world (lambda-perf)', 0, `${HELLO_WORLD_INIT_MS.low}-${HELLO_WORLD_INIT_MS.high}`, 1],
             ...[baseline, fastest, slowest].map((r) => [
