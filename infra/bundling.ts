@@ -25,7 +25,7 @@ const ESM_BANNER = [
   'const __dirname = __esmPath(new URL(".", import.meta.url));',
 ].join(' ');
 
-export const ESBUILD_OPTIONS = {
+const ESBUILD_OPTIONS = {
   bundle: true,
   platform: 'node',
   format: 'esm',
@@ -47,7 +47,7 @@ export const ESBUILD_OPTIONS = {
 export const OPENAPI_DOCUMENT_FILE = 'openapi.json';
 
 /** Constants written into a function's code when it is bundled (esbuild's define). */
-export function definesFor(name: string): Record<string, string> {
+function definesFor(name: string): Record<string, string> {
   return FUNCTION_DESCRIPTORS[name as FunctionName]?.openApiDocument ? { OPENAPI_DOCUMENT_FILE: JSON.stringify(OPENAPI_DOCUMENT_FILE) } : {};
 }
 
