@@ -53,6 +53,19 @@ export interface EventFunction extends Deployed {
   trigger: 'schedule' | 'queue';
 }
 
+// The document and the page that shows it: public, bodiless, no table, no secret; each bundle
+// carries what it serves.
+const DOCUMENTATION = {
+  trigger: 'http',
+  scope: 'public',
+  body: 'none',
+  writes: false,
+  tag: 'documentation',
+  table: [],
+  secrets: [],
+  lambda: FUNCTION_SETTINGS,
+} as const;
+
 // Every record function reads its model's stored layout once per container (shared/store/layout.ts).
 const QUERY = ['dynamodb:Query', 'dynamodb:GetItem'] as const;
 const HEALTH = ['dynamodb:GetItem', 'dynamodb:Query'] as const;
@@ -124,28 +137,8 @@ const DESCRIPTORS = {
     secrets: ['CURSOR_SECRET'],
     lambda: FUNCTION_SETTINGS,
   },
-  openapi: {
-    trigger: 'http',
-    scope: 'public',
-    body: 'none',
-    writes: false,
-    tag: 'documentation',
-    table: [],
-    secrets: [],
-    lambda: FUNCTION_SETTINGS,
-    openApiDocument: true,
-  },
-  docs: {
-    trigger: 'http',
-    scope: 'public',
-    body: 'none',
-    writes: false,
-    tag: 'documentation',
-    table: [],
-    secrets: [],
-    lambda: FUNCTION_SETTINGS,
-    docsAssets: true,
-  },
+  openapi: { ...DOCUMENTATION, openApiDocument: true },
+  docs: { ...DOCUMENTATION, docsAssets: true },
   // Senders sign with ONEBOT_SECRET instead of a token, so the receiver checks the signature
   // over the exact bytes before it parses them. Rules act through a bot's HTTP API (ONEBOT_ACCESS_TOKEN).
   onebot: {
