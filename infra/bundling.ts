@@ -1,3 +1,14 @@
+import type { BuildOptions, Metafile } from 'esbuild';
+import { FUNCTION_DESCRIPTORS, type FunctionName } from '../shared/http/functions';
+
+/**
+ * How every Lambda function is bundled, read by the CDK stack (infra/function.ts) and by the
+ * cold-start benchmark, so both measure and ship the same thing: the SDK bundled, `module` entry
+ * points preferred, minified, as ES modules split into chunks. esbuild splits only ES modules
+ * (https://esbuild.github.io/api/#splitting), and a split bundle loads at init only its entry and
+ * the chunks that entry imports statically: what the code and the SDK load with `import()` (the
+ * receiver's S3 and SQS clients, the SDK's credential providers) stays on disk until first used.
+ */
 /**
  * The Node.js major the functions run on: the stack deploys Lambda's `nodejs<major>.x` (infra/function.ts),
  * esbuild builds for it, and npm scripts run on it (the `node` devDependency; test/unit/infra/runtime.test.ts
@@ -7,16 +18,25 @@ export const LAMBDA_NODE_MAJOR = 24;
 
 export const NODE_RUNTIME_TARGET = `node${LAMBDA_NODE_MAJOR}`;
 
+/** Lambda's Node.js runtime takes `index.handler` from index.mjs as an ES module. */
+export const BUNDLE_ENTRY = 'index.mjs';
+
 /**
- * How every Lambda function is bundled, read by the CDK stack (NodejsFunction) and by the
- * cold-start benchmark, so both measure and ship the same thing. CommonJS with the SDK
- * bundled and `module` entry points preferred loaded fastest on this kind of machine
- * (docs/benchmarks.md measures every bundle against a bare-SDK one built the same way).
+ * ES module scope has no `require` nor `__dirname`: bundled CommonJS code that requires Node's
+ * built-ins needs the first, and a function that reads files beside its bundle the second.
  */
+const ESM_BANNER = [
+  "import { createRequire as __esmRequire } from 'node:module';",
+  "import { fileURLToPath as __esmPath } from 'node:url';",
+  'const require = __esmRequire(import.meta.url);',
+  'const __dirname = __esmPath(new URL(".", import.meta.url));',
+].join(' ');
+
 export const ESBUILD_OPTIONS = {
   bundle: true,
   platform: 'node',
-  format: 'cjs',
+  format: 'esm',
+  splitting: true,
   target: NODE_RUNTIME_TARGET,
   minify: true,
   // No source maps: they would only help with --enable-source-maps, which slows every stack
@@ -25,6 +45,47 @@ export const ESBUILD_OPTIONS = {
   mainFields: ['module', 'main'],
   external: [] as string[],
   legalComments: 'none',
+  outExtension: { '.js': '.mjs' },
+  chunkNames: 'chunks/[name]-[hash]',
+  banner: { js: ESM_BANNER },
 } as const;
 
+/** The OpenAPI document's file in the openapi function's bundle (shared/openapi/operation.ts). */
+export const OPENAPI_DOCUMENT_FILE = 'openapi.json';
+
+/** Constants written into a function's code when it is bundled (esbuild's define). */
+function definesFor(name: string): Record<string, string> {
+  return FUNCTION_DESCRIPTORS[name as FunctionName]?.openApiDocument ? { OPENAPI_DOCUMENT_FILE: JSON.stringify(OPENAPI_DOCUMENT_FILE) } : {};
+}
+
 export const handlerEntry = (functionName: string): string => `functions/${functionName}/handler.ts`;
+
+/** esbuild's options for one function's bundle (or the benchmark's baseline), written into `outdir` as index.mjs and its chunks. */
+export function buildOptionsFor(name: string, outdir: string, entry = handlerEntry(name)): BuildOptions {
+  return {
+    ...ESBUILD_OPTIONS,
+    mainFields: [...ESBUILD_OPTIONS.mainFields],
+    external: [...ESBUILD_OPTIONS.external],
+    outExtension: { ...ESBUILD_OPTIONS.outExtension },
+    banner: { ...ESBUILD_OPTIONS.banner },
+    define: definesFor(name),
+    entryPoints: { index: entry },
+    outdir,
+    logLevel: 'error',
+  };
+}
+
+/**
+ * The output files a cold start loads: the entry and every chunk it imports statically,
+ * transitively. Chunks reached only through import() load on first use.
+ */
+export function loadedAtInit(metafile: Metafile): Set<string> {
+  const loaded = new Set<string>();
+  const visit = (file: string) => {
+    if (loaded.has(file)) return;
+    loaded.add(file);
+    for (const i of metafile.outputs[file].imports) if (i.kind === 'import-statement' && !i.external) visit(i.path);
+  };
+  visit(Object.keys(metafile.outputs).find((file) => file.endsWith(`/${BUNDLE_ENTRY}`) || file === BUNDLE_ENTRY)!);
+  return loaded;
+}

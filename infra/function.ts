@@ -1,15 +1,16 @@
-import { existsSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { buildSync } from 'esbuild';
 import * as path from 'node:path';
-import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import { AssetHashType, DockerImage, Duration, type ILocalBundling, type RemovalPolicy } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { LoggingFormat, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat, type BundlingOptions, type ICommandHooks } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Code, Function as LambdaFunction, LoggingFormat, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { PACKAGE_ASSETS } from '../shared/docs/assets';
-import { ESBUILD_OPTIONS, handlerEntry, LAMBDA_NODE_MAJOR } from './bundling';
+import { buildOptionsFor, LAMBDA_NODE_MAJOR, OPENAPI_DOCUMENT_FILE } from './bundling';
+import { openApiDocumentText } from '../shared/openapi/text';
 import { accessOf } from './access';
 import type { SecretName } from '../shared/config';
 import { FUNCTION_DESCRIPTORS, type FunctionName } from '../shared/http/functions';
@@ -20,39 +21,48 @@ const PROJECT_ROOT = path.resolve(__dirname, '..');
 const DOCS_ASSETS_DIR = 'docs-assets';
 
 /** CDK's own runtime for the major the bundles are built for; one CDK does not know yet stops the synth. */
-const RUNTIME = Runtime.ALL.find((runtime) => runtime.name === `nodejs${LAMBDA_NODE_MAJOR}.x` && !runtime.isVariable);
-if (!RUNTIME) throw new Error(`aws-cdk-lib has no Lambda runtime nodejs${LAMBDA_NODE_MAJOR}.x`);
+const RUNTIME: Runtime = (() => {
+  const known = Runtime.ALL.find((runtime) => runtime.name === `nodejs${LAMBDA_NODE_MAJOR}.x` && !runtime.isVariable);
+  if (!known) throw new Error(`aws-cdk-lib has no Lambda runtime nodejs${LAMBDA_NODE_MAJOR}.x`);
+  return known;
+})();
 
 /** Copies exactly the swagger-ui files the docs function serves (shared/docs/assets.ts) into its bundle. */
-function docsAssetHooks(): ICommandHooks {
+function copyDocsAssets(outputDir: string): void {
   const source = path.join(PROJECT_ROOT, 'node_modules', 'swagger-ui-dist');
   const present = Object.keys(PACKAGE_ASSETS);
   const missing = present.filter((file) => !existsSync(path.join(source, file)));
   if (missing.length > 0) throw new Error(`swagger-ui-dist lacks ${missing.join(', ')}: the docs page would break`);
-  return {
-    beforeBundling: () => [],
-    beforeInstall: () => [],
-    afterBundling: (_inputDir, outputDir) => [
-      `mkdir -p "${outputDir}/${DOCS_ASSETS_DIR}"`,
-      ...present.map((file) => `cp "${path.join(source, file)}" "${outputDir}/${DOCS_ASSETS_DIR}/${file}"`),
-    ],
-  };
+  mkdirSync(path.join(outputDir, DOCS_ASSETS_DIR), { recursive: true });
+  for (const file of present) copyFileSync(path.join(source, file), path.join(outputDir, DOCS_ASSETS_DIR, file));
 }
 
-/** infra/bundling.ts in NodejsFunction's terms; the SDK is bundled (no external modules). */
-function bundlingFor(name: FunctionName): BundlingOptions {
-  return {
-    minify: ESBUILD_OPTIONS.minify,
-    sourceMap: ESBUILD_OPTIONS.sourcemap,
-    target: ESBUILD_OPTIONS.target,
-    format: ESBUILD_OPTIONS.format === 'cjs' ? OutputFormat.CJS : OutputFormat.ESM,
-    mainFields: [...ESBUILD_OPTIONS.mainFields],
-    externalModules: [...ESBUILD_OPTIONS.external],
-    esbuildArgs: { '--legal-comments': ESBUILD_OPTIONS.legalComments },
-    // The local esbuild bundles offline in seconds; Docker is neither needed nor assumed.
-    forceDockerBundling: false,
-    commandHooks: FUNCTION_DESCRIPTORS[name].docsAssets ? docsAssetHooks() : undefined,
-  };
+/**
+ * Bundles a function on this machine (infra/bundling.ts), with the files it serves beside it: the
+ * docs function's swagger-ui files, the openapi function's document, built here at synthesis so
+ * the function only reads a file (shared/openapi/operation.ts). NodejsFunction cannot be used:
+ * it always passes esbuild --outfile, which esbuild refuses with code splitting
+ * (https://github.com/evanw/esbuild/issues/1666). Docker is neither needed nor assumed.
+ */
+class LocalBundling implements ILocalBundling {
+  // A field, not only a closure: CDK keys its bundle cache on the bundling options' JSON, and
+  // every function bundles from the same folder.
+  constructor(readonly functionName: FunctionName) {}
+
+  tryBundle(outputDir: string): boolean {
+    const descriptor = FUNCTION_DESCRIPTORS[this.functionName];
+    buildSync(buildOptionsFor(this.functionName, outputDir));
+    if (descriptor.docsAssets) copyDocsAssets(outputDir);
+    if (descriptor.openApiDocument) writeFileSync(path.join(outputDir, OPENAPI_DOCUMENT_FILE), openApiDocumentText());
+    return true;
+  }
+}
+
+function functionCode(name: FunctionName): Code {
+  return Code.fromAsset(PROJECT_ROOT, {
+    assetHashType: AssetHashType.OUTPUT,
+    bundling: { local: new LocalBundling(name), image: DockerImage.fromRegistry('public.ecr.aws/sam/build-nodejs22.x') },
+  });
 }
 
 export interface FunctionResources {
@@ -71,7 +81,7 @@ export interface FunctionResources {
  * JSON is CPU-bound; at 128 MB cold starts take several times longer, while the price per
  * request of a ~50 ms warm call stays a fraction of the HTTP API's own $1 per million.
  */
-export function serviceFunction(scope: Construct, name: FunctionName, resources: FunctionResources): NodejsFunction {
+export function serviceFunction(scope: Construct, name: FunctionName, resources: FunctionResources): LambdaFunction {
   const node = new Construct(scope, name);
   const logGroup = new LogGroup(node, 'Logs', { retention: RetentionDays.ONE_MONTH, removalPolicy: resources.logRemovalPolicy });
   // An own role instead of the AWSLambdaBasicExecutionRole managed policy: logs go to this
@@ -88,11 +98,9 @@ export function serviceFunction(scope: Construct, name: FunctionName, resources:
   }
   if (descriptor.docsAssets) environment.DOCS_ASSETS_DIR = `/var/task/${DOCS_ASSETS_DIR}`;
 
-  const fn = new NodejsFunction(node, 'Function', {
-    entry: path.join(PROJECT_ROOT, handlerEntry(name)),
-    handler: 'handler',
-    projectRoot: PROJECT_ROOT,
-    depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
+  const fn = new LambdaFunction(node, 'Function', {
+    code: functionCode(name),
+    handler: 'index.handler',
     runtime: RUNTIME,
     architecture: resources.platform.architecture,
     memorySize: descriptor.lambda.memoryMb,
@@ -101,7 +109,6 @@ export function serviceFunction(scope: Construct, name: FunctionName, resources:
     logGroup,
     role,
     environment,
-    bundling: bundlingFor(name),
     paramsAndSecrets: access.secrets.length > 0 ? resources.platform.secretsLayer : undefined,
     description: `recordgate ${name}`,
   });

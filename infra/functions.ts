@@ -1,11 +1,11 @@
-import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { HTTP_FUNCTIONS, type HttpFunctionName } from '../shared/http/functions';
 import { serviceFunction, type FunctionResources } from './function';
 
 /** One function per HTTP function of shared/http/functions.ts, so a new one appears by itself. */
 export class ApiFunctions extends Construct {
-  readonly byName: ReadonlyMap<HttpFunctionName, NodejsFunction>;
+  readonly byName: ReadonlyMap<HttpFunctionName, LambdaFunction>;
 
   constructor(scope: Construct, id: string, resources: FunctionResources) {
     super(scope, id);

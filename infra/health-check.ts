@@ -1,6 +1,6 @@
 import { Duration } from 'aws-cdk-lib';
 import { Metric } from 'aws-cdk-lib/aws-cloudwatch';
-import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { Function as ServiceFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { HEALTH_METRICS, type HealthMetricName } from '../shared/health/metrics';
 import { serviceFunction, type FunctionResources } from './function';
@@ -8,7 +8,7 @@ import { runEvery } from './schedule';
 
 /** The scheduled health check: functions/health_check every minute, and the metrics it emits. */
 export class HealthCheck extends Construct {
-  readonly function: NodejsFunction;
+  readonly function: ServiceFunction;
 
   constructor(
     scope: Construct,

@@ -1,5 +1,5 @@
 import { CustomResource, Duration } from 'aws-cdk-lib';
-import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { Function as ServiceFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { MODELS } from '../shared/models/registry';
 import { schemaFingerprint } from '../shared/store/index-build';
@@ -16,7 +16,7 @@ const definitions = () => MODELS.map((m) => ({ name: m.name, indexed: m.indexed,
  * then every five minutes, going on with an index build where the last run stopped.
  */
 export class IndexBuild extends Construct {
-  readonly function: NodejsFunction;
+  readonly function: ServiceFunction;
 
   constructor(scope: Construct, id: string, props: FunctionResources & { after: Construct }) {
     super(scope, id);

@@ -4,7 +4,7 @@ import { Alarm, ComparisonOperator, MathExpression, TreatMissingData } from 'aws
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
@@ -43,7 +43,7 @@ export class OneBotQueue extends Construct {
   readonly queue: Queue;
   readonly deadLetters: Queue;
   readonly bucket: Bucket;
-  readonly function: NodejsFunction;
+  readonly function: LambdaFunction;
 
   constructor(scope: Construct, id: string, props: OneBotQueueProps) {
     super(scope, id);
@@ -92,7 +92,7 @@ export class OneBotQueue extends Construct {
     const bodies = new PolicyStatement({ actions: ['s3:PutObject', 's3:GetObject'], resources: [this.bucket.arnForObjects('*')] });
     for (const fn of [props.receiver, this.function]) fn.addToRolePolicy(bodies);
     this.queue.grantSendMessages(props.receiver);
-    for (const fn of [props.receiver as NodejsFunction, this.function]) {
+    for (const fn of [props.receiver as LambdaFunction, this.function]) {
       fn.addEnvironment('ONEBOT_BUCKET', this.bucket.bucketName);
       // The receiver sends to it; the consumer changes its messages' visibility.
       fn.addEnvironment('ONEBOT_QUEUE_URL', this.queue.queueUrl);

@@ -22,6 +22,8 @@ interface Deployed {
   lambda: LambdaSettings;
   /** Its bundle carries the swagger-ui files it serves (shared/docs/assets.ts). */
   docsAssets?: true;
+  /** Its bundle carries the OpenAPI document, built when bundling (shared/openapi/operation.ts). */
+  openApiDocument?: true;
 }
 
 /** A function behind API Gateway routes (shared/http/routes.ts), its handler made by httpHandler. */
@@ -48,6 +50,18 @@ export interface HttpFunction extends Deployed {
 export interface EventFunction extends Deployed {
   trigger: 'schedule' | 'queue';
 }
+
+// The document and the page that shows it: public, bodiless, no table, no secret; each bundle
+// carries what it serves.
+const DOCUMENTATION = {
+  trigger: 'http',
+  scope: 'public',
+  body: 'none',
+  writes: false,
+  tag: 'documentation',
+  table: [],
+  secrets: [],
+} as const;
 
 // Every record function reads its model's stored layout once per container (shared/store/layout.ts).
 const QUERY = ['dynamodb:Query', 'dynamodb:GetItem'] as const;
@@ -119,17 +133,8 @@ const DESCRIPTORS = {
     table: ['dynamodb:Query', ...IDEMPOTENCY_KEYS],
     secrets: ['CURSOR_SECRET'],
   },
-  openapi: { trigger: 'http', scope: 'public', body: 'none', writes: false, tag: 'documentation', table: [], secrets: [] },
-  docs: {
-    trigger: 'http',
-    scope: 'public',
-    body: 'none',
-    writes: false,
-    tag: 'documentation',
-    table: [],
-    secrets: [],
-    docsAssets: true,
-  },
+  openapi: { ...DOCUMENTATION, openApiDocument: true },
+  docs: { ...DOCUMENTATION, docsAssets: true },
   // Senders sign with ONEBOT_SECRET instead of a token, so the receiver checks the signature
   // over the exact bytes before it parses them. Rules act through a bot's HTTP API (ONEBOT_ACCESS_TOKEN).
   onebot: {

@@ -34,9 +34,13 @@ export type HttpResult = APIGatewayProxyStructuredResultV2 & { statusCode: numbe
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
 
-export function jsonResult(statusCode: number, body: unknown, headers: Record<string, string> = {}): HttpResult {
-  return { statusCode, headers: { ...JSON_HEADERS, ...headers }, body: stringifyExactJson(body) };
+/** A JSON answer whose text is already written (the OpenAPI document, built when bundling). */
+export function jsonTextResult(statusCode: number, text: string, headers: Record<string, string> = {}): HttpResult {
+  return { statusCode, headers: { ...JSON_HEADERS, ...headers }, body: text };
 }
+
+export const jsonResult = (statusCode: number, body: unknown, headers: Record<string, string> = {}): HttpResult =>
+  jsonTextResult(statusCode, stringifyExactJson(body), headers);
 
 export const successResult = (data: unknown, statusCode = 200): HttpResult => jsonResult(statusCode, success(data));
 

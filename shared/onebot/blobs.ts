@@ -1,4 +1,4 @@
-import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { dataDir, onebotBucket, settings } from '../config';
@@ -7,7 +7,9 @@ import { BOUNDED_HTTP, inTime } from '../deadline';
 /**
  * Where bodies too big for a record or a queue message are kept whole: the S3 bucket
  * `ONEBOT_BUCKET` in AWS, the data directory (`DATA_DIR`, default `.data`) locally. A location
- * is `s3://bucket/key` or `file:<key>` (relative to the data directory).
+ * is `s3://bucket/key` or `file:<key>` (relative to the data directory). The S3 client is loaded
+ * on first use: most events fit a record, and the receiver's cold start should not pay for it
+ * (issue 24; a chunk of its own, infra/bundling.ts).
  */
 let s3: S3Client | undefined;
 
@@ -24,6 +26,7 @@ export { dataDir };
 export async function putBlob(key: string, bytes: Buffer): Promise<string> {
   const bucket = onebotBucket();
   if (bucket) {
+    const { S3Client, PutObjectCommand } = await import('@aws-sdk/client-s3');
     s3 ??= new S3Client({ region: settings().AWS_REGION, requestHandler: BOUNDED_HTTP });
     await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: bytes, ContentType: 'application/json' }), inTime());
     return `s3://${bucket}/${key}`;
@@ -38,6 +41,7 @@ export async function putBlob(key: string, bytes: Buffer): Promise<string> {
 export async function getBlob(location: string): Promise<Buffer> {
   const s3Location = /^s3:\/\/([^/]+)\/(.+)$/.exec(location);
   if (s3Location) {
+    const { S3Client, GetObjectCommand } = await import('@aws-sdk/client-s3');
     s3 ??= new S3Client({ region: settings().AWS_REGION, requestHandler: BOUNDED_HTTP });
     const object = await s3.send(new GetObjectCommand({ Bucket: s3Location[1], Key: s3Location[2] }), inTime());
     return Buffer.from(await object.Body!.transformToByteArray());

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ChangeMessageVisibilityBatchCommand, SendMessageCommand, SQSClient, type SendMessageCommandInput } from '@aws-sdk/client-sqs';
+import type { SendMessageCommandInput, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { onebotQueueUrl, settings } from '../config';
 import { BOUNDED_HTTP, inTime, reserving } from '../deadline';
@@ -28,10 +28,18 @@ export async function queueMessage(queueUrl: string, delivery: Delivery): Promis
   return { QueueUrl: queueUrl, MessageBody: JSON.stringify(toKept(delivery, ref)) };
 }
 
-const sqsClient = (): SQSClient => (sqs ??= new SQSClient({ region: settings().AWS_REGION, requestHandler: BOUNDED_HTTP }));
+// The receiver sends to the queue only while the database is unreachable, so the client is
+// loaded on first use, not at every cold start (issue 24; a chunk of its own, infra/bundling.ts).
+const sqsApi = () => import('@aws-sdk/client-sqs');
+async function sqsClient(): Promise<SQSClient> {
+  const { SQSClient } = await sqsApi();
+  sqs ??= new SQSClient({ region: settings().AWS_REGION, requestHandler: BOUNDED_HTTP });
+  return sqs;
+}
 
 export async function sendToQueue(queueUrl: string, delivery: Delivery): Promise<void> {
-  await sqsClient().send(new SendMessageCommand(await queueMessage(queueUrl, delivery)), inTime());
+  const { SendMessageCommand } = await sqsApi();
+  await (await sqsClient()).send(new SendMessageCommand(await queueMessage(queueUrl, delivery)), inTime());
 }
 
 /**
@@ -76,7 +84,8 @@ async function hideForBackoff(records: SQSRecord[]): Promise<void> {
   try {
     const queueUrl = onebotQueueUrl();
     if (!queueUrl) throw new Error('ONEBOT_QUEUE_URL is not set');
-    const { Failed = [] } = await sqsClient().send(new ChangeMessageVisibilityBatchCommand({ QueueUrl: queueUrl, Entries: entries }), inTime());
+    const { ChangeMessageVisibilityBatchCommand } = await sqsApi();
+    const { Failed = [] } = await (await sqsClient()).send(new ChangeMessageVisibilityBatchCommand({ QueueUrl: queueUrl, Entries: entries }), inTime());
     if (Failed.length > 0)
       log.error('queued_event_backoff_failed', { failed: Failed.map((f) => ({ messageId: records[Number(f.Id)]?.messageId, code: f.Code })) });
   } catch (error) {

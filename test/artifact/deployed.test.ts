@@ -1,6 +1,7 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../../shared/config';
 import { LIMITS } from '../../shared/limits';
+import { openApiDocumentText } from '../../shared/openapi/text';
 import { db } from '../../shared/store/client';
 import { apiEvent } from '../../scripts/bench/requests';
 import { startArtifactApi, type ArtifactApi } from '../support/artifact/api';
@@ -49,6 +50,12 @@ describe('every function answers only its own route keys (fail closed)', () => {
     const event = { ...apiEvent('POST', '/api/db/reaction/create', JSON.stringify({ data: { user_id: 1, content: 'x' } })), routeKey: 'GET /api/db/health' };
     expect(await harness().invoke('create', event)).toMatchObject({ kind: 'answer', result: { statusCode: 404 } });
   });
+});
+
+test('the openapi bundle answers the document built at synthesis, byte for byte as the builder writes it', async () => {
+  const answer = await harness().invoke('openapi', apiEvent('GET', '/openapi.json'));
+  expect(answer).toMatchObject({ kind: 'answer', result: { statusCode: 200 } });
+  expect((answer as { result: { body: string } }).result.body).toBe(openApiDocumentText());
 });
 
 describe('secrets', () => {

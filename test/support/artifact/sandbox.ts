@@ -7,13 +7,14 @@ import type { Invocation } from '../../../scripts/local/gateway';
 import type { DeployedFunction } from './assembly';
 
 /**
- * What runs inside a sandbox: Lambda's Node.js runtime in miniature. It loads the bundle's
- * index.js once (the cold start), then takes one event at a time and answers what the handler
+ * What runs inside a sandbox: Lambda's Node.js runtime in miniature. It imports the bundle's
+ * index.mjs once (the cold start), then takes one event at a time and answers what the handler
  * returned, with a context whose remaining time counts down to the deadline.
  */
 const RUNTIME = `
-const { handler } = require(require('node:path').join(process.env.LAMBDA_TASK_ROOT, 'index.js'));
+const loaded = import(require('node:url').pathToFileURL(require('node:path').join(process.env.LAMBDA_TASK_ROOT, 'index.mjs')));
 process.on('message', async ({ requestId, event, deadline }) => {
+  const { handler } = await loaded;
   const context = {
     functionName: process.env.AWS_LAMBDA_FUNCTION_NAME, functionVersion: '$LATEST', awsRequestId: requestId,
     memoryLimitInMB: process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE, callbackWaitsForEmptyEventLoop: true,
@@ -27,7 +28,7 @@ process.on('message', async ({ requestId, event, deadline }) => {
     process.send({ requestId, error: { name: error && error.name, message: error && error.message } });
   }
 });
-process.send({ ready: true });
+loaded.then(() => process.send({ ready: true }));
 `;
 
 export interface SandboxSettings {

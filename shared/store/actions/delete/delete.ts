@@ -18,12 +18,13 @@ export async function deleteRecords(model: Model, request: BulkGuard, options: B
   const fingerprint = queryFingerprint(request.filters, ['delete']);
   const matched = await matchForWrite(model, request, fingerprint, options);
   const { filter, items } = matched;
+  const paramsOf = deleteParams(model, filter);
   const results = await mapPool(
     items,
     LIMITS.writeConcurrency,
     async (item) => {
       try {
-        await db().send(new DeleteCommand(deleteParams(model, filter, item.id as string)), inTime());
+        await db().send(new DeleteCommand(paramsOf(item.id as string)), inTime());
         return true;
       } catch (error) {
         // Gone after an attempt whose answer was lost: this delete removed it.

@@ -7,9 +7,13 @@ import { ExpressionBuilder } from '../../filter/expression';
 import { itemKey } from '../../keys';
 import { TABLE_KEY } from '../../table';
 
-/** Deletes one record only if it exists and still matches the filter, decided atomically by DynamoDB. */
-export function deleteParams(model: Model, filter: FilterNode, id: string): DeleteCommandInput {
+/**
+ * Deletes one record only if it exists and still matches the filter, decided atomically by
+ * DynamoDB. The condition is compiled once per request and shared by every record's delete.
+ */
+export function deleteParams(model: Model, filter: FilterNode): (id: string) => DeleteCommandInput {
   const x = new ExpressionBuilder();
   const condition = [`attribute_exists(${x.name(TABLE_KEY.partitionKey)})`, compileFilter(filter, x)].filter(Boolean).join(' AND ');
-  return { TableName: settings().TABLE_NAME, Key: itemKey(model, id), ConditionExpression: condition, ...x.attributes() };
+  const shared = { TableName: settings().TABLE_NAME, ConditionExpression: condition, ...x.attributes() };
+  return (id) => ({ ...shared, Key: itemKey(model, id) });
 }
