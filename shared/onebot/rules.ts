@@ -5,7 +5,7 @@ import { plainText, toSegments } from './cq';
 import type { OneBotEvent } from './events';
 import { idText, sameId } from './events';
 import { ONEBOT_LIMITS } from '../limits';
-import { linearRegex, regexMatches } from './safe-regex';
+import { linearRegex, regexMatches } from '../regex/linear';
 
 export type Rule = ModelRecord<typeof onebotRule> & { id: string };
 

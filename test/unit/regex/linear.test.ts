@@ -1,7 +1,8 @@
 import { ONEBOT_LIMITS } from '../../../shared/limits';
-import { linearRegex, regexMatches } from '../../../shared/onebot/safe-regex';
+import { RE2JS } from 're2js';
+import { linearRegex, regexMatches } from '../../../shared/regex/linear';
 
-const compiled = (pattern: string): RegExp => {
+const compiled = (pattern: string): RE2JS => {
   const regex = linearRegex(pattern);
   if (typeof regex === 'string') throw new Error(regex);
   return regex;
@@ -10,7 +11,7 @@ const compiled = (pattern: string): RegExp => {
 test.each(['^ping$', '^\\d+\\+\\d+$', '(?:hello|hi) there', '你好.*世界', '(a+)+$', '(a|a)*b', 'a*a*a*a*b', '\\bword\\b', '[^\\s]+@[a-z]+'])(
   '%s is accepted',
   (pattern) => {
-    expect(linearRegex(pattern)).toBeInstanceOf(RegExp);
+    expect(linearRegex(pattern)).toBeInstanceOf(RE2JS);
   },
 );
 
