@@ -19,7 +19,7 @@ import type { Route } from '../http/routes';
 import { LIMITS } from '../limits';
 import type { Model } from '../models/define';
 // The receiver's own schema: the document shows what it checks (one schema, not two to keep alike).
-import { onebotEventSchema } from '../onebot/events';
+import { onebotEventSchema } from '../onebot/receiving/events';
 import { exampleData } from './examples';
 
 /** A request body's schema, in the full zod API or zod/mini (shared/api/requests.ts): both check with safeParse. */

@@ -1,6 +1,6 @@
 import { onebotRule } from '../../../shared/models/onebot';
-import type { OneBotEvent } from '../../../shared/onebot/events';
-import { ruleAnswer, type Rule } from '../../../shared/onebot/rules';
+import type { OneBotEvent } from '../../../shared/onebot/receiving/events';
+import { ruleAnswer, type Rule } from '../../../shared/onebot/reacting/rules';
 
 let n = 0;
 /** A rule as stored: the model's defaults applied, ids in creation order. */

@@ -1,5 +1,5 @@
-import { onebotSelfIds } from '../config';
-import { secretSetting } from '../secrets';
+import { onebotSelfIds } from '../../config';
+import { secretSetting } from '../../secrets';
 
 export interface OneBotSettings {
   /** HMAC secret; undefined means signatures are not checked. */

@@ -1,11 +1,10 @@
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
-import type { ModelRecord } from '../models/define';
-import { onebotBot } from '../models/onebot';
-import { RecordExists } from '../store/errors';
-import { createRecords, listRecords, updateRecords } from '../store/records';
+import type { ModelRecord } from '../../models/define';
+import { onebotBot } from '../../models/onebot';
+import { RecordExists } from '../../store/errors';
+import { createRecords, updateRecords } from '../../store/records';
 import type { EventFields, OneBotEvent } from './events';
-import { ONEBOT_LIMITS } from '../limits';
-import { isJsonObject } from '../json/exact-json';
+import { isJsonObject } from '../../json/exact-json';
 
 type BotValues = Partial<ModelRecord<typeof onebotBot>>;
 
@@ -52,35 +51,4 @@ export async function recordBotStatus(fields: EventFields, values: BotValues): P
     if (!(error instanceof RecordExists)) throw error;
     await update();
   }
-}
-
-export interface BotHealth {
-  self_id: unknown;
-  online: boolean | null;
-  good: boolean | null;
-  last_heartbeat: string | null;
-  interval_ms: number | null;
-  /** No heartbeat for overdueIntervals intervals; false before the first heartbeat and after lifecycle disable. */
-  overdue: boolean;
-}
-
-/** A stored onebot_bot record as the health answer shows it at `now`. */
-export function botHealthOf(bot: Record<string, unknown>, now: number): BotHealth {
-  const last = typeof bot.last_heartbeat === 'string' ? bot.last_heartbeat : null;
-  const interval = typeof bot.interval_ms === 'number' ? bot.interval_ms : null;
-  return {
-    self_id: bot.self_id,
-    online: asBoolean(bot.online) ?? null,
-    good: asBoolean(bot.good) ?? null,
-    last_heartbeat: last,
-    interval_ms: interval,
-    overdue: last !== null && interval !== null && bot.lifecycle !== 'disable' && now - Date.parse(last) > ONEBOT_LIMITS.overdueIntervals * interval,
-  };
-}
-
-/** Each known bot (the first maxBotsInHealth by id) and whether its heartbeat is overdue. */
-export async function botHealth(): Promise<BotHealth[]> {
-  const { items } = await listRecords(onebotBot, { limit: ONEBOT_LIMITS.maxBotsInHealth });
-  const now = Date.now();
-  return items.map((bot) => botHealthOf(bot, now));
 }
