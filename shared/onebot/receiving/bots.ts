@@ -1,8 +1,7 @@
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
 import type { ModelRecord } from '../../models/define';
 import { onebotBot } from '../../models/onebot';
-import { RecordExists } from '../../store/errors';
-import { createRecords, updateRecords } from '../../store/records';
+import { updateRecord } from '../../store/records';
 import type { EventFields, OneBotEvent } from './events';
 import { isJsonObject } from '../../json/exact-json';
 
@@ -37,18 +36,10 @@ export function botValues(event: OneBotEvent, receivedAt: string): BotValues | u
 }
 
 /**
- * Updates the bot's record, creating it on the first event. Both writes are conditional: a
- * create that loses to a concurrent first event falls back to the update, so no event of
- * either is lost (the later write wins field by field).
+ * Sets the bot's status fields, creating its record on the first event. Both writes are
+ * conditional (the record exists; the id is new): a create that loses to a concurrent first event
+ * sets the fields after all, so no event of either is lost (the later write wins field by field).
  */
 export async function recordBotStatus(fields: EventFields, values: BotValues): Promise<void> {
-  const id = String(fields.self_id);
-  const update = () => updateRecords(onebotBot, { filters: { id }, values });
-  if ((await update()).matched > 0) return;
-  try {
-    await createRecords(onebotBot, [{ id, data: { self_id: fields.self_id, ...values } }], () => []);
-  } catch (error) {
-    if (!(error instanceof RecordExists)) throw error;
-    await update();
-  }
+  await updateRecord(onebotBot, String(fields.self_id), values, { self_id: fields.self_id, ...values });
 }
