@@ -3,16 +3,11 @@ import { settings } from '../../../config';
 import type { Model } from '../../../models/define';
 import { ExpressionBuilder } from '../../filter/expression';
 import { itemKey } from '../../keys';
-import { DATA_ATTRIBUTE, TABLE_KEY, WRITE_TOKEN_ATTRIBUTE } from '../../table';
+import { DATA_ATTRIBUTE, TABLE_KEY } from '../../table';
+import { writeStamp, type UpdateWrite } from '../update/params';
 
-export interface FieldsWrite {
-  id: string;
-  /** Valid values of fields the record's model has, none of them indexed. */
-  values: Record<string, unknown>;
-  writeToken: string;
-  /** ISO time of the write, the record's new _updated_at. */
-  now: string;
-}
+/** A write of some fields of record `id`: valid values of fields its model has, none of them indexed. */
+export type FieldsWrite = Pick<UpdateWrite, 'writeToken' | 'now'> & { id: string; values: Record<string, unknown> };
 
 /**
  * Sets each field of a record's data in place, with a version one higher, only if the record
@@ -22,11 +17,7 @@ export interface FieldsWrite {
 export function setFieldsParams(model: Model, { id, values, writeToken, now }: FieldsWrite): UpdateCommandInput {
   const x = new ExpressionBuilder();
   const set = Object.entries(values).map(([field, value]) => `${x.path([DATA_ATTRIBUTE, field])} = ${x.value(value)}`);
-  set.push(
-    `${x.name('_updated_at')} = ${x.value(now)}`,
-    `${x.name('_version')} = ${x.name('_version')} + ${x.value(1)}`,
-    `${x.name(WRITE_TOKEN_ATTRIBUTE)} = ${x.value(writeToken)}`,
-  );
+  set.push(...writeStamp(x, writeToken, now));
   return {
     TableName: settings().TABLE_NAME,
     Key: itemKey(model, id),
