@@ -10,7 +10,7 @@
 import { resolve } from 'node:path';
 import { MODELS } from '../shared/models/registry';
 import { ROUTES } from '../shared/http/routes';
-import { scheduleDrain } from '../shared/onebot/spool';
+import { scheduleDrain } from '../shared/onebot/replay';
 import { cursorKeyOf } from './local/cursor-key';
 import { prepareTable, startDynalite } from './local/engine';
 import { startLocalServer } from './local/server';

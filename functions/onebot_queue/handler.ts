@@ -1,6 +1,6 @@
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { withinInvocation } from '../../shared/deadline';
-import { storeQueued } from '../../shared/onebot/queue';
+import { storeQueued } from '../../shared/onebot/replay';
 
 // Stores the OneBot deliveries the receiver kept in the queue while the database was unreachable.
 export const handler = (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => withinInvocation(context, () => storeQueued(event));

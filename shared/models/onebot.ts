@@ -1,8 +1,12 @@
 import * as z from '../zod';
+import { onebotMetaRetentionDays } from '../config';
 import { ONEBOT_LIMITS } from '../limits';
-import { metaEventRetentionSeconds } from '../onebot/settings';
-import { linearRegex } from '../onebot/safe-regex';
 import { defineModel } from './define';
+import { patternProblem } from './pattern-check';
+
+// Like every model file, this one only defines: loading it runs nothing and reaches nothing of
+// the receiver (shared/onebot) nor the regex engine (a regex rule's pattern is checked through
+// pattern-check.ts by checkAgainst), so a function serving these models carries neither.
 
 // zod/mini (shared/zod.ts), like every model: a record function asked for a OneBot model loads
 // these, and the full zod API alone costs more to load than the whole allowance of issue 14.
@@ -15,6 +19,17 @@ const withDefault = <T extends z.core.SomeType>(schema: T, value: z.core.util.No
   const defaulted = z._default(schema, value);
   return description === undefined ? defaulted : defaulted.check(z.describe(description));
 };
+
+const DAY = 86_400;
+
+/**
+ * How long heartbeat and lifecycle events are kept: `ONEBOT_META_RETENTION_DAYS` (default 7;
+ * 0 keeps them). Other events are kept until deleted.
+ */
+function metaEventRetentionSeconds(): number | undefined {
+  const days = onebotMetaRetentionDays();
+  return Number.isFinite(days) && days > 0 ? Math.round(days * DAY) : undefined;
+}
 
 /** OneBot ids: int64 numbers (stored digit for digit, even past 2^53) or strings, as sent. */
 const oneBotId = z.union([z.number(), z.string()]);
@@ -120,8 +135,8 @@ export const onebotRule = defineModel({
         const problem = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
         if ((rule.match === undefined) !== (rule.pattern === undefined)) problem(rule.match ? 'pattern' : 'match', 'match and pattern go together');
         if (rule.match === 'regex' && rule.pattern !== undefined) {
-          const regex = linearRegex(rule.pattern);
-          if (typeof regex === 'string') problem('pattern', regex);
+          const refused = patternProblem(rule.pattern);
+          if (refused) problem('pattern', refused);
         }
         if (rule.request_type === undefined) {
           if (rule.match === undefined) problem('match', 'a message rule needs match and pattern');

@@ -4,7 +4,9 @@ import { dynamoNumberProblem } from '../json/decimal';
 import { isJsonObject, numberText } from '../json/exact-json';
 import { UNSTORABLE_KEYS } from '../json/storable';
 import { LIMITS } from '../limits';
+import { linearRegex } from '../regex/linear';
 import { issueDetails, pathText, type ErrorDetail } from './details';
+import { withPatternCheck } from './pattern-check';
 
 /**
  * zod checks numbers as JS numbers, so it validates a copy in which exact numbers are
@@ -44,11 +46,17 @@ function restore(original: unknown, parsed: unknown): unknown {
   return parsed;
 }
 
+/** Why a pattern cannot be a regex rule: RE2 refuses it, as the receiver would when it runs it. */
+const linearPatternProblem = (pattern: string): string | undefined => {
+  const regex = linearRegex(pattern);
+  return typeof regex === 'string' ? regex : undefined;
+};
+
 /** Issues of `value` against `schema`, each with its path behind `prefix`; empty when valid. */
 export function checkAgainst<S extends z.core.$ZodType>(schema: S, value: unknown, prefix: PropertyKey[]): { value?: z.infer<S>; details: ErrorDetail[] } {
   const details: ErrorDetail[] = [];
   const shadow = approximate(value, prefix, details);
-  const result = z.safeParse(schema, shadow);
+  const result = withPatternCheck(linearPatternProblem, () => z.safeParse(schema, shadow));
   if (!result.success) details.push(...issueDetails(result.error.issues, prefix));
   if (details.length > 0) return { details };
   return { value: restore(value, result.data) as z.infer<S>, details };

@@ -1,26 +1,15 @@
 import { causeOf, log } from '../log';
 import { onebotEvent } from '../models/onebot';
-import { updateRecords } from '../store/records';
-import { botValues, recordBotStatus } from './bots';
-import { apiCallOf, apiRootOf, callBotApi, type ApiCall, type Done } from './bot-api';
+import { updateRecord } from '../store/records';
+import { botValues, recordBotStatus } from './receiving/bots';
+import { apiCallOf, apiRootOf, callBotApi, type ApiCall, type Done } from './reacting/bot-api';
 import { isExactNumber, numberText } from '../json/exact-json';
 import { ONEBOT_LIMITS } from '../limits';
-import { identityOf, storeOnce, type EventData } from './dedupe';
-import { eventFields, type OneBotEvent } from './events';
-import { quickAnswer } from './rules';
-import { senderOf } from './senders';
-
-/** A verified delivery: what the receiver keeps when the database is down, and stores later. */
-export interface Delivery {
-  /** Given at receipt and kept with it to storage, so a delivery replayed after a lost answer is found again. */
-  id: string;
-  rawBody: Buffer;
-  /** The headers the receiver reads after verification (lower-case names): x-self-id, user-agent, content-type. */
-  headers: Record<string, string | undefined>;
-  receivedAt: string;
-  /** Whether its signature was checked (a secret was set). */
-  signed: boolean;
-}
+import { identityOf, storeOnce, type EventData } from './receiving/dedupe';
+import { eventFields, type OneBotEvent } from './receiving/events';
+import type { Delivery } from './keeping/kept';
+import { quickAnswer } from './reacting/rules';
+import { senderOf } from './receiving/senders';
 
 /** A signed event older than maxEventAgeSeconds at receipt: a replay, or a bot whose clock is wrong; never acted on. */
 function tooOld(event: OneBotEvent, delivery: Delivery): boolean {
@@ -81,8 +70,9 @@ export async function handleEvent(delivery: Delivery, event: OneBotEvent, live: 
 
   if (todo.call) {
     const done = await callBotApi(todo.call.root, todo.call.call);
-    await updateRecords(onebotEvent, { filters: { id: stored.id }, values: { done } }).catch((error: Error) =>
-      log.error('bot_api_result_not_stored', { id: stored.id, ...causeOf(error) }),
+    await updateRecord(onebotEvent, stored.id, { done }).then(
+      (outcome) => outcome === 'missing' && log.error('bot_api_result_not_stored', { id: stored.id, message: 'the event record is gone' }),
+      (error: Error) => log.error('bot_api_result_not_stored', { id: stored.id, ...causeOf(error) }),
     );
   }
   const status = botValues(event, delivery.receivedAt);

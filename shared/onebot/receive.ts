@@ -2,14 +2,15 @@ import { ulid } from 'ulid';
 import { withCutoff } from '../deadline';
 import { ApiError } from '../http/errors';
 import type { Operation } from '../http/middleware';
-import { classify, jsonResult, type HttpResult } from '../http/respond';
+import { jsonResult, type HttpResult } from '../http/respond';
 import { ONEBOT_LIMITS } from '../limits';
-import { parseBody, parseEvent, sameId } from './events';
-import { handleEvent, type Delivery } from './handle';
-import { keepDelivery } from './keep';
-import { KEPT_ON } from './kept';
-import { onebotSettings } from './settings';
-import { signatureMatches } from './signature';
+import { parseBody, parseEvent, sameId } from './receiving/events';
+import { handleEvent } from './handle';
+import { keepDelivery } from './keeping/keep';
+import { scheduleDrain } from './replay';
+import { waitsForDatabase, type Delivery } from './keeping/kept';
+import { onebotSettings } from './receiving/settings';
+import { signatureMatches } from './receiving/signature';
 
 /**
  * "Nothing to do" is 200 `{}`, not 204: every sender reads an empty object as no quick
@@ -47,9 +48,9 @@ export const onebotReceive: Operation = async ({ rawBody, headers, deadline }) =
   try {
     return jsonResult(200, await withCutoff(cutoff, () => handleEvent(delivery, event, true)));
   } catch (error) {
-    if (!KEPT_ON.has(classify(error).code)) throw error;
+    if (!waitsForDatabase(error)) throw error;
     // Verified, and nobody re-sends on a 5xx: keep it and store it once the database is back.
-    await keepDelivery(delivery, error);
+    if ((await keepDelivery(delivery, error)) === 'spool') scheduleDrain();
     return NOTHING;
   }
 };

@@ -10,4 +10,5 @@ export { deleteRecords } from './actions/delete/delete';
 export { getOneRecord } from './actions/get-one/get-one';
 export { listRecords } from './actions/list/list';
 export { updateRecords } from './actions/update/update';
+export { updateRecord } from './actions/update-one/update-one';
 export type { ApiRecord } from './projection';

@@ -1,10 +1,16 @@
 import { onebotRule } from '../../../shared/models/onebot';
-import type { OneBotEvent } from '../../../shared/onebot/events';
-import { ruleAnswer, type Rule } from '../../../shared/onebot/rules';
+import { checkAgainst } from '../../../shared/models/validate';
+import type { OneBotEvent } from '../../../shared/onebot/receiving/events';
+import { ruleAnswer, type Rule } from '../../../shared/onebot/reacting/rules';
 
 let n = 0;
 /** A rule as stored: the model's defaults applied, ids in creation order. */
-const rule = (data: Record<string, unknown>): Rule => ({ ...onebotRule.schema.parse(data), id: `r${n++}` }) as Rule;
+// Through checkAgainst, as the record API validates a rule: it runs a regex pattern on RE2.
+const rule = (data: Record<string, unknown>): Rule => {
+  const { value, details } = checkAgainst(onebotRule.schema, data, []);
+  if (!value) throw new Error(JSON.stringify(details));
+  return { ...value, id: `r${n++}` } as Rule;
+};
 const msg = (message_type: string, message: unknown, extra: Record<string, unknown> = {}): OneBotEvent =>
   ({ post_type: 'message', message_type, message, user_id: 1, ...(message_type === 'group' ? { group_id: 2 } : {}), ...extra }) as OneBotEvent;
 

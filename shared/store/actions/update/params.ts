@@ -18,6 +18,13 @@ export interface UpdateWrite {
   now: string;
 }
 
+/** What every write of a record sets beside its data: the time, a version one higher and the write's token. */
+export const writeStamp = (x: ExpressionBuilder, writeToken: string, now: string): string[] => [
+  `${x.name(UPDATED_ATTRIBUTE)} = ${x.value(now)}`,
+  `${x.name(VERSION_ATTRIBUTE)} = ${x.name(VERSION_ATTRIBUTE)} + ${x.value(1)}`,
+  `${x.name(WRITE_TOKEN_ATTRIBUTE)} = ${x.value(writeToken)}`,
+];
+
 /**
  * Writes a record's new data, its index keys, a version one higher and the write's token, only
  * if the version is still the one read: a concurrent change is never overwritten.
@@ -25,12 +32,7 @@ export interface UpdateWrite {
 export function updateParams(model: Model, { item, data, writeToken, now }: UpdateWrite): UpdateCommandInput {
   const x = new ExpressionBuilder();
   const id = item.id as string;
-  const set = [
-    `${x.name(DATA_ATTRIBUTE)} = ${x.value(data)}`,
-    `${x.name(UPDATED_ATTRIBUTE)} = ${x.value(now)}`,
-    `${x.name(VERSION_ATTRIBUTE)} = ${x.name(VERSION_ATTRIBUTE)} + ${x.value(1)}`,
-    `${x.name(WRITE_TOKEN_ATTRIBUTE)} = ${x.value(writeToken)}`,
-  ];
+  const set = [`${x.name(DATA_ATTRIBUTE)} = ${x.value(data)}`, ...writeStamp(x, writeToken, now)];
   // Both keys of every slot: a record stored before its field was indexed has no partition key there yet.
   for (const [attribute, value] of Object.entries(indexAttributes(model, id, data))) set.push(`${x.name(attribute)} = ${x.value(value)}`);
   return {

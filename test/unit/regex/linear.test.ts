@@ -1,7 +1,11 @@
 import { ONEBOT_LIMITS } from '../../../shared/limits';
-import { linearRegex, regexMatches } from '../../../shared/onebot/safe-regex';
+import { RE2JS } from 're2js';
+import { onebotRule } from '../../../shared/models/onebot';
+import { checkAgainst } from '../../../shared/models/validate';
+import { linearRegex, regexMatches } from '../../../shared/regex/linear';
+import * as z from '../../../shared/zod';
 
-const compiled = (pattern: string): RegExp => {
+const compiled = (pattern: string): RE2JS => {
   const regex = linearRegex(pattern);
   if (typeof regex === 'string') throw new Error(regex);
   return regex;
@@ -10,7 +14,7 @@ const compiled = (pattern: string): RegExp => {
 test.each(['^ping$', '^\\d+\\+\\d+$', '(?:hello|hi) there', '你好.*世界', '(a+)+$', '(a|a)*b', 'a*a*a*a*b', '\\bword\\b', '[^\\s]+@[a-z]+'])(
   '%s is accepted',
   (pattern) => {
-    expect(linearRegex(pattern)).toBeInstanceOf(RegExp);
+    expect(linearRegex(pattern)).toBeInstanceOf(RE2JS);
   },
 );
 
@@ -42,4 +46,20 @@ test('only the start of the text is tested', () => {
 
 test('non-ASCII text matches', () => {
   expect(regexMatches(compiled('^你好.*世界$'), '你好，世界')).toBe(true);
+});
+
+describe('a regex rule as the record API validates it', () => {
+  const ruleData = (pattern: string) => ({ match: 'regex', pattern, reply: 'r' });
+
+  test('checkAgainst refuses a pattern RE2 cannot run, at the pattern', () => {
+    expect(checkAgainst(onebotRule.schema, ruleData('(a)\\1'), ['data']).details).toEqual([
+      { path: 'data.pattern', message: expect.stringMatching(/^not a regex that runs in linear time/) },
+    ]);
+    expect(checkAgainst(onebotRule.schema, ruleData('^\\d+$'), ['data']).details).toEqual([]);
+  });
+
+  test('outside checkAgainst a regex rule is refused, never let through unchecked', () => {
+    expect(z.safeParse(onebotRule.schema, ruleData('^\\d+$')).success).toBe(false);
+    expect(z.safeParse(onebotRule.schema, { match: 'exact', pattern: 'x', reply: 'r' }).success).toBe(true);
+  });
 });

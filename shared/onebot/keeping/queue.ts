@@ -1,21 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { SendMessageCommandInput, SQSClient } from '@aws-sdk/client-sqs';
-import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { onebotQueueUrl, settings } from '../config';
-import { BOUNDED_HTTP, inTime, reserving } from '../deadline';
-import { countMisconfiguration } from '../health/emf';
-import { classify } from '../http/respond';
-import { ONEBOT_LIMITS } from '../limits';
-import { causeOf, log } from '../log';
-import { misconfiguration } from '../store/sdk-errors';
+import type { SQSRecord } from 'aws-lambda';
+import { onebotQueueUrl, settings } from '../../config';
+import { BOUNDED_HTTP, inTime } from '../../deadline';
+import { causeOf, log } from '../../log';
 import { backoffSeconds } from './backoff';
 import { BLOB_PREFIXES, putBlob } from './blobs';
-import type { Delivery } from './handle';
-import { KEPT_ON, keptDelivery, storeKept, toKept } from './kept';
+import { toKept, type Delivery } from './kept';
 
 /**
  * The AWS side of keeping deliveries: the SQS queue `ONEBOT_QUEUE_URL`, consumed by the
- * onebot_queue function. A body whose base64 would not fit a message comfortably goes to
+ * onebot_queue function (shared/onebot/replay.ts). A body whose base64 would not fit a message comfortably goes to
  * the bucket first and the message points at it.
  */
 export const MAX_INLINE_BODY_BYTES = 192 * 1024;
@@ -43,38 +38,10 @@ export async function sendToQueue(queueUrl: string, delivery: Delivery): Promise
 }
 
 /**
- * Stores each queued delivery; a failed one is reported back alone (partial batch response).
- * While the table is unreachable or misconfigured, the rest of the batch is not tried, and each
- * delivery is hidden for its backoff (shared/onebot/backoff.ts) before it is reported, so that
- * its receives last the queue's retention instead of being spent in minutes. Any other failure
- * is retried after the queue's visibility timeout and dead-lettered after maxReceiveCount.
- */
-export async function storeQueued(event: SQSEvent): Promise<SQSBatchResponse> {
-  const failed: SQSRecord[] = [];
-  const waiting: SQSRecord[] = [];
-  for (const record of event.Records) {
-    if (waiting.length > 0) {
-      waiting.push(record);
-      continue;
-    }
-    try {
-      // Stops early enough to hide the waiting deliveries before the invocation's cutoff.
-      await reserving(ONEBOT_LIMITS.keepReserveMs, () => storeKept(keptDelivery.parse(JSON.parse(record.body))));
-    } catch (error) {
-      log.error('queued_event_failed', { messageId: record.messageId, ...causeOf(error) });
-      if (misconfiguration(error)) countMisconfiguration();
-      (KEPT_ON.has(classify(error).code) ? waiting : failed).push(record);
-    }
-  }
-  if (waiting.length > 0) await hideForBackoff(waiting);
-  return { batchItemFailures: [...failed, ...waiting].map((record) => ({ itemIdentifier: record.messageId })) };
-}
-
-/**
  * One ChangeMessageVisibilityBatch for the deliveries waiting for the table. If it fails, each
  * comes back after the queue's visibility timeout instead, one receive spent early: logged.
  */
-async function hideForBackoff(records: SQSRecord[]): Promise<void> {
+export async function hideForBackoff(records: SQSRecord[]): Promise<void> {
   const entries = records.map((record, i) => ({
     Id: String(i),
     ReceiptHandle: record.receiptHandle,

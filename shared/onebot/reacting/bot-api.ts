@@ -1,14 +1,14 @@
-import { onebotApiRootsText } from '../config';
-import { callSignal } from '../deadline';
-import * as z from '../zod';
-import { parseExactJson, stringifyExactJson } from '../json/exact-json';
-import { ONEBOT_LIMITS } from '../limits';
-import { log } from '../log';
-import type { ModelRecord } from '../models/define';
-import type { onebotEvent } from '../models/onebot';
-import { secretSetting } from '../secrets';
-import type { OneBotEvent } from './events';
-import { idText } from './events';
+import { onebotApiRootsText } from '../../config';
+import { callSignal } from '../../deadline';
+import * as z from '../../zod';
+import { parseExactJson, stringifyExactJson } from '../../json/exact-json';
+import { ONEBOT_LIMITS } from '../../limits';
+import { log } from '../../log';
+import type { ModelRecord } from '../../models/define';
+import type { onebotEvent } from '../../models/onebot';
+import { secretSetting } from '../../secrets';
+import type { OneBotEvent } from '../receiving/events';
+import { idText } from '../receiving/events';
 
 export type Done = NonNullable<ModelRecord<typeof onebotEvent>['done']>;
 

@@ -1,8 +1,8 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { dataDir, onebotBucket, settings } from '../config';
-import { BOUNDED_HTTP, inTime } from '../deadline';
+import { dataDir, onebotBucket, settings } from '../../config';
+import { BOUNDED_HTTP, inTime } from '../../deadline';
 
 /**
  * Where bodies too big for a record or a queue message are kept whole: the S3 bucket

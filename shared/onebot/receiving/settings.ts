@@ -1,5 +1,5 @@
-import { onebotMetaRetentionDays, onebotSelfIds } from '../config';
-import { secretSetting } from '../secrets';
+import { onebotSelfIds } from '../../config';
+import { secretSetting } from '../../secrets';
 
 export interface OneBotSettings {
   /** HMAC secret; undefined means signatures are not checked. */
@@ -16,15 +16,4 @@ export async function onebotSettings(): Promise<OneBotSettings> {
   const secret = (await secretSetting('ONEBOT_SECRET')) || undefined;
   const ids = onebotSelfIds();
   return { secret, selfIds: ids.length > 0 ? new Set(ids) : undefined };
-}
-
-const DAY = 86_400;
-
-/**
- * How long heartbeat and lifecycle events are kept: `ONEBOT_META_RETENTION_DAYS` (default 7;
- * 0 keeps them). Other events are kept until deleted.
- */
-export function metaEventRetentionSeconds(): number | undefined {
-  const days = onebotMetaRetentionDays();
-  return Number.isFinite(days) && days > 0 ? Math.round(days * DAY) : undefined;
 }

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { ulid } from 'ulid';
-import { stringifyExactJson } from '../json/exact-json';
-import { ONEBOT_LIMITS } from '../limits';
-import { onebotEvent } from '../models/onebot';
-import { ItemTooLarge, RecordExists } from '../store/errors';
-import { createRecords, getOneRecord, type ApiRecord } from '../store/records';
-import { refusedForSize } from '../store/sdk-errors';
-import { BLOB_PREFIXES, putBlob } from './blobs';
+import { stringifyExactJson } from '../../json/exact-json';
+import { ONEBOT_LIMITS } from '../../limits';
+import { onebotEvent } from '../../models/onebot';
+import { ItemTooLarge, RecordExists } from '../../store/errors';
+import { createRecords, getOneRecord, type ApiRecord } from '../../store/records';
+import { refusedForSize } from '../../store/sdk-errors';
+import { BLOB_PREFIXES, putBlob } from '../keeping/blobs';
 import { idText, type OneBotEvent } from './events';
 import type { Sender } from './senders';
 

@@ -1,4 +1,4 @@
-import { ONEBOT_QUEUE } from '../limits';
+import { ONEBOT_QUEUE } from '../../limits';
 
 /**
  * How long the consumer hides a kept delivery after its `receiveCount`-th receive found the

@@ -1,11 +1,11 @@
-import type { ModelRecord } from '../models/define';
-import { onebotRule } from '../models/onebot';
-import { listRecords } from '../store/records';
+import type { ModelRecord } from '../../models/define';
+import { onebotRule } from '../../models/onebot';
+import { listRecords } from '../../store/records';
 import { plainText, toSegments } from './cq';
-import type { OneBotEvent } from './events';
-import { idText, sameId } from './events';
-import { ONEBOT_LIMITS } from '../limits';
-import { linearRegex, regexMatches } from './safe-regex';
+import type { OneBotEvent } from '../receiving/events';
+import { idText, sameId } from '../receiving/events';
+import { ONEBOT_LIMITS } from '../../limits';
+import { linearRegex, regexMatches } from '../../regex/linear';
 
 export type Rule = ModelRecord<typeof onebotRule> & { id: string };
 

@@ -1,0 +1,67 @@
+import { BatchOutOfTime, OutcomeUnknown, PartialWrite, TableUnreachable } from '../../store/errors';
+import { isTimeout, isUnavailable, misconfiguration } from '../../store/sdk-errors';
+import * as z from '../../zod';
+
+/** A verified delivery: what the receiver keeps when the database is down, and stores later. */
+export interface Delivery {
+  /** Given at receipt and kept with it to storage, so a delivery replayed after a lost answer is found again. */
+  id: string;
+  rawBody: Buffer;
+  /** The headers the receiver reads after verification (lower-case names): x-self-id, user-agent, content-type. */
+  headers: Record<string, string | undefined>;
+  receivedAt: string;
+  /** Whether its signature was checked (a secret was set). */
+  signed: boolean;
+}
+
+/**
+ * A verified delivery kept while the database was unreachable, as JSON: the exact body bytes
+ * (base64, or a blob location when too big for a queue message), the headers the receiver
+ * reads after verification, when it was received (the identity windows count from then), its
+ * delivery id (the database may have stored it before its answer was lost: the id finds that
+ * record) and whether it was signed. Deliveries kept before ids existed get one from their
+ * receive time and bytes, the same at every replay.
+ */
+export const keptDelivery = z.strictObject({
+  body: z.optional(z.string()),
+  body_ref: z.optional(z.string()),
+  headers: z.record(z.string(), z.string()),
+  received_at: z.iso.datetime(),
+  delivery_id: z.optional(z.string()),
+  signed: z.optional(z.boolean()),
+});
+
+export type KeptDelivery = z.infer<typeof keptDelivery>;
+
+/**
+ * Whether a delivery is kept through `error`, and a kept one waits it out: the database down,
+ * overloaded or not answering (a write whose outcome is unknown among them: the kept copy is
+ * stored once when the database is back, found again by its delivery id), or a table that is
+ * missing or not granted, which an operator fixes while the kept deliveries wait. Read in the
+ * store's terms (its error classes, and the SDK's errors as the store reads them), not from the
+ * HTTP answer a record route would give.
+ */
+export function waitsForDatabase(error: unknown): boolean {
+  const cause = error instanceof PartialWrite ? error.cause : error;
+  return (
+    cause instanceof OutcomeUnknown ||
+    cause instanceof BatchOutOfTime ||
+    cause instanceof TableUnreachable ||
+    misconfiguration(cause) !== undefined ||
+    isTimeout(cause) ||
+    isUnavailable(cause)
+  );
+}
+
+const KEPT_HEADERS = ['x-self-id', 'user-agent', 'content-type'] as const;
+
+export function toKept(delivery: Delivery, bodyRef?: string): KeptDelivery {
+  const headers = Object.fromEntries(KEPT_HEADERS.flatMap((name) => (delivery.headers[name] !== undefined ? [[name, delivery.headers[name]!]] : [])));
+  return {
+    ...(bodyRef ? { body_ref: bodyRef } : { body: delivery.rawBody.toString('base64') }),
+    headers,
+    received_at: delivery.receivedAt,
+    delivery_id: delivery.id,
+    signed: delivery.signed,
+  };
+}

@@ -1,0 +1,40 @@
+import type { RE2JS } from 're2js';
+import { ONEBOT_LIMITS } from '../limits';
+
+/*
+ * Regex rules run on RE2 (re2js, RE2's JavaScript port), whose automata match in time linear
+ * in the text whatever the pattern's shape: a syntactic guard is not enough (star height 1
+ * still allows `(a|a)*b`, exponential on a backtracking engine, and `a*a*a*b`, n^4 — measured
+ * at 3 s on 256 characters). RE2's syntax has no construct that needs backtracking
+ * (backreferences, lookaround) and caps counted repetitions at 1000; a pattern it cannot
+ * compile is refused as a rule. Nothing here runs at load: the engine (~150 KiB) is loaded by
+ * the first pattern compiled, so a model or a function that never compiles one does not pay it.
+ */
+
+type Engine = typeof import('re2js');
+
+let engine: Engine | undefined;
+const loadEngine = (): Engine => (engine ??= require('re2js') as Engine);
+
+const compiled = new Map<string, RE2JS | string>();
+
+/** The compiled linear-time regex, or why the pattern is refused. */
+export function linearRegex(pattern: string): RE2JS | string {
+  if (pattern.length > ONEBOT_LIMITS.maxRegexLength) return `a regex pattern has at most ${ONEBOT_LIMITS.maxRegexLength} characters`;
+  let hit = compiled.get(pattern);
+  if (hit === undefined) {
+    try {
+      hit = loadEngine().RE2JS.compile(pattern);
+    } catch (error) {
+      hit = `not a regex that runs in linear time (RE2 syntax: no backreferences or lookaround, counts up to 1000): ${(error as Error).message}`;
+    }
+    if (compiled.size >= ONEBOT_LIMITS.maxRules) compiled.clear();
+    compiled.set(pattern, hit);
+  }
+  return hit;
+}
+
+/** Whether the pattern matches anywhere in the start of `text` (regexInputChars characters). */
+export function regexMatches(regex: RE2JS, text: string): boolean {
+  return regex.matcher(text.slice(0, ONEBOT_LIMITS.regexInputChars)).find();
+}
