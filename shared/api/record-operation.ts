@@ -1,4 +1,4 @@
-import * as z from '../zod';
+import * as zm from '../zod';
 import { ApiError } from '../http/errors';
 import { FUNCTION_DESCRIPTORS, type HttpFunctionName } from '../http/functions';
 import type { ApiRequest, Operation } from '../http/middleware';
@@ -25,8 +25,8 @@ function modelFor(request: ApiRequest, writes: boolean): Model {
   return model;
 }
 
-function parseBody<S extends z.core.$ZodType>(schema: S, body: unknown): z.infer<S> {
-  const result = z.safeParse(schema, body, { error: requestErrorMap });
+function parseBody<S extends zm.core.$ZodType>(schema: S, body: unknown): zm.infer<S> {
+  const result = zm.safeParse(schema, body, { error: requestErrorMap });
   if (result.success) return result.data;
   const details = issueDetails(result.error.issues);
   const first = details[0];
@@ -49,10 +49,10 @@ function checkWellFormed(body: unknown): void {
  * Each operation lives in its own module (shared/api/<operation>.ts) so that a function's bundle
  * holds only the operation it serves.
  */
-export function recordOperation<S extends z.core.$ZodType, R>(
+export function recordOperation<S extends zm.core.$ZodType, R>(
   fn: HttpFunctionName,
   schema: S,
-  run: (model: Model, body: z.infer<S>, deadline: number, keyRun: KeyRun | undefined) => Promise<R>,
+  run: (model: Model, body: zm.infer<S>, deadline: number, keyRun: KeyRun | undefined) => Promise<R>,
   status = 200,
 ): Operation {
   const { writes } = FUNCTION_DESCRIPTORS[fn];

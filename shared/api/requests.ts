@@ -1,6 +1,6 @@
 import { isExactNumber, isJsonObject } from '../json/exact-json';
 import { LIMITS } from '../limits';
-import * as z from '../zod';
+import * as zm from '../zod';
 
 /**
  * Keys that name JavaScript's object machinery. The body parser keeps them as own properties,
@@ -24,7 +24,7 @@ function prototypeKeyPath(value: unknown): PropertyKey[] | undefined {
   return undefined;
 }
 
-const withoutPrototypeKeys = z.superRefine((value: unknown, ctx) => {
+const withoutPrototypeKeys = zm.superRefine((value: unknown, ctx) => {
   const path = prototypeKeyPath(value);
   if (path) ctx.addIssue({ code: 'custom', path, message: prototypeMessage(String(path.at(-1))), input: value });
 });
@@ -34,7 +34,7 @@ const withoutPrototypeKeys = z.superRefine((value: unknown, ctx) => {
  * objects (zod only checks that they are objects and hold no prototype key), so exact numbers
  * reach the filter parser and the model validation untouched.
  */
-export const jsonObject = z
+export const jsonObject = zm
   .custom<Record<string, unknown>>(isJsonObject, {
     error: (issue) => (issue.input === undefined ? 'required' : 'must be a JSON object'),
   })
@@ -49,28 +49,28 @@ function jsonTypeOf(value: unknown): string {
 }
 
 /** Messages of a request body's type errors: "required" for a missing property, JSON type names otherwise. */
-export const requestErrorMap: z.core.$ZodErrorMap = (issue) => {
+export const requestErrorMap: zm.core.$ZodErrorMap = (issue) => {
   if (issue.code !== 'invalid_type') return undefined;
   return issue.input === undefined ? 'required' : `expected ${issue.expected}, received ${jsonTypeOf(issue.input)}`;
 };
 
-export const idSchema = z.string().check(
-  z.minLength(1, 'must not be empty'),
-  z.maxLength(LIMITS.maxIdLength),
+export const idSchema = zm.string().check(
+  zm.minLength(1, 'must not be empty'),
+  zm.maxLength(LIMITS.maxIdLength),
   // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is this check's job
-  z.regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters'),
-  z.describe('Record id; any text without control characters'),
+  zm.regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters'),
+  zm.describe('Record id; any text without control characters'),
 );
 
-export const fieldsSchema = z
-  .array(z.string().check(z.refine((name) => !namesPrototype(name), { error: (issue) => prototypeMessage(String(issue.input)) })))
-  .check(z.minLength(1), z.maxLength(LIMITS.maxFields), z.describe('Return only these fields (id is always returned)'));
-const consistent = z.optional(z.boolean()).check(z.describe('Strongly consistent read (base table only; costs twice as much)'));
-const cursor = (description: string) => z.optional(z.string().check(z.maxLength(LIMITS.maxCursorLength))).check(z.describe(description));
+export const fieldsSchema = zm
+  .array(zm.string().check(zm.refine((name) => !namesPrototype(name), { error: (issue) => prototypeMessage(String(issue.input)) })))
+  .check(zm.minLength(1), zm.maxLength(LIMITS.maxFields), zm.describe('Return only these fields (id is always returned)'));
+const consistent = zm.optional(zm.boolean()).check(zm.describe('Strongly consistent read (base table only; costs twice as much)'));
+const cursor = (description: string) => zm.optional(zm.string().check(zm.maxLength(LIMITS.maxCursorLength))).check(zm.describe(description));
 
-export const createRequest = z.strictObject({
-  data: z
-    .union([jsonObject, z.array(jsonObject).check(z.minLength(1), z.maxLength(LIMITS.maxCreateBatch))], {
+export const createRequest = zm.strictObject({
+  data: zm
+    .union([jsonObject, zm.array(jsonObject).check(zm.minLength(1), zm.maxLength(LIMITS.maxCreateBatch))], {
       error: (issue) => {
         if (issue.input === undefined) return 'required';
         if (!Array.isArray(issue.input)) return `must be a JSON object (one record) or an array of 1 to ${LIMITS.maxCreateBatch} of them`;
@@ -79,46 +79,48 @@ export const createRequest = z.strictObject({
         return 'every record in the array must be a JSON object';
       },
     })
-    .check(z.describe('One record, or an array of up to 100')),
-  id: z.optional(idSchema).check(z.describe('Id for a single record; a time-ordered ULID otherwise')),
-  ids: z.optional(z.array(idSchema)).check(z.describe('Ids for a batch, one per record in data')),
+    .check(zm.describe('One record, or an array of up to 100')),
+  id: zm.optional(idSchema).check(zm.describe('Id for a single record; a time-ordered ULID otherwise')),
+  ids: zm.optional(zm.array(idSchema)).check(zm.describe('Ids for a batch, one per record in data')),
 });
 
-export const getOneRequest = z.strictObject({
+export const getOneRequest = zm.strictObject({
   filters: jsonObject,
-  fields: z.optional(fieldsSchema),
+  fields: zm.optional(fieldsSchema),
   consistent,
 });
 
-export const listRequest = z.strictObject({
-  filters: z.optional(jsonObject),
-  order_by: z.optional(z.union([z.string(), z.array(z.string()).check(z.maxLength(1))])).check(z.describe('"field" or "-field"; id or an indexed field')),
-  limit: z.optional(z.int().check(z.gte(1), z.lte(LIMITS.maxPageSize))).check(z.describe(`Page size, default ${LIMITS.defaultPageSize}`)),
+export const listRequest = zm.strictObject({
+  filters: zm.optional(jsonObject),
+  order_by: zm
+    .optional(zm.union([zm.string(), zm.array(zm.string()).check(zm.maxLength(1))]))
+    .check(zm.describe('"field" or "-field"; id or an indexed field')),
+  limit: zm.optional(zm.int().check(zm.gte(1), zm.lte(LIMITS.maxPageSize))).check(zm.describe(`Page size, default ${LIMITS.defaultPageSize}`)),
   cursor: cursor('next_cursor of the previous page'),
-  fields: z.optional(fieldsSchema),
+  fields: zm.optional(fieldsSchema),
   consistent,
 });
 
-export const countRequest = z.strictObject({
-  filters: z.optional(jsonObject),
+export const countRequest = zm.strictObject({
+  filters: zm.optional(jsonObject),
   consistent,
 });
 
 const bulkGuard = {
   filters: jsonObject,
-  allow_all: z
-    .optional(z.boolean())
-    .check(z.describe('Required (and then the admin scope) for an empty filter, or one that matches every record of a model holding 2 or more')),
-  max_affected: z.optional(z.int().check(z.gte(0), z.lte(LIMITS.maxAffected))).check(z.describe('Refuse the whole operation (409) if more records match')),
+  allow_all: zm
+    .optional(zm.boolean())
+    .check(zm.describe('Required (and then the admin scope) for an empty filter, or one that matches every record of a model holding 2 or more')),
+  max_affected: zm.optional(zm.int().check(zm.gte(0), zm.lte(LIMITS.maxAffected))).check(zm.describe('Refuse the whole operation (409) if more records match')),
   cursor: cursor('next_cursor of a call that stopped early (complete: false): goes on after the last record it reached'),
 };
 
-export const updateRequest = z.strictObject({
+export const updateRequest = zm.strictObject({
   ...bulkGuard,
-  values: jsonObject.check(z.describe('Fields to set; null removes an optional field')),
+  values: jsonObject.check(zm.describe('Fields to set; null removes an optional field')),
 });
 
-export const deleteRequest = z.strictObject(bulkGuard);
+export const deleteRequest = zm.strictObject(bulkGuard);
 
 /** The description a request schema gives a property (zod/mini keeps it in the global registry). */
-export const descriptionOf = (schema: z.core.$ZodType): string => z.globalRegistry.get(schema)?.description ?? '';
+export const descriptionOf = (schema: zm.core.$ZodType): string => zm.globalRegistry.get(schema)?.description ?? '';

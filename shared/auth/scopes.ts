@@ -1,11 +1,11 @@
-import * as z from '../zod';
+import * as zm from '../zod';
 
 /**
  * What a token may do. Scopes do not imply each other: `admin` (delete, `allow_all`) is kept
  * apart from `write` so that a token able to wipe a model has to be handed out on purpose.
  */
-export const scopeSchema = z.enum(['read', 'write', 'admin']);
-export type Scope = z.infer<typeof scopeSchema>;
+export const scopeSchema = zm.enum(['read', 'write', 'admin']);
+export type Scope = zm.infer<typeof scopeSchema>;
 
 /** What a route asks of its caller: a scope, or nothing at all. */
 export type RouteScope = Scope | 'public';

@@ -1,13 +1,13 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { secretSource } from '../config';
-import * as z from '../zod';
+import * as zm from '../zod';
 import { secretSetting } from '../secrets';
 import { scopeSchema, type Scope } from './scopes';
 
 /** `API_TOKENS`: a JSON object of token -> scopes, e.g. {"s3cr3t": ["read", "write", "admin"]}. */
-export const tokenTableSchema = z.record(
-  z.string().check(z.minLength(1), z.regex(/^\S+$/, 'a token cannot contain whitespace')),
-  z.array(scopeSchema).check(z.minLength(1)),
+export const tokenTableSchema = zm.record(
+  zm.string().check(zm.minLength(1), zm.regex(/^\S+$/, 'a token cannot contain whitespace')),
+  zm.array(scopeSchema).check(zm.minLength(1)),
 );
 
 interface TokenEntry {

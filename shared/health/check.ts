@@ -1,11 +1,11 @@
-import * as z from '../zod';
+import * as zm from '../zod';
 import { databaseHealth } from './database';
 import { causeOf, log } from '../log';
 import { HEALTH_METRICS, type Measurement } from './metrics';
 
 // The health answer may list OneBot bots with an `overdue` heartbeat flag; anything else there
 // (or no list at all) must not turn a healthy database into a failed check.
-const botsInAnswer = z.object({ bots: z.array(z.object({ overdue: z.boolean() })) });
+const botsInAnswer = zm.object({ bots: zm.array(zm.object({ overdue: zm.boolean() })) });
 
 /** Measures the database once: healthy 1 or 0, its latency, and how many bots are overdue. */
 export async function measureHealth(): Promise<Measurement[]> {

@@ -1,5 +1,5 @@
 import { LIMITS } from '../limits';
-import * as z from '../zod';
+import * as zm from '../zod';
 
 /** JSON Schema of one field, as zod's toJSONSchema writes it. */
 export type FieldSchema = {
@@ -11,9 +11,9 @@ export type FieldSchema = {
   anyOf?: FieldSchema[];
   oneOf?: FieldSchema[];
   allOf?: FieldSchema[];
-  /** The keys a record (z.record) admits: an enum or a pattern. */
+  /** The keys a record (zm.record) admits: an enum or a pattern. */
   propertyNames?: { enum?: unknown[]; pattern?: string };
-  /** A schema used more than once or recursively (z.lazy): `#/$defs/<name>` of the model's schema. */
+  /** A schema used more than once or recursively (zm.lazy): `#/$defs/<name>` of the model's schema. */
   $ref?: string;
   $defs?: Record<string, FieldSchema>;
   [key: string]: unknown;
@@ -29,9 +29,9 @@ export type ModelAccess = 'read_write' | 'read_only' | 'hidden';
  * A model's schema: a zod object, in zod/mini (every record function loads its models at its cold
  * start, and the full API alone costs about as much to load as the whole SDK allowance) or in the full API.
  */
-export type ModelSchema = z.core.$ZodObject & { readonly shape: z.core.$ZodShape };
+export type ModelSchema = zm.core.$ZodObject & { readonly shape: zm.core.$ZodShape };
 
-export interface ModelOptions<S extends ModelSchema, I extends keyof z.infer<S> & string = keyof z.infer<S> & string> {
+export interface ModelOptions<S extends ModelSchema, I extends keyof zm.infer<S> & string = keyof zm.infer<S> & string> {
   name: string;
   description: string;
   schema: S;
@@ -41,7 +41,7 @@ export interface ModelOptions<S extends ModelSchema, I extends keyof z.infer<S> 
   shards?: number;
   access?: ModelAccess;
   /** Seconds a new record is kept, or undefined to keep it; DynamoDB's TTL deletes it after that. */
-  retention?: (data: z.infer<S>) => number | undefined;
+  retention?: (data: zm.infer<S>) => number | undefined;
 }
 
 /** `I`: the indexed fields, kept as literal names so that the typed client knows what list can order by. */
@@ -61,7 +61,7 @@ export interface Model<S extends ModelSchema = ModelSchema, I extends string = s
 
 type ObjectSchema = FieldSchema & { properties: Record<string, FieldSchema> };
 
-export type ModelRecord<M extends Model> = z.infer<M['schema']>;
+export type ModelRecord<M extends Model> = zm.infer<M['schema']>;
 
 /** What list can order a model's records by: id, and each indexed field (whose index keys sort). */
 export const sortableFields = <I extends string>(model: Model<ModelSchema, I>): Array<'id' | I> => ['id', ...model.indexed];
@@ -95,7 +95,7 @@ export function typesOf(schema: FieldSchema): string[] {
  * need them (the models endpoint, OpenAPI and the filter parser do), so cold starts do not pay
  * for them.
  */
-export function defineModel<S extends ModelSchema, const I extends keyof z.infer<S> & string = never>(options: ModelOptions<S, I>): Model<S, I> {
+export function defineModel<S extends ModelSchema, const I extends keyof zm.infer<S> & string = never>(options: ModelOptions<S, I>): Model<S, I> {
   const { name, schema, description } = options;
   if (!MODEL_NAME.test(name)) throw new Error(`model name ${name} must match ${MODEL_NAME}`);
   for (const field of Object.keys(schema.shape)) {
@@ -106,7 +106,7 @@ export function defineModel<S extends ModelSchema, const I extends keyof z.infer
   const indexed: ReadonlyArray<I> = options.indexed ?? [];
   if (indexed.length > MAX_INDEXED_FIELDS) throw new Error(`model ${name}: at most ${MAX_INDEXED_FIELDS} indexed fields`);
   for (const field of indexed) {
-    const types = typesOf(z.toJSONSchema(schema.shape[field], { io: 'input' }) as FieldSchema);
+    const types = typesOf(zm.toJSONSchema(schema.shape[field], { io: 'input' }) as FieldSchema);
     if (types.length === 0 || !types.every((t) => t === 'string' || t === 'number' || t === 'integer')) {
       throw new Error(`model ${name}: indexed field ${field} must be a string or a number`);
     }
@@ -116,7 +116,7 @@ export function defineModel<S extends ModelSchema, const I extends keyof z.infer
   const built: Partial<Record<'input' | 'output', ObjectSchema>> = {};
   const toJsonSchema = (io: 'input' | 'output'): ObjectSchema => {
     if (!built[io]) {
-      const { $schema: _, ...rest } = z.toJSONSchema(schema, { io }) as ObjectSchema;
+      const { $schema: _, ...rest } = zm.toJSONSchema(schema, { io }) as ObjectSchema;
       built[io] = rest as ObjectSchema;
     }
     return built[io];

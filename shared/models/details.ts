@@ -1,4 +1,4 @@
-import type * as z from '../zod';
+import type * as zm from '../zod';
 
 /** One problem with one part of a request: `path` is a dotted path into the body. */
 export interface ErrorDetail {
@@ -15,7 +15,7 @@ export function pathText(path: ReadonlyArray<PropertyKey>): string {
  * record data and OneBot events. An unknown-keys issue names each key on its own line, so a
  * caller sees where every stray property is.
  */
-export function issueDetails(issues: ReadonlyArray<z.core.$ZodIssue>, prefix: ReadonlyArray<PropertyKey> = []): ErrorDetail[] {
+export function issueDetails(issues: ReadonlyArray<zm.core.$ZodIssue>, prefix: ReadonlyArray<PropertyKey> = []): ErrorDetail[] {
   return issues.flatMap((issue) =>
     issue.code === 'unrecognized_keys'
       ? issue.keys.map((key) => ({ path: pathText([...prefix, ...issue.path, key]), message: `unknown property ${JSON.stringify(key)}` }))

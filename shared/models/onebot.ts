@@ -1,4 +1,4 @@
-import * as z from '../zod';
+import * as zm from '../zod';
 import { onebotMetaRetentionDays } from '../config';
 import { ONEBOT_LIMITS } from '../limits';
 import { defineModel } from './define';
@@ -11,13 +11,13 @@ import { patternProblem } from './pattern-check';
 // zod/mini (shared/zod.ts), like every model: a record function asked for a OneBot model loads
 // these, and the full zod API alone costs more to load than the whole allowance of issue 14.
 // `opt(schema, text)` is the full API's `schema.optional().describe(text)`.
-const opt = <T extends z.core.SomeType>(schema: T, description?: string) => {
-  const optional = z.optional(schema);
-  return description === undefined ? optional : optional.check(z.describe(description));
+const opt = <T extends zm.core.SomeType>(schema: T, description?: string) => {
+  const optional = zm.optional(schema);
+  return description === undefined ? optional : optional.check(zm.describe(description));
 };
-const withDefault = <T extends z.core.SomeType>(schema: T, value: z.core.util.NoUndefined<z.output<T>>, description?: string) => {
-  const defaulted = z._default(schema, value);
-  return description === undefined ? defaulted : defaulted.check(z.describe(description));
+const withDefault = <T extends zm.core.SomeType>(schema: T, value: zm.core.util.NoUndefined<zm.output<T>>, description?: string) => {
+  const defaulted = zm._default(schema, value);
+  return description === undefined ? defaulted : defaulted.check(zm.describe(description));
 };
 
 const DAY = 86_400;
@@ -32,48 +32,48 @@ function metaEventRetentionSeconds(): number | undefined {
 }
 
 /** OneBot ids: int64 numbers (stored digit for digit, even past 2^53) or strings, as sent. */
-const oneBotId = z.union([z.number(), z.string()]);
-const jsonObject = z.record(z.string(), z.unknown());
+const oneBotId = zm.union([zm.number(), zm.string()]);
+const jsonObject = zm.record(zm.string(), zm.unknown());
 
 /** What was done about an event a rule applied to; README "What is stored". */
-const done = z.strictObject({
-  via: z
+const done = zm.strictObject({
+  via: zm
     .enum(['quick_operation', 'api', 'none'])
-    .check(z.describe("quick_operation: answered to the sender; api: called the bot's HTTP API; none: nothing could be done")),
-  action: opt(z.string(), 'api: the OneBot action called (send_msg, set_friend_add_request, set_group_add_request)'),
+    .check(zm.describe("quick_operation: answered to the sender; api: called the bot's HTTP API; none: nothing could be done")),
+  action: opt(zm.string(), 'api: the OneBot action called (send_msg, set_friend_add_request, set_group_add_request)'),
   params: opt(jsonObject, 'api: the parameters sent'),
-  ok: opt(z.boolean(), 'api: the bot answered status ok (retcode 0); absent while the call is under way'),
-  http_status: opt(z.number(), "api: the HTTP status of the bot's answer"),
-  retcode: opt(z.number(), "api: the bot's retcode"),
-  error: opt(z.string(), 'api: why the call failed (unreachable, timeout, refused)'),
-  reason: opt(z.string(), 'none: why (sender_ignores_answers, received_while_database_unreachable, too_old)'),
+  ok: opt(zm.boolean(), 'api: the bot answered status ok (retcode 0); absent while the call is under way'),
+  http_status: opt(zm.number(), "api: the HTTP status of the bot's answer"),
+  retcode: opt(zm.number(), "api: the bot's retcode"),
+  error: opt(zm.string(), 'api: why the call failed (unreachable, timeout, refused)'),
+  reason: opt(zm.string(), 'none: why (sender_ignores_answers, received_while_database_unreachable, too_old)'),
 });
 
 export const onebotEvent = defineModel({
   name: 'onebot_event',
   description: 'A OneBot 11 event as received by the HTTP POST receiver; the id is derived from the bot and the whole event (docs/onebot.md, "Duplicates")',
-  schema: z.strictObject({
-    self_id: oneBotId.check(z.describe("The bot account (the body's self_id, else the X-Self-ID header)")),
-    post_type: z.string().check(z.describe('message, notice, request, meta_event, or what the sender invented (message_sent)')),
-    detail_type: opt(z.string(), 'message_type, notice_type, request_type or meta_event_type'),
-    sub_type: opt(z.string()),
-    time: opt(z.number(), "Unix seconds, by the bot's clock"),
+  schema: zm.strictObject({
+    self_id: oneBotId.check(zm.describe("The bot account (the body's self_id, else the X-Self-ID header)")),
+    post_type: zm.string().check(zm.describe('message, notice, request, meta_event, or what the sender invented (message_sent)')),
+    detail_type: opt(zm.string(), 'message_type, notice_type, request_type or meta_event_type'),
+    sub_type: opt(zm.string()),
+    time: opt(zm.number(), "Unix seconds, by the bot's clock"),
     user_id: opt(oneBotId),
     group_id: opt(oneBotId),
     message_id: opt(oneBotId),
     received_at: opt(
-      z.iso.datetime(),
+      zm.iso.datetime(),
       'When the receiver accepted the delivery (service clock); earlier than _created_at only for events kept while the database was unreachable',
     ),
-    delivery_id: opt(z.string(), 'The delivery that stored it, given at receipt: a delivery kept and replayed after a lost answer finds its record by it'),
-    sender: opt(z.enum(['go-cqhttp', 'LLOneBot', 'Lagrange.OneBot', 'other']), 'The implementation, as told by its headers'),
+    delivery_id: opt(zm.string(), 'The delivery that stored it, given at receipt: a delivery kept and replayed after a lost answer finds its record by it'),
+    sender: opt(zm.enum(['go-cqhttp', 'LLOneBot', 'Lagrange.OneBot', 'other']), 'The implementation, as told by its headers'),
     event: opt(jsonObject, 'The whole event as received, numbers exact; absent when event_ref holds it'),
     event_ref: opt(
-      z.strictObject({ location: z.string(), bytes: z.number(), sha256: z.string() }),
+      zm.strictObject({ location: zm.string(), bytes: zm.number(), sha256: zm.string() }),
       'An event too large for a record, kept whole elsewhere: s3://bucket/key in AWS, file:<path under DATA_DIR> locally',
     ),
     answer: opt(jsonObject, 'The quick operation answered (absent: 200 {}); a re-send of this event gets the same'),
-    rule_id: opt(z.string(), 'The onebot_rule that applied'),
+    rule_id: opt(zm.string(), 'The onebot_rule that applied'),
     done: opt(done, 'What was done about the rule: quick operation, API call with its result, or nothing and why'),
   }),
   indexed: ['time', 'user_id', 'group_id'],
@@ -86,52 +86,52 @@ export const onebotEvent = defineModel({
 export const onebotBot = defineModel({
   name: 'onebot_bot',
   description: "One bot account's status from its lifecycle and heartbeat events; the id is its self_id",
-  schema: z.strictObject({
+  schema: zm.strictObject({
     self_id: oneBotId,
-    online: opt(z.boolean(), "From the last heartbeat's status, or lifecycle enable/connect (true) and disable (false)"),
-    good: opt(z.boolean(), "The last heartbeat's status.good"),
-    interval_ms: opt(z.number(), 'The heartbeat interval the bot announced'),
-    last_heartbeat: opt(z.iso.datetime(), 'When the last heartbeat was received (service clock)'),
-    lifecycle: opt(z.string(), 'sub_type of the last lifecycle event: enable, disable, connect'),
+    online: opt(zm.boolean(), "From the last heartbeat's status, or lifecycle enable/connect (true) and disable (false)"),
+    good: opt(zm.boolean(), "The last heartbeat's status.good"),
+    interval_ms: opt(zm.number(), 'The heartbeat interval the bot announced'),
+    last_heartbeat: opt(zm.iso.datetime(), 'When the last heartbeat was received (service clock)'),
+    lifecycle: opt(zm.string(), 'sub_type of the last lifecycle event: enable, disable, connect'),
     status: opt(jsonObject, "The last heartbeat's status object as sent"),
-    last_event_at: z.iso.datetime().check(z.describe('When the last lifecycle or heartbeat event was received')),
+    last_event_at: zm.iso.datetime().check(zm.describe('When the last lifecycle or heartbeat event was received')),
   }),
   access: 'read_only',
 });
 
-const segment = z.strictObject({ type: z.string().check(z.minLength(1)), data: jsonObject });
+const segment = zm.strictObject({ type: zm.string().check(zm.minLength(1)), data: jsonObject });
 
 export const onebotRule = defineModel({
   name: 'onebot_rule',
   description: 'An auto-reply rule for message events, or an approve/reject rule for friend and group requests',
-  schema: z
+  schema: zm
     .strictObject({
       match: opt(
-        z.enum(['exact', 'prefix', 'keyword', 'regex']),
+        zm.enum(['exact', 'prefix', 'keyword', 'regex']),
         "How pattern is compared with the message's plain text (request rules: with the request comment)",
       ),
-      pattern: opt(z.string().check(z.minLength(1), z.maxLength(ONEBOT_LIMITS.maxPatternLength))),
+      pattern: opt(zm.string().check(zm.minLength(1), zm.maxLength(ONEBOT_LIMITS.maxPatternLength))),
       reply: opt(
-        z.union([
-          z.string().check(z.minLength(1), z.maxLength(ONEBOT_LIMITS.maxReplyLength)),
-          z.array(segment).check(z.minLength(1), z.maxLength(ONEBOT_LIMITS.maxReplySegments)),
+        zm.union([
+          zm.string().check(zm.minLength(1), zm.maxLength(ONEBOT_LIMITS.maxReplyLength)),
+          zm.array(segment).check(zm.minLength(1), zm.maxLength(ONEBOT_LIMITS.maxReplySegments)),
         ]),
         'CQ-code text (sent as written unless auto_escape) or a segment array',
       ),
-      auto_escape: withDefault(z.boolean(), false, 'true: the bot sends a string reply as plain text, CQ codes not parsed'),
-      at_sender: withDefault(z.boolean(), false, 'Group replies mention the sender'),
-      message_type: opt(z.enum(['private', 'group']), 'Only messages of this type'),
+      auto_escape: withDefault(zm.boolean(), false, 'true: the bot sends a string reply as plain text, CQ codes not parsed'),
+      at_sender: withDefault(zm.boolean(), false, 'Group replies mention the sender'),
+      message_type: opt(zm.enum(['private', 'group']), 'Only messages of this type'),
       group_id: opt(oneBotId, 'Only events from this group'),
       user_id: opt(oneBotId, 'Only events from this user'),
-      enabled: withDefault(z.boolean(), true),
-      priority: withDefault(z.int(), 0, 'Among matching rules the highest wins; ties go to the oldest id'),
-      request_type: opt(z.enum(['friend', 'group']), 'Makes this a request rule'),
-      approve: opt(z.boolean(), 'Request rules: approve or reject'),
-      remark: opt(z.string().check(z.maxLength(ONEBOT_LIMITS.maxPatternLength)), 'Friend requests: remark for the approved friend'),
-      reason: opt(z.string().check(z.maxLength(ONEBOT_LIMITS.maxPatternLength)), 'Group requests: the reason given when rejecting'),
+      enabled: withDefault(zm.boolean(), true),
+      priority: withDefault(zm.int(), 0, 'Among matching rules the highest wins; ties go to the oldest id'),
+      request_type: opt(zm.enum(['friend', 'group']), 'Makes this a request rule'),
+      approve: opt(zm.boolean(), 'Request rules: approve or reject'),
+      remark: opt(zm.string().check(zm.maxLength(ONEBOT_LIMITS.maxPatternLength)), 'Friend requests: remark for the approved friend'),
+      reason: opt(zm.string().check(zm.maxLength(ONEBOT_LIMITS.maxPatternLength)), 'Group requests: the reason given when rejecting'),
     })
     .check(
-      z.superRefine((rule, ctx) => {
+      zm.superRefine((rule, ctx) => {
         const problem = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
         if ((rule.match === undefined) !== (rule.pattern === undefined)) problem(rule.match ? 'pattern' : 'match', 'match and pattern go together');
         if (rule.match === 'regex' && rule.pattern !== undefined) {

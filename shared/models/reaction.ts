@@ -1,4 +1,4 @@
-import * as z from '../zod';
+import * as zm from '../zod';
 import { defineModel } from './define';
 
 /**
@@ -9,10 +9,10 @@ import { defineModel } from './define';
 export const reaction = defineModel({
   name: 'reaction',
   description: 'An emoji reaction from repository-migration data (Gitea/Forgejo reaction.json)',
-  schema: z.strictObject({
-    user_id: z.number(),
-    user_name: z.optional(z.string()),
-    content: z.string(),
+  schema: zm.strictObject({
+    user_id: zm.number(),
+    user_name: zm.optional(zm.string()),
+    content: zm.string(),
   }),
   indexed: ['user_id', 'content'],
 });

@@ -1,5 +1,5 @@
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
-import * as z from '../zod';
+import * as zm from '../zod';
 import { dynamoNumberProblem } from '../json/decimal';
 import { isJsonObject, numberText } from '../json/exact-json';
 import { UNSTORABLE_KEYS } from '../json/storable';
@@ -53,11 +53,11 @@ const linearPatternProblem = (pattern: string): string | undefined => {
 };
 
 /** Issues of `value` against `schema`, each with its path behind `prefix`; empty when valid. */
-export function checkAgainst<S extends z.core.$ZodType>(schema: S, value: unknown, prefix: PropertyKey[]): { value?: z.infer<S>; details: ErrorDetail[] } {
+export function checkAgainst<S extends zm.core.$ZodType>(schema: S, value: unknown, prefix: PropertyKey[]): { value?: zm.infer<S>; details: ErrorDetail[] } {
   const details: ErrorDetail[] = [];
   const shadow = approximate(value, prefix, details);
-  const result = withPatternCheck(linearPatternProblem, () => z.safeParse(schema, shadow));
+  const result = withPatternCheck(linearPatternProblem, () => zm.safeParse(schema, shadow));
   if (!result.success) details.push(...issueDetails(result.error.issues, prefix));
   if (details.length > 0) return { details };
-  return { value: restore(value, result.data) as z.infer<S>, details };
+  return { value: restore(value, result.data) as zm.infer<S>, details };
 }

@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import * as z from '../zod';
+import * as zm from '../zod';
 import { stringifyExactJson } from '../json/exact-json';
 import type { Model } from '../models/define';
 import type { AccessPlan } from './plan';
@@ -12,10 +12,10 @@ import { idOfIndexSortKey, VALUE_END } from './keys';
  * one position for all shards: the sort key the page ended at, under the plan's sort attribute.
  * Every shard resumes after it (AccessPlan.startKey), so the cursor names no partition.
  */
-const payloadSchema = z.strictObject({
-  m: z.string(),
-  q: z.string(),
-  k: z.record(z.string(), z.string()),
+const payloadSchema = zm.strictObject({
+  m: zm.string(),
+  q: zm.string(),
+  k: zm.record(zm.string(), zm.string()),
 });
 
 /**
@@ -66,7 +66,7 @@ async function openCursor(key: CursorKey, cursor: string, model: Model, fingerpr
   } catch {
     throw refuse('The cursor is not one this service issued, or it was altered');
   }
-  const head = z.looseObject({ m: z.string(), q: z.string() }).safeParse(decoded);
+  const head = zm.looseObject({ m: zm.string(), q: zm.string() }).safeParse(decoded);
   if (!head.success || head.data.m !== model.name) throw refuse(`The cursor belongs to another model than ${model.name}`);
   if (head.data.q !== fingerprint) throw refuse('The cursor was issued for another request; send the same filters (and order_by or values) with it');
   return head.data;
@@ -105,8 +105,8 @@ export const encodeResumeCursor = (key: CursorKey, model: Model, fingerprint: st
   sealed(key, { m: model.name, q: fingerprint, a: after, o: operation, ...(wide ? { w: true } : {}) });
 
 export async function decodeResumeCursor(key: CursorKey, cursor: string, model: Model, fingerprint: string): Promise<Resume> {
-  const parsed = z
-    .strictObject({ m: z.string(), q: z.string(), a: z.string(), o: z.optional(z.string()), w: z.optional(z.literal(true)) })
+  const parsed = zm
+    .strictObject({ m: zm.string(), q: zm.string(), a: zm.string(), o: zm.optional(zm.string()), w: zm.optional(zm.literal(true)) })
     .safeParse(await openCursor(key, cursor, model, fingerprint));
   if (!parsed.success) throw refuse('The cursor does not fit this request');
   return { after: parsed.data.a, operation: parsed.data.o, ...(parsed.data.w ? { wide: true } : {}) };

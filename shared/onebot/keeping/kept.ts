@@ -1,6 +1,6 @@
 import { BatchOutOfTime, OutcomeUnknown, PartialWrite, TableUnreachable } from '../../store/errors';
 import { isTimeout, isUnavailable, misconfiguration } from '../../store/sdk-errors';
-import * as z from '../../zod';
+import * as zm from '../../zod';
 
 /** A verified delivery: what the receiver keeps when the database is down, and stores later. */
 export interface Delivery {
@@ -22,16 +22,16 @@ export interface Delivery {
  * record) and whether it was signed. Deliveries kept before ids existed get one from their
  * receive time and bytes, the same at every replay.
  */
-export const keptDelivery = z.strictObject({
-  body: z.optional(z.string()),
-  body_ref: z.optional(z.string()),
-  headers: z.record(z.string(), z.string()),
-  received_at: z.iso.datetime(),
-  delivery_id: z.optional(z.string()),
-  signed: z.optional(z.boolean()),
+export const keptDelivery = zm.strictObject({
+  body: zm.optional(zm.string()),
+  body_ref: zm.optional(zm.string()),
+  headers: zm.record(zm.string(), zm.string()),
+  received_at: zm.iso.datetime(),
+  delivery_id: zm.optional(zm.string()),
+  signed: zm.optional(zm.boolean()),
 });
 
-export type KeptDelivery = z.infer<typeof keptDelivery>;
+export type KeptDelivery = zm.infer<typeof keptDelivery>;
 
 /**
  * Whether a delivery is kept through `error`, and a kept one waits it out: the database down,

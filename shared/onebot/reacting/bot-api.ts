@@ -1,6 +1,6 @@
 import { onebotApiRootsText } from '../../config';
 import { callSignal } from '../../deadline';
-import * as z from '../../zod';
+import * as zm from '../../zod';
 import { parseExactJson, stringifyExactJson } from '../../json/exact-json';
 import { ONEBOT_LIMITS } from '../../limits';
 import { log } from '../../log';
@@ -17,7 +17,7 @@ export type Done = NonNullable<ModelRecord<typeof onebotEvent>['done']>;
  * bot's self id to the root URL of its OneBot HTTP API (a plain variable), and
  * `ONEBOT_ACCESS_TOKEN` is the token sent as `Authorization: Bearer` (a secret in AWS).
  */
-const apiRoots = z.record(z.string().check(z.regex(/^\d+$/, 'a bot account is a number')), z.url({ protocol: /^https?$/ }));
+const apiRoots = zm.record(zm.string().check(zm.regex(/^\d+$/, 'a bot account is a number')), zm.url({ protocol: /^https?$/ }));
 
 /** ONEBOT_API_ROOTS as text: the roots, or an Error saying what is wrong. */
 export function parseApiRoots(text: string): Record<string, string> {
@@ -28,7 +28,7 @@ export function parseApiRoots(text: string): Record<string, string> {
     throw new Error(`ONEBOT_API_ROOTS is not JSON: ${(error as Error).message}`);
   }
   const result = apiRoots.safeParse(json);
-  if (!result.success) throw new Error(`ONEBOT_API_ROOTS: ${z.prettifyError(result.error)}`);
+  if (!result.success) throw new Error(`ONEBOT_API_ROOTS: ${zm.prettifyError(result.error)}`);
   return result.data;
 }
 
@@ -69,7 +69,7 @@ export function apiCallOf(event: OneBotEvent, answer: Record<string, unknown>): 
   return undefined;
 }
 
-const actionAnswer = z.looseObject({ status: z.optional(z.string()), retcode: z.optional(z.number()) });
+const actionAnswer = zm.looseObject({ status: zm.optional(zm.string()), retcode: zm.optional(zm.number()) });
 
 /**
  * Calls the bot's HTTP API (POST <root>/<action>, JSON body) and says how it went. Never
@@ -86,7 +86,7 @@ export async function callBotApi(root: string, call: ApiCall): Promise<Done> {
       signal: callSignal(ONEBOT_LIMITS.botApiTimeoutMs),
     });
     const text = await response.text();
-    let answer: z.infer<typeof actionAnswer> = {};
+    let answer: zm.infer<typeof actionAnswer> = {};
     try {
       answer = actionAnswer.parse(parseExactJson(text));
     } catch {

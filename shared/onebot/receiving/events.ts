@@ -1,5 +1,5 @@
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
-import * as z from '../../zod';
+import * as zm from '../../zod';
 import { ApiError } from '../../http/errors';
 import { parseJsonBody } from '../../http/json-body';
 import { isExactNumber, numberText, toExactNumber, type ExactNumber } from '../../json/exact-json';
@@ -9,7 +9,7 @@ import { ONEBOT_LIMITS } from '../../limits';
 
 /** An id as senders write it: int64 (exact, maybe past 2^53), negative int32, or a string. */
 export type OneBotId = ExactNumber | string;
-const id = z.union([z.number(), z.instanceof(NumberValue), z.string()]);
+const id = zm.union([zm.number(), zm.instanceof(NumberValue), zm.string()]);
 
 /** How the OpenAPI document shows an int64 (the exact NumberValue is how it is parsed, not what is sent). */
 const INTEGER = { type: 'integer', minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER } as const;
@@ -21,15 +21,15 @@ const INTEGER = { type: 'integer', minimum: Number.MIN_SAFE_INTEGER, maximum: Nu
  * (the metadata says how the exact-number parts look on the wire). `time` is documented, not
  * checked: an odd sender's event is stored rather than refused (eventFields leaves the field out).
  */
-export const onebotEventSchema = z
+export const onebotEventSchema = zm
   .looseObject({
-    post_type: z.string().check(z.minLength(1), z.describe('message, notice, request, meta_event, message_sent, ...')),
-    self_id: z.optional(id).check(z.meta({ description: 'The bot account (int64, exact)', anyOf: [INTEGER, { type: 'string' }] })),
-    time: z.optional(z.unknown()).check(z.meta({ description: 'Unix seconds', ...INTEGER })),
+    post_type: zm.string().check(zm.minLength(1), zm.describe('message, notice, request, meta_event, message_sent, ...')),
+    self_id: zm.optional(id).check(zm.meta({ description: 'The bot account (int64, exact)', anyOf: [INTEGER, { type: 'string' }] })),
+    time: zm.optional(zm.unknown()).check(zm.meta({ description: 'Unix seconds', ...INTEGER })),
   })
-  .check(z.describe('A OneBot 11 event as go-cqhttp, NapCat, LLOneBot or Lagrange post it; stored as received'));
+  .check(zm.describe('A OneBot 11 event as go-cqhttp, NapCat, LLOneBot or Lagrange post it; stored as received'));
 
-export type OneBotEvent = z.infer<typeof onebotEventSchema> & Record<string, unknown>;
+export type OneBotEvent = zm.infer<typeof onebotEventSchema> & Record<string, unknown>;
 
 /** The body as JSON with exact numbers; refuses what cannot be an event before parsing deep nesting. */
 export function parseBody(rawBody: Buffer): unknown {

@@ -3,7 +3,7 @@ import { RE2JS } from 're2js';
 import { onebotRule } from '../../../shared/models/onebot';
 import { checkAgainst } from '../../../shared/models/validate';
 import { linearRegex, regexMatches } from '../../../shared/regex/linear';
-import * as z from '../../../shared/zod';
+import * as zm from '../../../shared/zod';
 
 const compiled = (pattern: string): RE2JS => {
   const regex = linearRegex(pattern);
@@ -59,7 +59,7 @@ describe('a regex rule as the record API validates it', () => {
   });
 
   test('outside checkAgainst a regex rule is refused, never let through unchecked', () => {
-    expect(z.safeParse(onebotRule.schema, ruleData('^\\d+$')).success).toBe(false);
-    expect(z.safeParse(onebotRule.schema, { match: 'exact', pattern: 'x', reply: 'r' }).success).toBe(true);
+    expect(zm.safeParse(onebotRule.schema, ruleData('^\\d+$')).success).toBe(false);
+    expect(zm.safeParse(onebotRule.schema, { match: 'exact', pattern: 'x', reply: 'r' }).success).toBe(true);
   });
 });

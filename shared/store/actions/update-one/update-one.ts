@@ -2,7 +2,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { inTime } from '../../../deadline';
 import { isSystemField, type Model } from '../../../models/define';
 import { checkAgainst } from '../../../models/validate';
-import * as z from '../../../zod';
+import * as zm from '../../../zod';
 import { db } from '../../client';
 import { InvalidRecord, RecordExists } from '../../errors';
 import { isConditionFailure, newWriteToken } from '../../write-token';
@@ -26,7 +26,7 @@ function validValues(model: Model, values: Record<string, unknown>): Record<stri
       return [field, model.schema.shape[field]];
     }),
   );
-  const result = checkAgainst(z.strictObject(shape), values, ['values']);
+  const result = checkAgainst(zm.strictObject(shape), values, ['values']);
   if (!result.value) throw new InvalidRecord(result.details);
   return result.value as Record<string, unknown>;
 }
