@@ -7,10 +7,19 @@ import { API_THROTTLES, ONEBOT_QUEUE } from '../../../shared/limits';
 import { backoffSeconds, maxReceiveCount, outageCoveredSeconds, secondsBeforeReceive } from '../../../shared/onebot/backoff';
 import { createTableInput, TTL_ATTRIBUTE } from '../../../shared/store/table';
 import { accessOf } from '../../../infra/access';
-import { synthTemplate, templateIndex } from './synth';
+import { THRESHOLDS } from '../../../infra/alarms';
+import { QUEUE_THRESHOLDS } from '../../../infra/onebot-queue';
+import { readContext } from '../../../infra/context';
+import { SYNTH_VARIANTS, synthesized, templateIndex } from '../../support/synth';
 
-const { template } = synthTemplate({ alarmEmail: 'ops@example.com,oncall@example.com' });
+// The stack as `cdk deploy` builds it with no option, and with every option at once.
+const { template } = synthesized('default');
 const index = templateIndex(template);
+const options = synthesized('options').template;
+const optionsIndex = templateIndex(options);
+const optionsContext = SYNTH_VARIANTS.options.context;
+/** What synth says of a context, read as the app reads it (cheaper than a synthesis that stops there). */
+const refused = (context: Record<string, unknown>) => () => readContext({ tryGetContext: (key: string) => context[key] } as Parameters<typeof readContext>[0]);
 const tokenRoutes = ROUTES.filter((r) => tokenScopeOf(r.scope) !== undefined);
 const queues = () => index.ofType('AWS::SQS::Queue').map(([id, q]) => ({ id, ...q.Properties }));
 /** The OneBot queue (the one with a redrive policy) and its dead-letter queue. */
@@ -35,7 +44,8 @@ describe('table', () => {
 
   test('is retained when the stack goes, unless the dev switch says destroy', () => {
     template.hasResource('AWS::DynamoDB::GlobalTable', { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
-    synthTemplate({ removal: 'destroy' }).template.hasResource('AWS::DynamoDB::GlobalTable', {
+    expect(optionsContext.removal).toBe('destroy');
+    options.hasResource('AWS::DynamoDB::GlobalTable', {
       DeletionPolicy: 'Delete',
       Properties: Match.objectLike({ Replicas: [Match.objectLike({ DeletionProtectionEnabled: false })] }),
     });
@@ -158,23 +168,21 @@ describe('HTTP API', () => {
   });
 
   test('a JWT authorizer, when asked for, guards exactly the bearer-token routes with their scope', () => {
-    const jwt = synthTemplate({ jwtIssuer: 'https://id.example.com/', jwtAudience: 'recordgate', jwtScopePrefix: 'rg/' });
-    jwt.template.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
+    options.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
       AuthorizerType: 'JWT',
       JwtConfiguration: { Issuer: 'https://id.example.com/', Audience: ['recordgate'] },
     });
-    const jwtRoutes = templateIndex(jwt.template)
-      .ofType('AWS::ApiGatewayV2::Route')
-      .map(([, r]) => r.Properties);
+    const jwtRoutes = optionsIndex.ofType('AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties);
     for (const route of KEYED_ROUTES) {
       const deployed = jwtRoutes.find((r) => r.RouteKey === routeKey(route))!;
-      if (tokenRoutes.includes(route)) expect(deployed).toMatchObject({ AuthorizationType: 'JWT', AuthorizationScopes: [`rg/${route.scope}`] });
+      if (tokenRoutes.includes(route))
+        expect(deployed).toMatchObject({ AuthorizationType: 'JWT', AuthorizationScopes: [`${optionsContext.jwtScopePrefix}${route.scope}`] });
       else expect(deployed.AuthorizationType ?? 'NONE').toBe('NONE');
     }
   });
 
   test('refuses half a JWT setting', () => {
-    expect(() => synthTemplate({ jwtIssuer: 'https://id.example.com/' })).toThrow(/jwtIssuer and jwtAudience go together/);
+    expect(refused({ jwtIssuer: 'https://id.example.com/' })).toThrow(/jwtIssuer and jwtAudience go together/);
   });
 });
 
@@ -225,10 +233,9 @@ describe('OneBot queue', () => {
   });
 
   test('ONEBOT_API_ROOTS comes from the onebotApiRoots context, checked at synth', () => {
-    const roots = '{"10001":"http://bot.example:5700/"}';
-    const index2 = templateIndex(synthTemplate({ onebotApiRoots: roots }).template);
-    for (const name of ['onebot', 'onebot_queue']) expect(index2.functionProps(name).Environment.Variables.ONEBOT_API_ROOTS).toBe(roots);
-    expect(() => synthTemplate({ onebotApiRoots: '{"bot":"ftp://x"}' })).toThrow(/onebotApiRoots/);
+    const roots = optionsContext.onebotApiRoots;
+    for (const name of ['onebot', 'onebot_queue']) expect(optionsIndex.functionProps(name).Environment.Variables.ONEBOT_API_ROOTS).toBe(roots);
+    expect(refused({ onebotApiRoots: '{"bot":"ftp://x"}' })).toThrow(/onebotApiRoots/);
   });
 });
 
@@ -273,10 +280,10 @@ describe('alarms', () => {
       MetricName: HEALTH_METRICS.healthy,
       Statistic: 'Minimum',
       Period: 60,
-      Threshold: 1,
+      Threshold: THRESHOLDS.health.below,
       ComparisonOperator: 'LessThanThreshold',
-      EvaluationPeriods: 3,
-      DatapointsToAlarm: 2,
+      EvaluationPeriods: THRESHOLDS.health.of,
+      DatapointsToAlarm: THRESHOLDS.health.datapoints,
       TreatMissingData: 'breaching',
       Dimensions: [{ Name: HEALTH_METRICS.dimension, Value: { Ref: expect.any(String) } }],
     });
@@ -284,23 +291,29 @@ describe('alarms', () => {
 
   test('API 5xx rate and p99 latency', () => {
     const fiveXx = named('api-5xx');
-    expect(fiveXx).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanThreshold', EvaluationPeriods: 2, DatapointsToAlarm: 2 });
+    const { above, of, datapoints } = THRESHOLDS.api5xxPercent;
+    expect(fiveXx).toMatchObject({ Threshold: above, ComparisonOperator: 'GreaterThanThreshold', EvaluationPeriods: of, DatapointsToAlarm: datapoints });
     expect(
       fiveXx.Metrics.map(
         (m: { Expression?: string; MetricStat?: { Metric: { MetricName: string } } }) => m.Expression ?? m.MetricStat!.Metric.MetricName,
       ).sort(),
     ).toEqual(['5xx', 'Count', 'IF(requests > 0, 100 * errors / requests, 0)']);
-    expect(named('api-p99-latency')).toMatchObject({ MetricName: 'Latency', ExtendedStatistic: 'p99', Threshold: 3000, EvaluationPeriods: 3 });
+    expect(named('api-p99-latency')).toMatchObject({
+      MetricName: 'Latency',
+      ExtendedStatistic: 'p99',
+      Threshold: THRESHOLDS.apiP99Ms.above,
+      EvaluationPeriods: THRESHOLDS.apiP99Ms.of,
+    });
   });
 
   test('DynamoDB throttles (table and every index) and system errors', () => {
     const throttles = named('table-throttles');
-    expect(throttles).toMatchObject({ Threshold: 25, EvaluationPeriods: 2 });
+    expect(throttles).toMatchObject({ Threshold: THRESHOLDS.tableThrottles.atLeast, EvaluationPeriods: THRESHOLDS.tableThrottles.of });
     expect(throttles.Metrics.filter((m: { MetricStat?: unknown }) => m.MetricStat)).toHaveLength(
       2 * (1 + createTableInput('x').GlobalSecondaryIndexes!.length),
     );
     const systemErrors = named('table-system-errors');
-    expect(systemErrors).toMatchObject({ Threshold: 5, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+    expect(systemErrors).toMatchObject({ Threshold: THRESHOLDS.tableSystemErrors.atLeast, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
     expect(
       systemErrors.Metrics.filter((m: { MetricStat?: { Metric: { MetricName: string } } }) => m.MetricStat?.Metric.MetricName === 'SystemErrors').length,
     ).toBeGreaterThanOrEqual(5);
@@ -312,7 +325,7 @@ describe('alarms', () => {
       MetricName: HEALTH_METRICS.misconfigured,
       Statistic: 'Sum',
       Period: 300,
-      Threshold: 1,
+      Threshold: THRESHOLDS.misconfigured.atLeast,
       ComparisonOperator: 'GreaterThanOrEqualToThreshold',
       Dimensions: [{ Name: HEALTH_METRICS.dimension, Value: { Ref: expect.any(String) } }],
     });
@@ -320,8 +333,8 @@ describe('alarms', () => {
 
   test.each(FUNCTIONS)('%s has an errors and a throttles alarm', (name) => {
     const dimension = [{ Name: 'FunctionName', Value: { Ref: index.functionId(name) } }];
-    expect(named(`${name}-errors`)).toMatchObject({ MetricName: 'Errors', Dimensions: dimension, Threshold: 1 });
-    expect(named(`${name}-throttles`)).toMatchObject({ MetricName: 'Throttles', Dimensions: dimension, Threshold: 1 });
+    expect(named(`${name}-errors`)).toMatchObject({ MetricName: 'Errors', Dimensions: dimension, Threshold: THRESHOLDS.lambdaErrors.atLeast });
+    expect(named(`${name}-throttles`)).toMatchObject({ MetricName: 'Throttles', Dimensions: dimension, Threshold: THRESHOLDS.lambdaThrottles.atLeast });
   });
 
   // The OneBot queue's alarms (infra/onebot-queue.ts) name kept events waiting: each notifies on its own.
@@ -333,7 +346,9 @@ describe('alarms', () => {
       MetricName: HEALTH_METRICS.overdueBots,
       AlarmActions: [topicRef],
       OKActions: [topicRef],
-      EvaluationPeriods: 3,
+      Threshold: THRESHOLDS.overdueBots.atLeast,
+      EvaluationPeriods: THRESHOLDS.overdueBots.of,
+      DatapointsToAlarm: THRESHOLDS.overdueBots.datapoints,
     });
     // Deliveries waiting out their backoffs are hidden, received more than three times, so left out
     // of the age; counting them, hidden or not, fires while they wait. Every sample for 15 minutes.
@@ -350,18 +365,18 @@ describe('alarms', () => {
       ['AWS/SQS', 'ApproximateNumberOfMessagesVisible', 'Minimum'],
     ]);
     for (const m of counted) expect(m.Metric.Dimensions).toEqual([{ Name: 'QueueName', Value: { 'Fn::GetAtt': [sourceQueue().id, 'QueueName'] } }]);
-    expect(waiting.EvaluationPeriods * counted[0].Period).toBe(15 * 60);
+    expect(waiting.EvaluationPeriods * counted[0].Period).toBe(QUEUE_THRESHOLDS.waitingMinutes * 60);
     expect(named('onebot-queue-age')).toMatchObject({
       MetricName: 'ApproximateAgeOfOldestMessage',
       Namespace: 'AWS/SQS',
-      Threshold: 900,
+      Threshold: QUEUE_THRESHOLDS.oldestMinutes * 60,
       AlarmActions: [topicRef],
     });
     expect(named('onebot-dead-letters')).toMatchObject({
       MetricName: 'ApproximateNumberOfMessagesVisible',
       Namespace: 'AWS/SQS',
       Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [deadLetterQueue().id, 'QueueName'] } }],
-      Threshold: 1,
+      Threshold: QUEUE_THRESHOLDS.deadLetters,
       AlarmActions: [topicRef],
     });
     const composite = index.ofType('AWS::CloudWatch::CompositeAlarm')[0][1].Properties;
@@ -375,8 +390,9 @@ describe('alarms', () => {
   });
 
   test('subscribers come from the alarmEmail context', () => {
-    const endpoints = index.ofType('AWS::SNS::Subscription').map(([, s]) => s.Properties.Endpoint);
-    expect(endpoints.sort()).toEqual(['oncall@example.com', 'ops@example.com']);
+    expect(index.ofType('AWS::SNS::Subscription')).toEqual([]);
+    const endpoints = optionsIndex.ofType('AWS::SNS::Subscription').map(([, s]) => s.Properties.Endpoint);
+    expect(endpoints.sort()).toEqual(optionsContext.alarmEmail.split(',').sort());
     template.hasResourceProperties(
       'AWS::SNS::TopicPolicy',
       Match.objectLike({
@@ -424,18 +440,16 @@ test('outputs the API URL, table name, topic ARN and the OneBot receiver URLs', 
 });
 
 test('the onebotSelfIds context reaches the receiver as ONEBOT_SELF_IDS, and only the receiver', () => {
-  const functions = synthTemplate({ onebotSelfIds: '10001, 10002' }).template.findResources('AWS::Lambda::Function');
+  const functions = options.findResources('AWS::Lambda::Function');
   const withList = Object.values(functions).filter((f) => f.Properties.Environment?.Variables?.ONEBOT_SELF_IDS !== undefined);
   expect(withList.map((f) => [f.Properties.Description, f.Properties.Environment.Variables.ONEBOT_SELF_IDS])).toEqual([['recordgate onebot', '10001,10002']]);
-  expect(() => synthTemplate({ onebotSelfIds: 'bot-a' })).toThrow(/a bot account is a number/);
+  expect(refused({ onebotSelfIds: 'bot-a' })).toThrow(/a bot account is a number/);
 });
 
 test('with jwtIssuer, every token-route function learns the scope prefix and no other function does', () => {
-  const functions = synthTemplate({ jwtIssuer: 'https://id.example.com/', jwtAudience: 'recordgate', jwtScopePrefix: 'recordgate/' }).template.findResources(
-    'AWS::Lambda::Function',
-  );
+  const functions = options.findResources('AWS::Lambda::Function');
   const withPrefix = Object.values(functions)
-    .filter((f) => f.Properties.Environment?.Variables?.JWT_SCOPE_PREFIX === 'recordgate/')
+    .filter((f) => f.Properties.Environment?.Variables?.JWT_SCOPE_PREFIX === optionsContext.jwtScopePrefix)
     .map((f) => String(f.Properties.Description).replace('recordgate ', ''))
     .sort();
   expect(withPrefix).toEqual([...new Set(tokenRoutes.map((r) => r.function))].sort());
@@ -446,15 +460,12 @@ test('the table deletes items past their _ttl (DynamoDB TTL), the attribute the 
 });
 
 test('the corsOrigins context reaches every HTTP function as CORS_ORIGINS; without it CORS stays off', () => {
-  const variables = (context: Record<string, unknown>) =>
-    Object.values(synthTemplate(context).template.findResources('AWS::Lambda::Function')).map((f) => [
-      f.Properties.Description,
-      f.Properties.Environment?.Variables?.CORS_ORIGINS,
-    ]);
-  const withCors = variables({ corsOrigins: 'https://app.example.com, https://*.example.org' });
+  const variables = (synthesis: typeof template) =>
+    Object.values(synthesis.findResources('AWS::Lambda::Function')).map((f) => [f.Properties.Description, f.Properties.Environment?.Variables?.CORS_ORIGINS]);
+  const withCors = variables(options);
   const http = withCors.filter(([, origins]) => origins !== undefined);
   expect(http.map(([, origins]) => origins)).toEqual(http.map(() => 'https://app.example.com,https://*.example.org'));
   expect(http.map(([name]) => name).sort()).toEqual(HTTP_FUNCTIONS.map((fn) => `recordgate ${fn}`).sort());
-  expect(variables({}).filter(([, origins]) => origins !== undefined)).toEqual([]);
-  expect(() => synthTemplate({ corsOrigins: 'https://app.example.com/path' })).toThrow(/an origin is/);
+  expect(variables(template).filter(([, origins]) => origins !== undefined)).toEqual([]);
+  expect(refused({ corsOrigins: 'https://app.example.com/path' })).toThrow(/an origin is/);
 });
