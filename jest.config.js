@@ -56,7 +56,14 @@ else console.warn('jest: no Chromium found, so the e2e project (the /docs page i
 
 module.exports = {
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
+    {
+      ...common,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/test/unit/**/*.test.ts'],
+      // The infra tests' syntheses, made once per run (test/support/synth).
+      globalSetup: '<rootDir>/test/support/synth/setup.ts',
+      globalTeardown: '<rootDir>/test/support/synth/teardown.ts',
+    },
     // `npm run bench -- --quick` (about 2 minutes of one worker): its own project, so that
     // `--selectProjects unit` stays quick and jest, which starts the slowest files first, runs
     // it beside the integration suites rather than after them.

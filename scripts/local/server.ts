@@ -19,6 +19,11 @@ function handlerOf(name: string): Promise<Handler> {
   return handler;
 }
 
+/** A function's timeout in seconds, asked at each invocation. */
+type TimeoutOf = (name: HttpFunctionName) => number;
+/** The deployed setting. Tests on a loaded machine give more (test/support/api.ts), never less. */
+const configuredTimeout: TimeoutOf = (name) => FUNCTION_DESCRIPTORS[name].lambda.timeoutSeconds;
+
 /**
  * Runs a function's handler in this process under its configured timeout. Past the timeout
  * Lambda stops the function and API Gateway answers 500; here the answer is the same, though
@@ -32,8 +37,8 @@ function handlerOf(name: string): Promise<Handler> {
  * and the handler sees in its context the time really left. A request whose time is up before
  * its handler starts never reaches it: the gateway answers 503 and nothing happens.
  */
-async function invokeInProcess(name: HttpFunctionName, event: APIGatewayProxyEventV2): Promise<Invocation> {
-  const { timeoutSeconds } = FUNCTION_DESCRIPTORS[name].lambda;
+async function invokeInProcess(name: HttpFunctionName, event: APIGatewayProxyEventV2, timeoutOf: TimeoutOf): Promise<Invocation> {
+  const timeoutSeconds = timeoutOf(name);
   const deadline = event.requestContext.timeEpoch + timeoutSeconds * 1000;
   let timer: NodeJS.Timeout | undefined;
   try {
@@ -57,13 +62,14 @@ async function invokeInProcess(name: HttpFunctionName, event: APIGatewayProxyEve
  * route table (shared/http/routes.ts), `$default` for everything else, each served by the same
  * handler that is deployed for it.
  */
-export function startLocalServer(options: { port: number; host: string }): Promise<{ server: Server; url: string }> {
+export function startLocalServer(options: { port: number; host: string; timeoutSeconds?: TimeoutOf }): Promise<{ server: Server; url: string }> {
+  const { timeoutSeconds: timeoutOf = configuredTimeout, ...listen } = options;
   return startGateway({
-    ...options,
+    ...listen,
     route: (method, rawPath) => {
       const { key, fn, params } = dispatch(method, rawPath);
       return { key, target: fn, params };
     },
-    invoke: invokeInProcess,
+    invoke: (name, event) => invokeInProcess(name, event, timeoutOf),
   });
 }

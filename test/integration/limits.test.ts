@@ -5,6 +5,8 @@ import { reaction as reactionModel } from '../../shared/models/reaction';
 import { db } from '../../shared/store/client';
 import { indexAttributes, partitionKey, shardOf } from '../../shared/store/keys';
 import { useApi, type Reply } from '../support/api';
+import { measureMs, secondsFor } from '../support/machine-speed';
+import { storedItems } from '../support/stored';
 import { tableSnapshot } from '../support/table-snapshot';
 
 const api = useApi();
@@ -200,7 +202,11 @@ describe(`over ${LIMITS.maxScannedPerRequest} records`, () => {
       const batches = Array.from({ length: 16 }, (_, b) => start + b * 25).filter((from) => from < total);
       await Promise.all(batches.map((from) => seedItems(Array.from({ length: Math.min(25, total - from) }, (_, i) => from + i))));
     }
-  }, 180_000);
+    // The count and the refused bulk writes below read every page of the model: as long as a
+    // read of them straight from the engine takes now, which on a loaded machine is past the
+    // function's 10 s (issue 23: DynamoDB Local answered 503 at a load average of 8).
+    api.giveTime(secondsFor(await measureMs(() => storedItems(reactionModel))));
+  }, 300_000);
 
   async function seedItems(numbers: number[]): Promise<void> {
     const now = new Date().toISOString();
@@ -226,10 +232,11 @@ describe(`over ${LIMITS.maxScannedPerRequest} records`, () => {
   }
 
   /** What the refused bulk writes below would have changed: the count, and any record past version 1. */
-  const state = async () => ({
-    count: (await api.post(reaction('count'), {})).body.data.count,
-    rewritten: (await api.post(reaction('count'), { filters: { _version: { $gt: 1 }, content: 'bulk' } })).body.data.count,
-  });
+  const countOf = async (filters: object) => {
+    const { data } = (await api.post(reaction('count'), { filters })).body;
+    return data.count ?? data;
+  };
+  const state = async () => ({ count: await countOf({}), rewritten: await countOf({ _version: { $gt: 1 }, content: 'bulk' }) });
 
   test('the seed is readable through the API', async () => {
     const r = await api.post(reaction('get_one'), { filters: { id: seeded(total - 1) } });
@@ -245,12 +252,12 @@ describe(`over ${LIMITS.maxScannedPerRequest} records`, () => {
     const second = await api.post(reaction('list'), { filters: { user_name: 'nobody' }, cursor: first.body.data.next_cursor });
     expect(second.body.data).toMatchObject({ items: [], next_cursor: null });
     expect(first.body.data.scanned + second.body.data.scanned).toBe(total + 2);
-  }, 60_000);
+  }, 300_000);
 
   test('count reads past the budget and stays exact', async () => {
     const r = await api.post(reaction('count'), { filters: { user_name: { $exists: false } } });
     expect(r.body.data).toEqual({ count: total + 2, scanned: total + 2 });
-  }, 60_000);
+  }, 300_000);
 
   test(`update and delete refuse more than the default max_affected (${LIMITS.maxAffected}) and change nothing`, async () => {
     const before = await state();
@@ -262,5 +269,5 @@ describe(`over ${LIMITS.maxScannedPerRequest} records`, () => {
     expect(del.status).toBe(409);
     expect(del.body.data.error).toBe('too_many_matches');
     expect(await state()).toEqual(before);
-  }, 120_000);
+  }, 300_000);
 });

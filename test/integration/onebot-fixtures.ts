@@ -7,6 +7,8 @@ import type { Api, Reply } from '../support/api';
 
 /** The four receiver routes: NoneBot's three and the old root URL. */
 export const ROUTES = ['/', '/onebot/v11/', '/onebot/v11/http', '/onebot/v11/http/'] as const;
+/** The route the suites send their event matrices to; the others are shown to reach the same function once each. */
+export const EVENT_ROUTE = ROUTES[1];
 export const SELF_ID = 10001;
 
 const sender = { user_id: 20002, nickname: 'alice', sex: 'female', age: 20 };

@@ -1,6 +1,6 @@
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
 import { localOnly, useApi } from '../support/api';
-import { bodyOf, deliver, detailOf, EVENTS, idOf, ROUTES, SELF_ID, sign, storedEvents } from './onebot-fixtures';
+import { bodyOf, deliver, detailOf, EVENT_ROUTE, EVENTS, idOf, ROUTES, SELF_ID, sign, storedEvents } from './onebot-fixtures';
 
 // Non-ASCII on purpose: the HMAC key is the secret's UTF-8 bytes, as go-cqhttp and NoneBot use it.
 const SECRET = 'clé-秘密-🔑';
@@ -9,20 +9,24 @@ process.env.ONEBOT_SECRET = SECRET;
 const api = useApi();
 const signed = (path: string, body: string, selfId = String(SELF_ID)) => deliver(api, path, body, { selfId, signature: sign(SECRET, body) });
 
-describe('with a secret, every event type on every route', () => {
-  // A message or request is one per message_id or flag: each route gets its own.
-  const onRoute = (event: Record<string, unknown>, r: number): Record<string, unknown> => ({
-    ...event,
-    ...(typeof event.message_id === 'number' && String(event.post_type).startsWith('message') ? { message_id: event.message_id + r * 1000 } : {}),
-    ...(typeof event.flag === 'string' ? { flag: `${event.flag}-${r}` } : {}),
+// The four receiver paths share one function: each is shown to reach it once, and the event
+// matrix runs on one of them.
+describe('with a secret, every route reaches the receiver', () => {
+  test.each(ROUTES.map((route, r) => ({ route, r })))('a signed message on $route: 200 {} and stored', async ({ route, r }) => {
+    const event = { ...EVENTS['message private string'], message_id: 900_000 + r };
+    const body = bodyOf(event, 1_700_100_000 + r);
+    const reply = await signed(route, body);
+    expect([reply.status, reply.text]).toEqual([200, '{}']);
+    expect(await storedEvents(api, { id: idOf(body) })).toEqual([expect.objectContaining({ post_type: 'message', message_id: event.message_id })]);
   });
-  const cases = Object.entries(EVENTS).flatMap(([name, event], i) =>
-    ROUTES.map((route, r) => ({ name, event: onRoute(event, r), route, time: 1_700_000_000 + i * 10 + r })),
-  );
+});
 
-  test.each(cases)('$name on $route: 200 {} and stored', async ({ event, route, time }) => {
+describe(`with a secret, every event type (on ${EVENT_ROUTE})`, () => {
+  const cases = Object.entries(EVENTS).map(([name, event], i) => ({ name, event, time: 1_700_000_000 + i * 10 }));
+
+  test.each(cases)('$name: 200 {} and stored', async ({ event, time }) => {
     const body = bodyOf(event, time);
-    const r = await signed(route, body);
+    const r = await signed(EVENT_ROUTE, body);
     expect(r.status).toBe(200);
     expect(r.text).toBe('{}');
     const [stored] = await storedEvents(api, { id: idOf(body) });
@@ -36,10 +40,10 @@ describe('with a secret, every event type on every route', () => {
     for (const field of ['sub_type', 'user_id', 'group_id', 'message_id'] as const) expect(stored[field]).toEqual(event[field]);
   });
 
-  test('the stored events are found by their type filters, one per route', async () => {
-    expect(await storedEvents(api, { post_type: 'notice', detail_type: 'notify', sub_type: 'poke' })).toHaveLength(4);
-    expect(await storedEvents(api, { post_type: 'message', detail_type: 'group', group_id: 30003 })).toHaveLength(8);
-    expect(await storedEvents(api, { post_type: 'message_sent' })).toHaveLength(4);
+  test('the stored events are found by their type filters', async () => {
+    expect(await storedEvents(api, { post_type: 'notice', detail_type: 'notify', sub_type: 'poke' })).toHaveLength(1);
+    expect(await storedEvents(api, { post_type: 'message', detail_type: 'group', group_id: 30003 })).toHaveLength(2);
+    expect(await storedEvents(api, { post_type: 'message_sent' })).toHaveLength(1);
   });
 });
 

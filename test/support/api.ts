@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import { parseExactJson, stringifyExactJson } from '../../shared/json/exact-json';
+import { FUNCTION_DESCRIPTORS } from '../../shared/http/functions';
 import { startLocalServer } from '../../scripts/local/server';
 import { startArtifactApi, type ArtifactApi } from './artifact/api';
 
@@ -43,11 +44,18 @@ export interface Api {
   request(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply>;
   post(path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply>;
   get(path: string, headers?: Record<string, string>): Promise<Reply>;
+  /**
+   * Lets every function of this file's service run at least `seconds` before its timeout, for
+   * work whose time a test has measured on this machine as it is now (test/support/machine-speed.ts);
+   * never shortens the configured timeout.
+   */
+  giveTime(seconds: number): void;
 }
 
 /** Starts the local server (same handlers as Lambda) for one test file; stops it after. */
 export function useApi(): Api {
   let server: Server | undefined;
+  let given = 0;
   const api: Api = {
     url: '',
     async request(method, path, body, headers = {}) {
@@ -69,14 +77,26 @@ export function useApi(): Api {
     },
     post: (path, body, headers) => api.request('POST', path, body, headers),
     get: (path, headers) => api.request('GET', path, undefined, headers),
+    giveTime: (seconds) => {
+      given = seconds;
+    },
   };
   beforeAll(async () => {
     if (againstArtifacts()) {
-      artifact = await startArtifactApi({ engine: process.env.DYNAMODB_ENDPOINT!, table: process.env.TABLE_NAME!, secrets: secretOf });
+      artifact = await startArtifactApi({
+        engine: process.env.DYNAMODB_ENDPOINT!,
+        table: process.env.TABLE_NAME!,
+        secrets: secretOf,
+        timeoutSeconds: (configured) => Math.max(configured, given),
+      });
       api.url = artifact.url;
       return;
     }
-    const started = await startLocalServer({ port: 0, host: '127.0.0.1' });
+    const started = await startLocalServer({
+      port: 0,
+      host: '127.0.0.1',
+      timeoutSeconds: (name) => Math.max(FUNCTION_DESCRIPTORS[name].lambda.timeoutSeconds, given),
+    });
     server = started.server;
     api.url = started.url;
   });

@@ -19,13 +19,18 @@ export default async function setup(): Promise<void> {
   const child = spawn({ port, stdio: 'ignore' });
   const endpoint = `http://127.0.0.1:${port}`;
   const client = adminClient(endpoint);
-  const deadline = Date.now() + 30_000;
+  // Java takes seconds to start, many more on a loaded machine: wait for as long as the process
+  // lives (its exit is the failure), with a cap only against a process that hangs for good.
+  let exited: string | undefined;
+  child.once('exit', (code, signal) => (exited = `exited with ${signal ?? code}`));
+  const cap = Date.now() + 300_000;
   for (;;) {
     try {
       await client.send(new ListTablesCommand({}));
       break;
     } catch (error) {
-      if (Date.now() > deadline) throw new Error(`DynamoDB Local did not start: ${(error as Error).message}`);
+      if (exited !== undefined || Date.now() > cap)
+        throw new Error(`DynamoDB Local did not start (${exited ?? 'no answer in 5 minutes'}): ${(error as Error).message}`);
       await new Promise((r) => setTimeout(r, 200));
     }
   }

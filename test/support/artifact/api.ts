@@ -22,8 +22,11 @@ export interface ArtifactOptions {
   engine: string;
   table: string;
   secrets: SecretSource;
-  /** Overrides every function's timeout, for deliberately short budgets. */
-  timeoutSeconds?: number;
+  /**
+   * Overrides every function's timeout: a number for deliberately short budgets, or, asked at
+   * each invocation, the timeout to use given the template's.
+   */
+  timeoutSeconds?: number | ((configured: number) => number);
 }
 
 const close = (server: Server) => new Promise((resolve) => server.close(resolve));

@@ -36,8 +36,8 @@ export interface SandboxSettings {
   resolve(name: string, value: unknown): string;
   /** Environment Lambda itself provides: region, credentials, the SDK's endpoint settings. */
   lambdaEnvironment: Record<string, string>;
-  /** Overrides the template's timeout (a deliberately short budget). */
-  timeoutSeconds?: number;
+  /** Overrides the template's timeout (a deliberately short budget), or derives one from it at each invocation. */
+  timeoutSeconds?: number | ((configured: number) => number);
 }
 
 interface Sandbox {
@@ -105,7 +105,8 @@ export class FunctionSandboxes {
   }
 
   async invoke(event: unknown): Promise<Invocation> {
-    const timeoutMs = (this.settings.timeoutSeconds ?? this.fn.timeoutSeconds) * 1000;
+    const override = this.settings.timeoutSeconds;
+    const timeoutMs = (typeof override === 'function' ? override(this.fn.timeoutSeconds) : (override ?? this.fn.timeoutSeconds)) * 1000;
     const sandbox = this.idle.pop() ?? this.start();
     try {
       await sandbox.ready;

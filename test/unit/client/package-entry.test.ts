@@ -22,8 +22,13 @@ async function clientInputs(entry = packageExports['./client']): Promise<string[
   return Object.keys(result.metafile.inputs);
 }
 
-test('the package entry recordgate/client is shared/client', () => {
-  expect(packageExports['./client']).toBe('./shared/client/index.ts');
+test('`recordgate/client`, resolved through the package exports as a project importing it would, is the typed client', async () => {
+  // Node resolves a package's own name through its exports (self-reference), as it does for a dependent.
+  const resolved = execFileSync(process.execPath, ['-p', "require.resolve('recordgate/client')"], { cwd: ROOT, encoding: 'utf8' }).trim();
+  const entry = await import(resolved);
+  expect(typeof entry.createClient).toBe('function');
+  expect(typeof entry.JsonNumber).toBe('function');
+  expect(entry.RecordgateError.prototype).toBeInstanceOf(Error);
 });
 
 test('importing the client loads no AWS SDK module: it has its own exact-number type', async () => {

@@ -5,11 +5,10 @@ import { BLOB_PREFIXES } from '../../../shared/onebot/keeping/blobs';
 import { createTableInput } from '../../../shared/store/table';
 import { accessOf } from '../../../infra/access';
 import { SECRETS_EXTENSION_VERSION } from '../../../infra/platform';
-import { synthTemplate, templateIndex } from './synth';
+import { SYNTH_VARIANTS, synthError, synthesized, templateIndex } from '../../support/synth';
 
-// One synthesis per region class: each also carries one of the two removal modes, so the whole
-// file synthesizes three times.
-const account = '123456789012';
+// One synthesis per region class (test/support/synth): each also carries one of the two removal modes.
+const account = SYNTH_VARIANTS.x86Region.env.account;
 const layerOf = (region: string, architecture: string) => RegionInfo.get(region).paramsAndSecretsLambdaLayerArn(SECRETS_EXTENSION_VERSION, architecture);
 
 /** The architecture and extension layers of every function of a region's synthesis. */
@@ -28,8 +27,12 @@ function expectPlatform(index: ReturnType<typeof templateIndex>, architecture: s
 }
 
 describe('a region with the arm64 extension layer (us-east-1), removal=destroy', () => {
-  const region = 'us-east-1';
-  const index = templateIndex(synthTemplate({ removal: 'destroy' }, { account, region }).template);
+  const { region } = SYNTH_VARIANTS.options.env;
+  const index = templateIndex(synthesized('options').template);
+
+  test('is the variant with removal=destroy', () => {
+    expect(SYNTH_VARIANTS.options.context.removal).toBe('destroy');
+  });
 
   test('every function runs arm64, and the ones that read a secret carry the arm64 layer', () => {
     expectPlatform(index, 'arm64', layerOf(region, 'arm64')!);
@@ -58,9 +61,9 @@ describe('a region with the arm64 extension layer (us-east-1), removal=destroy',
 });
 
 describe('a region with the extension for x86_64 only (eu-central-2), removal=retain and an existing table', () => {
-  const region = 'eu-central-2';
-  const tableName = 'Recordgate-RecordsTable-KEPT';
-  const index = templateIndex(synthTemplate({ tableName }, { account, region }).template);
+  const { region } = SYNTH_VARIANTS.x86Region.env;
+  const { tableName } = SYNTH_VARIANTS.x86Region.context;
+  const index = templateIndex(synthesized('x86Region').template);
 
   test('arm64 has no layer there: every function runs x86_64 with the x86_64 layer', () => {
     expect(layerOf(region, 'arm64')).toBeUndefined();
@@ -94,14 +97,14 @@ describe('a region with the extension for x86_64 only (eu-central-2), removal=re
 });
 
 describe('a region aws-cdk-lib knows no extension layer for (ca-west-1)', () => {
-  const region = 'ca-west-1';
-
   test('synth stops naming the option and where AWS lists the layer ARNs', () => {
-    expect(() => synthTemplate({}, { account, region })).toThrow(/ca-west-1: deploy with -c secretsLayerArn=.*retrieving-secrets_lambda_ARNs/);
+    expect(SYNTH_VARIANTS.unknownRegion.env.region).toBe('ca-west-1');
+    expect(synthError('unknownRegion')).toMatch(/ca-west-1: deploy with -c secretsLayerArn=.*retrieving-secrets_lambda_ARNs/);
   });
 
   test('with the layer ARN AWS lists, synth succeeds on the architecture that ARN is for', () => {
-    const arn = `arn:aws:lambda:${region}:${account}:layer:AWS-Parameters-and-Secrets-Lambda-Extension-Arm64:1`;
-    expectPlatform(templateIndex(synthTemplate({ secretsLayerArn: arn }, { account, region }).template), 'arm64', arn);
+    const arn = SYNTH_VARIANTS.unknownRegionWithLayer.context.secretsLayerArn;
+    expect(arn).toMatch(/-Arm64:\d+$/);
+    expectPlatform(templateIndex(synthesized('unknownRegionWithLayer').template), 'arm64', arn);
   });
 });

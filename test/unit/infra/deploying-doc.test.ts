@@ -3,11 +3,11 @@ import * as path from 'node:path';
 import { FUNCTIONS } from '../../../shared/http/functions';
 import { HEALTH_METRICS } from '../../../shared/health/metrics';
 import { CONTEXT_OPTIONS } from '../../../infra/context';
-import { synthTemplate, templateIndex } from './synth';
+import { synthesized, templateIndex } from '../../support/synth';
 
 // docs/deploying.md's lists and idle cost, read back from the template they describe (one synthesis).
 const doc = readFileSync(path.join(__dirname, '../../../docs/deploying.md'), 'utf8');
-const { template } = synthTemplate();
+const { template } = synthesized('default');
 const index = templateIndex(template);
 
 /** The backticked names in the first column of the doc's table whose first header is `header`. */

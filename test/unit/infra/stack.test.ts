@@ -10,10 +10,17 @@ import { accessOf } from '../../../infra/access';
 import { LAMBDA_NODE_MAJOR } from '../../../infra/bundling';
 import { THRESHOLDS } from '../../../infra/alarms';
 import { QUEUE_THRESHOLDS } from '../../../infra/onebot-queue';
-import { synthTemplate, templateIndex } from './synth';
+import { readContext } from '../../../infra/context';
+import { SYNTH_VARIANTS, synthesized, templateIndex } from '../../support/synth';
 
-const { template } = synthTemplate({ alarmEmail: 'ops@example.com,oncall@example.com' });
+// The stack as `cdk deploy` builds it with no option, and with every option at once.
+const { template } = synthesized('default');
 const index = templateIndex(template);
+const options = synthesized('options').template;
+const optionsIndex = templateIndex(options);
+const optionsContext = SYNTH_VARIANTS.options.context;
+/** What synth says of a context, read as the app reads it (cheaper than a synthesis that stops there). */
+const refused = (context: Record<string, unknown>) => () => readContext({ tryGetContext: (key: string) => context[key] } as Parameters<typeof readContext>[0]);
 const tokenRoutes = ROUTES.filter((r) => tokenScopeOf(r.scope) !== undefined);
 const queues = () => index.ofType('AWS::SQS::Queue').map(([id, q]) => ({ id, ...q.Properties }));
 /** The OneBot queue (the one with a redrive policy) and its dead-letter queue. */
@@ -38,7 +45,8 @@ describe('table', () => {
 
   test('is retained when the stack goes, unless the dev switch says destroy', () => {
     template.hasResource('AWS::DynamoDB::GlobalTable', { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
-    synthTemplate({ removal: 'destroy' }).template.hasResource('AWS::DynamoDB::GlobalTable', {
+    expect(optionsContext.removal).toBe('destroy');
+    options.hasResource('AWS::DynamoDB::GlobalTable', {
       DeletionPolicy: 'Delete',
       Properties: Match.objectLike({ Replicas: [Match.objectLike({ DeletionProtectionEnabled: false })] }),
     });
@@ -161,23 +169,21 @@ describe('HTTP API', () => {
   });
 
   test('a JWT authorizer, when asked for, guards exactly the bearer-token routes with their scope', () => {
-    const jwt = synthTemplate({ jwtIssuer: 'https://id.example.com/', jwtAudience: 'recordgate', jwtScopePrefix: 'rg/' });
-    jwt.template.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
+    options.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
       AuthorizerType: 'JWT',
       JwtConfiguration: { Issuer: 'https://id.example.com/', Audience: ['recordgate'] },
     });
-    const jwtRoutes = templateIndex(jwt.template)
-      .ofType('AWS::ApiGatewayV2::Route')
-      .map(([, r]) => r.Properties);
+    const jwtRoutes = optionsIndex.ofType('AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties);
     for (const route of KEYED_ROUTES) {
       const deployed = jwtRoutes.find((r) => r.RouteKey === routeKey(route))!;
-      if (tokenRoutes.includes(route)) expect(deployed).toMatchObject({ AuthorizationType: 'JWT', AuthorizationScopes: [`rg/${route.scope}`] });
+      if (tokenRoutes.includes(route))
+        expect(deployed).toMatchObject({ AuthorizationType: 'JWT', AuthorizationScopes: [`${optionsContext.jwtScopePrefix}${route.scope}`] });
       else expect(deployed.AuthorizationType ?? 'NONE').toBe('NONE');
     }
   });
 
   test('refuses half a JWT setting', () => {
-    expect(() => synthTemplate({ jwtIssuer: 'https://id.example.com/' })).toThrow(/jwtIssuer and jwtAudience go together/);
+    expect(refused({ jwtIssuer: 'https://id.example.com/' })).toThrow(/jwtIssuer and jwtAudience go together/);
   });
 });
 
@@ -228,10 +234,9 @@ describe('OneBot queue', () => {
   });
 
   test('ONEBOT_API_ROOTS comes from the onebotApiRoots context, checked at synth', () => {
-    const roots = '{"10001":"http://bot.example:5700/"}';
-    const index2 = templateIndex(synthTemplate({ onebotApiRoots: roots }).template);
-    for (const name of ['onebot', 'onebot_queue']) expect(index2.functionProps(name).Environment.Variables.ONEBOT_API_ROOTS).toBe(roots);
-    expect(() => synthTemplate({ onebotApiRoots: '{"bot":"ftp://x"}' })).toThrow(/onebotApiRoots/);
+    const roots = optionsContext.onebotApiRoots;
+    for (const name of ['onebot', 'onebot_queue']) expect(optionsIndex.functionProps(name).Environment.Variables.ONEBOT_API_ROOTS).toBe(roots);
+    expect(refused({ onebotApiRoots: '{"bot":"ftp://x"}' })).toThrow(/onebotApiRoots/);
   });
 });
 
@@ -287,13 +292,8 @@ describe('alarms', () => {
 
   test('API 5xx rate and p99 latency', () => {
     const fiveXx = named('api-5xx');
-    const { api5xxPercent, apiP99Ms } = THRESHOLDS;
-    expect(fiveXx).toMatchObject({
-      Threshold: api5xxPercent.above,
-      ComparisonOperator: 'GreaterThanThreshold',
-      EvaluationPeriods: api5xxPercent.of,
-      DatapointsToAlarm: api5xxPercent.datapoints,
-    });
+    const { above, of, datapoints } = THRESHOLDS.api5xxPercent;
+    expect(fiveXx).toMatchObject({ Threshold: above, ComparisonOperator: 'GreaterThanThreshold', EvaluationPeriods: of, DatapointsToAlarm: datapoints });
     expect(
       fiveXx.Metrics.map(
         (m: { Expression?: string; MetricStat?: { Metric: { MetricName: string } } }) => m.Expression ?? m.MetricStat!.Metric.MetricName,
@@ -302,8 +302,8 @@ describe('alarms', () => {
     expect(named('api-p99-latency')).toMatchObject({
       MetricName: 'Latency',
       ExtendedStatistic: 'p99',
-      Threshold: apiP99Ms.above,
-      EvaluationPeriods: apiP99Ms.of,
+      Threshold: THRESHOLDS.apiP99Ms.above,
+      EvaluationPeriods: THRESHOLDS.apiP99Ms.of,
     });
   });
 
@@ -349,6 +349,7 @@ describe('alarms', () => {
       OKActions: [topicRef],
       Threshold: THRESHOLDS.overdueBots.atLeast,
       EvaluationPeriods: THRESHOLDS.overdueBots.of,
+      DatapointsToAlarm: THRESHOLDS.overdueBots.datapoints,
     });
     // Deliveries waiting out their backoffs are hidden, received more than three times, so left out
     // of the age; counting them, hidden or not, fires while they wait. Every sample for 15 minutes.
@@ -390,8 +391,9 @@ describe('alarms', () => {
   });
 
   test('subscribers come from the alarmEmail context', () => {
-    const endpoints = index.ofType('AWS::SNS::Subscription').map(([, s]) => s.Properties.Endpoint);
-    expect(endpoints.sort()).toEqual(['oncall@example.com', 'ops@example.com']);
+    expect(index.ofType('AWS::SNS::Subscription')).toEqual([]);
+    const endpoints = optionsIndex.ofType('AWS::SNS::Subscription').map(([, s]) => s.Properties.Endpoint);
+    expect(endpoints.sort()).toEqual(optionsContext.alarmEmail.split(',').sort());
     template.hasResourceProperties(
       'AWS::SNS::TopicPolicy',
       Match.objectLike({
@@ -439,18 +441,16 @@ test('outputs the API URL, table name, topic ARN and the OneBot receiver URLs', 
 });
 
 test('the onebotSelfIds context reaches the receiver as ONEBOT_SELF_IDS, and only the receiver', () => {
-  const functions = synthTemplate({ onebotSelfIds: '10001, 10002' }).template.findResources('AWS::Lambda::Function');
+  const functions = options.findResources('AWS::Lambda::Function');
   const withList = Object.values(functions).filter((f) => f.Properties.Environment?.Variables?.ONEBOT_SELF_IDS !== undefined);
   expect(withList.map((f) => [f.Properties.Description, f.Properties.Environment.Variables.ONEBOT_SELF_IDS])).toEqual([['recordgate onebot', '10001,10002']]);
-  expect(() => synthTemplate({ onebotSelfIds: 'bot-a' })).toThrow(/a bot account is a number/);
+  expect(refused({ onebotSelfIds: 'bot-a' })).toThrow(/a bot account is a number/);
 });
 
 test('with jwtIssuer, every token-route function learns the scope prefix and no other function does', () => {
-  const functions = synthTemplate({ jwtIssuer: 'https://id.example.com/', jwtAudience: 'recordgate', jwtScopePrefix: 'recordgate/' }).template.findResources(
-    'AWS::Lambda::Function',
-  );
+  const functions = options.findResources('AWS::Lambda::Function');
   const withPrefix = Object.values(functions)
-    .filter((f) => f.Properties.Environment?.Variables?.JWT_SCOPE_PREFIX === 'recordgate/')
+    .filter((f) => f.Properties.Environment?.Variables?.JWT_SCOPE_PREFIX === optionsContext.jwtScopePrefix)
     .map((f) => String(f.Properties.Description).replace('recordgate ', ''))
     .sort();
   expect(withPrefix).toEqual([...new Set(tokenRoutes.map((r) => r.function))].sort());
@@ -461,15 +461,12 @@ test('the table deletes items past their _ttl (DynamoDB TTL), the attribute the 
 });
 
 test('the corsOrigins context reaches every HTTP function as CORS_ORIGINS; without it CORS stays off', () => {
-  const variables = (context: Record<string, unknown>) =>
-    Object.values(synthTemplate(context).template.findResources('AWS::Lambda::Function')).map((f) => [
-      f.Properties.Description,
-      f.Properties.Environment?.Variables?.CORS_ORIGINS,
-    ]);
-  const withCors = variables({ corsOrigins: 'https://app.example.com, https://*.example.org' });
+  const variables = (synthesis: typeof template) =>
+    Object.values(synthesis.findResources('AWS::Lambda::Function')).map((f) => [f.Properties.Description, f.Properties.Environment?.Variables?.CORS_ORIGINS]);
+  const withCors = variables(options);
   const http = withCors.filter(([, origins]) => origins !== undefined);
   expect(http.map(([, origins]) => origins)).toEqual(http.map(() => 'https://app.example.com,https://*.example.org'));
   expect(http.map(([name]) => name).sort()).toEqual(HTTP_FUNCTIONS.map((fn) => `recordgate ${fn}`).sort());
-  expect(variables({}).filter(([, origins]) => origins !== undefined)).toEqual([]);
-  expect(() => synthTemplate({ corsOrigins: 'https://app.example.com/path' })).toThrow(/an origin is/);
+  expect(variables(template).filter(([, origins]) => origins !== undefined)).toEqual([]);
+  expect(refused({ corsOrigins: 'https://app.example.com/path' })).toThrow(/an origin is/);
 });

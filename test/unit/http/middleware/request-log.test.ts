@@ -1,8 +1,8 @@
-import { lambdaContext, toEvent } from '../../../scripts/local/event';
-import { ApiError } from '../../../shared/http/errors';
-import { withDefaultRoute } from '../../../shared/http/fallback';
-import { httpHandler, type Operation } from '../../../shared/http/middleware';
-import { spyOnLog } from '../../support/log';
+import { lambdaContext, toEvent } from '../../../../scripts/local/event';
+import { ApiError } from '../../../../shared/http/errors';
+import { withDefaultRoute } from '../../../../shared/http/fallback';
+import { httpHandler, type Operation } from '../../../../shared/http/middleware';
+import { spyOnLog } from '../../../support/log';
 
 // The request log (shared/http/middleware/request-log.ts) around an operation, without a database.
 const TOKEN = 'tok-request-log-7f3a9c';

@@ -1,8 +1,8 @@
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
-import { lambdaContext, toEvent } from '../../../scripts/local/event';
-import { readBody } from '../../../shared/http/middleware/read-body';
-import type { HttpRequest } from '../../../shared/http/middleware/request';
-import { LIMITS } from '../../../shared/limits';
+import { lambdaContext, toEvent } from '../../../../scripts/local/event';
+import { readBody } from '../../../../shared/http/middleware/read-body';
+import type { HttpRequest } from '../../../../shared/http/middleware/request';
+import { LIMITS } from '../../../../shared/limits';
 
 // The body reader alone: what an operation receives for each kind of body, and the envelope
 // code of each body it refuses. Without a content type the gateway sends the body base64-encoded (toEvent does too).

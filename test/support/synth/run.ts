@@ -1,0 +1,24 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { buildApp } from '../../../infra/app';
+import { SYNTH_VARIANTS, type VariantSpec } from './variants';
+
+// Run by ./index.ts in a plain Node process: aws-cdk-lib loads once here, in a fraction of the
+// time it takes inside each jest test file's module registry. Writes <name>.json per variant:
+// the template and cdk-nag's findings, or the error the synth stopped with.
+const out = process.argv[2];
+for (const [name, { context, env }] of Object.entries<VariantSpec>(SYNTH_VARIANTS)) {
+  let result: unknown;
+  try {
+    // No bundling (fast); `npm run synth` and test/unit/infra/bundling.test.ts bundle for real.
+    const { app, stack } = buildApp({ 'aws:cdk:bundling-stacks': [], ...context }, env);
+    const template = app.synth().getStackArtifact(stack.artifactId).template;
+    const nag = new AwsSolutionsChecks(app).validateScope(stack);
+    const violations = nag.violations.map((v) => `${v.ruleName} at ${v.violatingResources.map((r) => r.constructPath).join(', ')}`);
+    result = { template, violations };
+  } catch (error) {
+    result = { error: (error as Error).message };
+  }
+  writeFileSync(join(out, `${name}.json`), JSON.stringify(result));
+}
