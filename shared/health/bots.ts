@@ -1,6 +1,8 @@
 import { ONEBOT_LIMITS } from '../limits';
 import { onebotBot } from '../models/onebot';
-import { listRecords } from '../store/records';
+// The list action itself, not the store's index: through it esbuild would also emit create's
+// regex-engine chunk (its import() survives tree shaking, evanw/esbuild#3252), never loaded here.
+import { listRecords } from '../store/actions/list/list';
 
 // The bots' health as the health route shows it, read from the onebot_bot records the receiver
 // keeps: apart from the receiver (shared/onebot), which the health function never loads.

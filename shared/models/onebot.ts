@@ -6,7 +6,7 @@ import { patternProblem } from './pattern-check';
 
 // Like every model file, this one only defines: loading it runs nothing and reaches nothing of
 // the receiver (shared/onebot) nor the regex engine (a regex rule's pattern is checked through
-// pattern-check.ts by checkAgainst), so a function serving these models carries neither.
+// pattern-check.ts by checkAgainst), so a function serving these models loads neither.
 
 // zod/mini (shared/zod.ts), like every model: a record function asked for a OneBot model loads
 // these, and the full zod API alone costs more to load than the whole allowance of issue 14.

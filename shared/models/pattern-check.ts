@@ -5,9 +5,9 @@ let current: PatternCheck | undefined;
 
 /**
  * Runs a validation with `check` as the regex check of the models it validates. The check needs
- * the RE2 engine (~150 KiB, shared/regex/linear.ts); shared/models/validate.ts passes it, so only
- * the functions that validate records bundle it, not every function that serves the OneBot
- * models (get_one, list, models, health...). zod has no per-parse context and a parse is
+ * the RE2 engine (~150 KiB, shared/regex/linear.ts), loaded on first use; shared/models/validate.ts
+ * passes it, so a function that serves the OneBot models without validating a rule (get_one,
+ * list, models, health...) never loads it. zod has no per-parse context and a parse is
  * synchronous, so the check is carried by a variable set for the parse's duration.
  */
 export function withPatternCheck<T>(check: PatternCheck, run: () => T): T {

@@ -4,9 +4,9 @@ import { dynamoNumberProblem } from '../json/decimal';
 import { isJsonObject, numberText } from '../json/exact-json';
 import { UNSTORABLE_KEYS } from '../json/storable';
 import { LIMITS } from '../limits';
-import { linearRegex } from '../regex/linear';
+import { linearRegex, loadedRegexEngine, regexEngine, type RegexEngine } from '../regex/linear';
 import { issueDetails, pathText, type ErrorDetail } from './details';
-import { withPatternCheck } from './pattern-check';
+import { withPatternCheck, type PatternCheck } from './pattern-check';
 
 /**
  * zod checks numbers as JS numbers, so it validates a copy in which exact numbers are
@@ -47,16 +47,35 @@ function restore(original: unknown, parsed: unknown): unknown {
 }
 
 /** Why a pattern cannot be a regex rule: RE2 refuses it, as the receiver would when it runs it. */
-const linearPatternProblem = (pattern: string): string | undefined => {
-  const regex = linearRegex(pattern);
-  return typeof regex === 'string' ? regex : undefined;
-};
+const linearPatternProblem =
+  (engine: RegexEngine): PatternCheck =>
+  (pattern) => {
+    const regex = linearRegex(engine, pattern);
+    return typeof regex === 'string' ? regex : undefined;
+  };
 
-/** Issues of `value` against `schema`, each with its path behind `prefix`; empty when valid. */
-export function checkAgainst<S extends zm.core.$ZodType>(schema: S, value: unknown, prefix: PropertyKey[]): { value?: zm.infer<S>; details: ErrorDetail[] } {
+/**
+ * Issues of `value` against `schema`, each with its path behind `prefix`; empty when valid.
+ * A parse is synchronous and the RE2 engine is loaded on first use: until it is, a parse that
+ * meets a regex pattern notes it and is run again once the engine is loaded, so a model that
+ * checks no pattern (reaction) never loads the engine, and no pattern is judged without it.
+ */
+export async function checkAgainst<S extends zm.core.$ZodType>(
+  schema: S,
+  value: unknown,
+  prefix: PropertyKey[],
+): Promise<{ value?: zm.infer<S>; details: ErrorDetail[] }> {
   const details: ErrorDetail[] = [];
   const shadow = approximate(value, prefix, details);
-  const result = withPatternCheck(linearPatternProblem, () => zm.safeParse(schema, shadow));
+  const parse = (check: PatternCheck) => withPatternCheck(check, () => zm.safeParse(schema, shadow));
+  const engine = loadedRegexEngine();
+  let engineNeeded = false;
+  const awaitingEngine: PatternCheck = () => {
+    engineNeeded = true;
+    return 'the regex engine is loading';
+  };
+  let result = parse(engine ? linearPatternProblem(engine) : awaitingEngine);
+  if (engineNeeded) result = parse(linearPatternProblem(await regexEngine()));
   if (!result.success) details.push(...issueDetails(result.error.issues, prefix));
   if (details.length > 0) return { details };
   return { value: restore(value, result.data) as zm.infer<S>, details };

@@ -7,24 +7,40 @@ import { ONEBOT_LIMITS } from '../limits';
  * still allows `(a|a)*b`, exponential on a backtracking engine, and `a*a*a*b`, n^4 — measured
  * at 3 s on 256 characters). RE2's syntax has no construct that needs backtracking
  * (backreferences, lookaround) and caps counted repetitions at 1000; a pattern it cannot
- * compile is refused as a rule. Nothing here runs at load: the engine (~150 KiB) is loaded by
- * the first pattern compiled, so a model or a function that never compiles one does not pay it.
+ * compile is refused as a rule.
  */
 
-type Engine = typeof import('re2js');
+/** The RE2 engine, once loaded: compiling a pattern takes it, so nothing compiles one without it. */
+export type RegexEngine = typeof import('re2js');
 
-let engine: Engine | undefined;
-const loadEngine = (): Engine => (engine ??= require('re2js') as Engine);
+let loaded: RegexEngine | undefined;
+let loading: Promise<RegexEngine> | undefined;
+
+/**
+ * The engine (~150 KiB), loaded by the first call through `import()`, which esbuild makes a
+ * chunk of its own: a cold start loads none of it, and a function that never compiles a pattern
+ * never does (issue 24). A failed load is thrown to the caller, never worked around.
+ */
+export function regexEngine(): Promise<RegexEngine> {
+  loading ??= import('re2js').then((engine) => {
+    loaded = engine;
+    return engine;
+  });
+  return loading;
+}
+
+/** The engine if an earlier `regexEngine()` loaded it; for a synchronous caller that can await it and try again. */
+export const loadedRegexEngine = (): RegexEngine | undefined => loaded;
 
 const compiled = new Map<string, RE2JS | string>();
 
 /** The compiled linear-time regex, or why the pattern is refused. */
-export function linearRegex(pattern: string): RE2JS | string {
+export function linearRegex(engine: RegexEngine, pattern: string): RE2JS | string {
   if (pattern.length > ONEBOT_LIMITS.maxRegexLength) return `a regex pattern has at most ${ONEBOT_LIMITS.maxRegexLength} characters`;
   let hit = compiled.get(pattern);
   if (hit === undefined) {
     try {
-      hit = loadEngine().RE2JS.compile(pattern);
+      hit = engine.RE2JS.compile(pattern);
     } catch (error) {
       hit = `not a regex that runs in linear time (RE2 syntax: no backreferences or lookaround, counts up to 1000): ${(error as Error).message}`;
     }

@@ -25,7 +25,7 @@ export async function auditModel(model: Model, keep = 10): Promise<ModelAudit> {
       const page = await shardPage(model, shard, { after, consistent: false });
       for (const item of page.items) {
         audit.records += 1;
-        const { details } = checkAgainst(model.schema, item[DATA_ATTRIBUTE], []);
+        const { details } = await checkAgainst(model.schema, item[DATA_ATTRIBUTE], []);
         if (details.length === 0) continue;
         audit.refused += 1;
         if (audit.examples.length < keep) audit.examples.push({ id: item.id as string, details });

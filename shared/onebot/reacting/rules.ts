@@ -5,7 +5,7 @@ import { plainText, toSegments } from './cq';
 import type { OneBotEvent } from '../receiving/events';
 import { idText, sameId } from '../receiving/events';
 import { ONEBOT_LIMITS } from '../../limits';
-import { linearRegex, regexMatches } from '../../regex/linear';
+import { linearRegex, regexEngine, regexMatches } from '../../regex/linear';
 
 export type Rule = ModelRecord<typeof onebotRule> & { id: string };
 
@@ -35,7 +35,7 @@ function subjectOf(event: OneBotEvent): Subject | undefined {
   return undefined;
 }
 
-function patternMatches(rule: Rule, text: string): boolean {
+async function patternMatches(rule: Rule, text: string): Promise<boolean> {
   const pattern = rule.pattern ?? '';
   switch (rule.match) {
     case undefined:
@@ -47,13 +47,14 @@ function patternMatches(rule: Rule, text: string): boolean {
     case 'keyword':
       return text.includes(pattern);
     case 'regex': {
-      const regex = linearRegex(pattern);
+      // The RE2 engine is loaded here, by the first regex rule compared: a receiver that meets none never loads it.
+      const regex = linearRegex(await regexEngine(), pattern);
       return typeof regex !== 'string' && regexMatches(regex, text);
     }
   }
 }
 
-function applies(rule: Rule, subject: Subject): boolean {
+async function applies(rule: Rule, subject: Subject): Promise<boolean> {
   const { event } = subject;
   const typeFits =
     subject.kind === 'message'
@@ -91,12 +92,12 @@ function answerOf(rule: Rule, subject: Subject): Record<string, unknown> {
 }
 
 /** The answer of the highest-priority enabled rule that applies (ties: the oldest id); rules come in id order. */
-export function ruleAnswer(rules: ReadonlyArray<Rule>, event: OneBotEvent): QuickAnswer {
+export async function ruleAnswer(rules: ReadonlyArray<Rule>, event: OneBotEvent): Promise<QuickAnswer> {
   const subject = subjectOf(event);
   if (!subject) return {};
   let best: Rule | undefined;
   for (const rule of rules) {
-    if (rule.enabled && (!best || rule.priority > best.priority) && applies(rule, subject)) best = rule;
+    if (rule.enabled && (!best || rule.priority > best.priority) && (await applies(rule, subject))) best = rule;
   }
   return best ? { answer: answerOf(best, subject), rule_id: best.id } : {};
 }

@@ -2,11 +2,16 @@ import { ONEBOT_LIMITS } from '../../../shared/limits';
 import { RE2JS } from 're2js';
 import { onebotRule } from '../../../shared/models/onebot';
 import { checkAgainst } from '../../../shared/models/validate';
-import { linearRegex, regexMatches } from '../../../shared/regex/linear';
+import { linearRegex, regexEngine, regexMatches, type RegexEngine } from '../../../shared/regex/linear';
 import * as zm from '../../../shared/zod';
 
+let engine: RegexEngine;
+beforeAll(async () => {
+  engine = await regexEngine();
+});
+
 const compiled = (pattern: string): RE2JS => {
-  const regex = linearRegex(pattern);
+  const regex = linearRegex(engine, pattern);
   if (typeof regex === 'string') throw new Error(regex);
   return regex;
 };
@@ -14,7 +19,7 @@ const compiled = (pattern: string): RE2JS => {
 test.each(['^ping$', '^\\d+\\+\\d+$', '(?:hello|hi) there', '你好.*世界', '(a+)+$', '(a|a)*b', 'a*a*a*a*b', '\\bword\\b', '[^\\s]+@[a-z]+'])(
   '%s is accepted',
   (pattern) => {
-    expect(linearRegex(pattern)).toBeInstanceOf(RE2JS);
+    expect(linearRegex(engine, pattern)).toBeInstanceOf(RE2JS);
   },
 );
 
@@ -26,7 +31,7 @@ test.each([
   ['a syntax error', '(unclosed'],
   ['a pattern over the length limit', 'a'.repeat(ONEBOT_LIMITS.maxRegexLength + 1)],
 ])('%s is refused with a reason', (_name, pattern) => {
-  expect(typeof linearRegex(pattern)).toBe('string');
+  expect(typeof linearRegex(engine, pattern)).toBe('string');
 });
 
 // On a backtracking engine each of these runs for longer than the universe's age; here they return.
@@ -51,11 +56,31 @@ test('non-ASCII text matches', () => {
 describe('a regex rule as the record API validates it', () => {
   const ruleData = (pattern: string) => ({ match: 'regex', pattern, reply: 'r' });
 
-  test('checkAgainst refuses a pattern RE2 cannot run, at the pattern', () => {
-    expect(checkAgainst(onebotRule.schema, ruleData('(a)\\1'), ['data']).details).toEqual([
+  test('checkAgainst refuses a pattern RE2 cannot run, at the pattern', async () => {
+    expect((await checkAgainst(onebotRule.schema, ruleData('(a)\\1'), ['data'])).details).toEqual([
       { path: 'data.pattern', message: expect.stringMatching(/^not a regex that runs in linear time/) },
     ]);
-    expect(checkAgainst(onebotRule.schema, ruleData('^\\d+$'), ['data']).details).toEqual([]);
+    expect((await checkAgainst(onebotRule.schema, ruleData('^\\d+$'), ['data'])).details).toEqual([]);
+  });
+
+  // Issue 24: the engine is a chunk of its own, loaded by the first pattern to check, so a
+  // function that validates only other models (reaction) never pays for it at all.
+  test('the engine is loaded by the first regex rule validated, which is judged as any later one', async () => {
+    await jest.isolateModulesAsync(async () => {
+      const linear = await import('../../../shared/regex/linear');
+      const validate = await import('../../../shared/models/validate');
+      const models = { ...(await import('../../../shared/models/onebot')), ...(await import('../../../shared/models/reaction')) };
+      expect(await validate.checkAgainst(models.reaction.schema, { user_id: 1, content: '+1' }, ['data'])).toEqual({
+        value: { user_id: 1, content: '+1' },
+        details: [],
+      });
+      expect(await validate.checkAgainst(models.onebotRule.schema, { match: 'exact', pattern: 'x', reply: 'r' }, ['data'])).toMatchObject({ details: [] });
+      expect(linear.loadedRegexEngine()).toBeUndefined();
+      expect((await validate.checkAgainst(models.onebotRule.schema, ruleData('(a)\\1'), ['data'])).details).toEqual([
+        { path: 'data.pattern', message: expect.stringMatching(/^not a regex that runs in linear time/) },
+      ]);
+      expect(linear.loadedRegexEngine()).toBeDefined();
+    });
   });
 
   test('outside checkAgainst a regex rule is refused, never let through unchecked', () => {

@@ -18,14 +18,14 @@ import { batchParams, putParams } from './params';
 import { inTime } from '../../../deadline';
 
 /** Every entry's data as its model takes it, or one InvalidRecord listing every problem of them all. */
-function validRecords(model: Model, entries: ReadonlyArray<{ id: string; data: unknown }>, pathOf: (i: number) => PropertyKey[]): NewRecord[] {
+async function validRecords(model: Model, entries: ReadonlyArray<{ id: string; data: unknown }>, pathOf: (i: number) => PropertyKey[]): Promise<NewRecord[]> {
   const details: ErrorDetail[] = [];
   const valid: NewRecord[] = [];
-  entries.forEach((entry, i) => {
-    const result = checkAgainst(model.schema, entry.data, pathOf(i));
+  for (const [i, entry] of entries.entries()) {
+    const result = await checkAgainst(model.schema, entry.data, pathOf(i));
     details.push(...result.details);
     if (result.value) valid.push({ id: entry.id, data: result.value as Record<string, unknown> });
-  });
+  }
   if (details.length > 0) throw new InvalidRecord(details);
   const repeated = entries.map((e) => e.id).filter((id, i, all) => all.indexOf(id) !== i);
   if (repeated.length > 0) throw new RepeatedIds([...new Set(repeated)]);
@@ -51,7 +51,7 @@ export async function createRecords(
   const now = new Date().toISOString();
   // Under an Idempotency-Key's run each record's write token is the run's, so a retry finds what an earlier run wrote.
   const tokenOf = (i: number) => (operation === undefined ? newWriteToken() : `${operation}.${i}`);
-  const items = validRecords(model, entries, pathOf).map((r, i) => storedItem(model, r, now, tokenOf(i)));
+  const items = (await validRecords(model, entries, pathOf)).map((r, i) => storedItem(model, r, now, tokenOf(i)));
   for (const item of items) checkItemSize(item, item.id as string);
   if (!beforeCutoff(deadline)()) throw new BatchOutOfTime();
   const keyed = operation !== undefined;

@@ -16,7 +16,7 @@ import { setFieldsParams } from './params';
  * field (whose index keys the write would leave stale) is the bulk update's, and asking for it
  * here is the caller's mistake.
  */
-function validValues(model: Model, values: Record<string, unknown>): Record<string, unknown> {
+async function validValues(model: Model, values: Record<string, unknown>): Promise<Record<string, unknown>> {
   if ((model.schema._zod.def.checks ?? []).length > 0) throw new Error(`updateRecord: model ${model.name} checks its fields together`);
   const shape = Object.fromEntries(
     Object.keys(values).map((field) => {
@@ -26,7 +26,7 @@ function validValues(model: Model, values: Record<string, unknown>): Record<stri
       return [field, model.schema.shape[field]];
     }),
   );
-  const result = checkAgainst(zm.strictObject(shape), values, ['values']);
+  const result = await checkAgainst(zm.strictObject(shape), values, ['values']);
   if (!result.value) throw new InvalidRecord(result.details);
   return result.value as Record<string, unknown>;
 }
@@ -55,7 +55,7 @@ export async function updateRecord(
   values: Record<string, unknown>,
   orCreate?: Record<string, unknown>,
 ): Promise<'updated' | 'created' | 'missing'> {
-  const valid = validValues(model, values);
+  const valid = await validValues(model, values);
   if (await setFields(model, id, valid)) return 'updated';
   if (orCreate === undefined) return 'missing';
   try {

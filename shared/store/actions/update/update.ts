@@ -29,8 +29,8 @@ function checkValues(values: Record<string, unknown>): void {
 }
 
 /** The record's data after the update, checked against its model and DynamoDB's item size; undefined with the problems when invalid. */
-function updatedData(model: Model, item: Item, values: Record<string, unknown>): { data?: Record<string, unknown>; details: ErrorDetail[] } {
-  const result = checkAgainst(model.schema, mergedData(item, values), ['values']);
+async function updatedData(model: Model, item: Item, values: Record<string, unknown>): Promise<{ data?: Record<string, unknown>; details: ErrorDetail[] }> {
+  const result = await checkAgainst(model.schema, mergedData(item, values), ['values']);
   if (!result.value) return { details: result.details };
   const data = result.value as Record<string, unknown>;
   checkItemSize(updatedItem(model, item, data), item.id as string);
@@ -38,11 +38,11 @@ function updatedData(model: Model, item: Item, values: Record<string, unknown>):
 }
 
 /** The data every matched record would have after the update; all valid, or one InvalidRecord and nothing written. */
-function validatedUpdates(model: Model, items: Item[], values: Record<string, unknown>): Map<string, Record<string, unknown>> {
+async function validatedUpdates(model: Model, items: Item[], values: Record<string, unknown>): Promise<Map<string, Record<string, unknown>>> {
   const updates = new Map<string, Record<string, unknown>>();
   const details: ErrorDetail[] = [];
   for (const item of items) {
-    const result = updatedData(model, item, values);
+    const result = await updatedData(model, item, values);
     if (result.data) updates.set(item.id as string, result.data);
     for (const d of result.details) details.push({ ...d, message: `record ${item.id as string}: ${d.message}` });
   }
@@ -79,7 +79,7 @@ async function updateOne(
     await awaitTurn(attempt, id, deadline);
     item = (await db().send(new QueryCommand(rereadParams(model, filter, id)), inTime())).Items?.[0] as Item | undefined;
     if (item) {
-      const result = updatedData(model, item, values);
+      const result = await updatedData(model, item, values);
       if (!result.data) return false;
       data = result.data;
     }
@@ -97,7 +97,7 @@ export async function updateRecords(model: Model, request: UpdateRequest, option
   const fingerprint = queryFingerprint(request.filters, ['update', request.values]);
   const matched = await matchForWrite(model, request, fingerprint, options);
   const { items } = matched;
-  const updates = validatedUpdates(model, items, request.values);
+  const updates = await validatedUpdates(model, items, request.values);
   const results = await mapPool(
     items,
     LIMITS.writeConcurrency,
