@@ -10,7 +10,7 @@ import { linearRegex, regexEngine, regexMatches } from '../../regex/linear';
 export type Rule = ModelRecord<typeof onebotRule> & { id: string };
 
 export interface QuickAnswer {
-  /** The quick operation body; absent means 204. */
+  /** The quick operation body; absent, the sender is answered 200 `{}` (receive.ts says why not 204). */
   answer?: Record<string, unknown>;
   rule_id?: string;
 }
