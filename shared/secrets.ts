@@ -1,4 +1,3 @@
-import { request } from 'node:http';
 import { secretSource, secretsExtension, type SecretName } from './config';
 import { callSignal } from './deadline';
 import { ApiError } from './http/errors';
@@ -65,8 +64,11 @@ function extensionError(status: number | undefined, text: string): Error {
  * Bounded by CALL_LIMITS.secretTimeoutMs and the invocation's cutoff; an aborted request's
  * socket is destroyed, never reused.
  */
-function getSecretValue(arn: string): Promise<{ SecretString?: string }> {
+async function getSecretValue(arn: string): Promise<{ SecretString?: string }> {
   const { port, token } = secretsExtension();
+  // Imported on first use, as the SDK imports its HTTP handler: on Node 24 loading node:http
+  // costs about 25 ms of CPU, which a cold start that reads no secret should not pay.
+  const { request } = await import('node:http');
   return new Promise((resolve, reject) => {
     const req = request(
       {
