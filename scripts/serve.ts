@@ -46,7 +46,8 @@ async function main(): Promise<void> {
   console.log(`recordgate listening on ${url}`);
   console.log(config.tokens ? `auth: on, ${config.tokens.length} API token(s) from API_TOKENS` : 'auth: no API_TOKENS set, open on loopback only');
   console.log(
-    `models: ${models.filter((m) => m.access !== 'hidden')
+    `models: ${models
+      .filter((m) => m.access !== 'hidden')
       .map((m) => m.name)
       .join(', ')}`,
   );
