@@ -1,13 +1,13 @@
 import { CustomResource, Duration } from 'aws-cdk-lib';
 import type { Function as ServiceFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { MODELS } from '../shared/models/registry';
+import { allModels } from '../shared/models/catalog';
 import { schemaFingerprint } from '../shared/store/index-build';
 import { serviceFunction, type FunctionResources } from './function';
 import { runEvery } from './schedule';
 
 /** What the deploy check compares with the table: a deploy that changes any of it runs the check again. */
-const definitions = () => MODELS.map((m) => ({ name: m.name, indexed: m.indexed, shards: m.shards, schema: schemaFingerprint(m) }));
+const definitions = () => allModels().map((m) => ({ name: m.name, indexed: m.indexed, shards: m.shards, schema: schemaFingerprint(m) }));
 
 /**
  * functions/index_build (shared/store/index-build.ts): run by the deploy as a custom resource

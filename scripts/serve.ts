@@ -8,7 +8,7 @@
  * that started it, drain before stopping (docs/local-server.md).
  */
 import { resolve } from 'node:path';
-import { MODELS } from '../shared/models/registry';
+import { allModels } from '../shared/models/catalog';
 import { ROUTES } from '../shared/http/routes';
 import { scheduleDrain } from '../shared/onebot/replay';
 import { cursorKeyOf } from './local/cursor-key';
@@ -37,7 +37,8 @@ async function main(): Promise<void> {
     );
   });
   console.log(`table ${config.tableName} ${created ? 'created' : 'found'} at ${endpoint}`);
-  const building = await recordModelLayouts(MODELS);
+  const models = allModels();
+  const building = await recordModelLayouts(models);
   // OneBot events kept while the database was unreachable (a previous run's too) are stored now.
   scheduleDrain();
   const { server, url } = await startLocalServer({ port: config.port, host: config.host });
@@ -45,7 +46,8 @@ async function main(): Promise<void> {
   console.log(`recordgate listening on ${url}`);
   console.log(config.tokens ? `auth: on, ${config.tokens.length} API token(s) from API_TOKENS` : 'auth: no API_TOKENS set, open on loopback only');
   console.log(
-    `models: ${MODELS.filter((m) => m.access !== 'hidden')
+    `models: ${models
+      .filter((m) => m.access !== 'hidden')
       .map((m) => m.name)
       .join(', ')}`,
   );

@@ -79,6 +79,17 @@ export const onebotApiRootsText = (): string => env('ONEBOT_API_ROOTS')?.trim() 
 export const onebotQueueUrl = (): string | undefined => env('ONEBOT_QUEUE_URL') || undefined;
 export const onebotBucket = (): string | undefined => env('ONEBOT_BUCKET') || undefined;
 
+/**
+ * Test runs only (docs/testing.md, "Timing"): how long one SDK call may wait for its answer
+ * (TEST_CALL_TIMEOUT_MS, milliseconds), set by a test that measured the machine needs more than
+ * CALL_LIMITS.requestTimeoutMs. Unset in every deployment and by `npm start`. Read per call, since
+ * a test sets it after its seed.
+ */
+export const testCallTimeoutMs = (): number | undefined => {
+  const ms = Number(env('TEST_CALL_TIMEOUT_MS'));
+  return ms > 0 ? ms : undefined;
+};
+
 /** The local data directory (DATA_DIR, default `.data`), absolute. */
 export const dataDir = (): string => resolve(env('DATA_DIR') ?? '.data');
 

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { testCallTimeoutMs } from './config';
 import { CALL_LIMITS } from './limits';
 
 /**
@@ -47,10 +48,18 @@ export function callSignal(maxMs?: number): AbortSignal | undefined {
   return signals.length > 1 ? AbortSignal.any(signals) : signals[0];
 }
 
-/** The options of an SDK client's `send`: the SDK's own abortSignal, at the cutoff. */
-export function inTime(): { abortSignal?: AbortSignal } {
+/**
+ * The options of an SDK client's `send`: the SDK's own abortSignal, at the cutoff. A test run that
+ * measured a slow machine may lengthen the call's answer timeout (never shorten it); deployed,
+ * TEST_CALL_TIMEOUT_MS is unset and the client's CALL_LIMITS.requestTimeoutMs holds.
+ */
+export function inTime(): { abortSignal?: AbortSignal; requestTimeout?: number } {
   const signal = callSignal();
-  return signal ? { abortSignal: signal } : {};
+  const stretched = testCallTimeoutMs();
+  return {
+    ...(signal ? { abortSignal: signal } : {}),
+    ...(stretched ? { requestTimeout: Math.max(stretched, CALL_LIMITS.requestTimeoutMs) } : {}),
+  };
 }
 
 /** The SDK's HTTP handler settings of every client (DynamoDB, SQS, S3): bounded connect and answer. */

@@ -3,8 +3,8 @@ import type { Model } from './define';
 /**
  * Every model the service serves, by name, in the order the models endpoint lists them, each
  * loaded on its first use: a function answering a reaction request does not build the OneBot
- * models (nor load the regex engine and settings they bring) at its cold start.
- * shared/models/registry.ts loads them all, for what needs every model.
+ * models (nor load the regex engine and settings they bring) at its cold start; `allModels()`
+ * loads them all, for what needs every model.
  */
 const LOADERS: Readonly<Record<string, () => Model>> = {
   reaction: () => (require('./reaction') as typeof import('./reaction')).reaction,
@@ -27,3 +27,9 @@ export function findModel(name: string): Model | undefined {
   }
   return model;
 }
+
+/**
+ * Every model, in the order the models endpoint lists them, all loaded: for what needs each one
+ * (the OpenAPI document, the index build, the local server), never for a request's own model.
+ */
+export const allModels = (): Model[] => MODEL_NAMES.map((name) => findModel(name)!);

@@ -33,7 +33,12 @@ function metaEventRetentionSeconds(): number | undefined {
 
 /** OneBot ids: int64 numbers (stored digit for digit, even past 2^53) or strings, as sent. */
 const oneBotId = zm.union([zm.number(), zm.string()]);
-const jsonObject = zm.record(zm.string(), zm.unknown());
+/**
+ * A field holding a JSON object, whatever its keys: `{"type":"object"}` in the models endpoint and
+ * OpenAPI. Not the request body's object check (shared/api/requests.ts), a different fact
+ * (docs/decisions.md, "An object field is not a request's object").
+ */
+const objectField = zm.record(zm.string(), zm.unknown());
 
 /** What was done about an event a rule applied to; README "What is stored". */
 const done = zm.strictObject({
@@ -41,7 +46,7 @@ const done = zm.strictObject({
     .enum(['quick_operation', 'api', 'none'])
     .check(zm.describe("quick_operation: answered to the sender; api: called the bot's HTTP API; none: nothing could be done")),
   action: opt(zm.string(), 'api: the OneBot action called (send_msg, set_friend_add_request, set_group_add_request)'),
-  params: opt(jsonObject, 'api: the parameters sent'),
+  params: opt(objectField, 'api: the parameters sent'),
   ok: opt(zm.boolean(), 'api: the bot answered status ok (retcode 0); absent while the call is under way'),
   http_status: opt(zm.number(), "api: the HTTP status of the bot's answer"),
   retcode: opt(zm.number(), "api: the bot's retcode"),
@@ -67,12 +72,12 @@ export const onebotEvent = defineModel({
     ),
     delivery_id: opt(zm.string(), 'The delivery that stored it, given at receipt: a delivery kept and replayed after a lost answer finds its record by it'),
     sender: opt(zm.enum(['go-cqhttp', 'LLOneBot', 'Lagrange.OneBot', 'other']), 'The implementation, as told by its headers'),
-    event: opt(jsonObject, 'The whole event as received, numbers exact; absent when event_ref holds it'),
+    event: opt(objectField, 'The whole event as received, numbers exact; absent when event_ref holds it'),
     event_ref: opt(
       zm.strictObject({ location: zm.string(), bytes: zm.number(), sha256: zm.string() }),
       'An event too large for a record, kept whole elsewhere: s3://bucket/key in AWS, file:<path under DATA_DIR> locally',
     ),
-    answer: opt(jsonObject, 'The quick operation answered (absent: 200 {}); a re-send of this event gets the same'),
+    answer: opt(objectField, 'The quick operation answered (absent: 200 {}); a re-send of this event gets the same'),
     rule_id: opt(zm.string(), 'The onebot_rule that applied'),
     done: opt(done, 'What was done about the rule: quick operation, API call with its result, or nothing and why'),
   }),
@@ -93,13 +98,13 @@ export const onebotBot = defineModel({
     interval_ms: opt(zm.number(), 'The heartbeat interval the bot announced'),
     last_heartbeat: opt(zm.iso.datetime(), 'When the last heartbeat was received (service clock)'),
     lifecycle: opt(zm.string(), 'sub_type of the last lifecycle event: enable, disable, connect'),
-    status: opt(jsonObject, "The last heartbeat's status object as sent"),
+    status: opt(objectField, "The last heartbeat's status object as sent"),
     last_event_at: zm.iso.datetime().check(zm.describe('When the last lifecycle or heartbeat event was received')),
   }),
   access: 'read_only',
 });
 
-const segment = zm.strictObject({ type: zm.string().check(zm.minLength(1)), data: jsonObject });
+const segment = zm.strictObject({ type: zm.string().check(zm.minLength(1)), data: objectField });
 
 export const onebotRule = defineModel({
   name: 'onebot_rule',

@@ -8,7 +8,7 @@ import { FUNCTION_DESCRIPTORS, type ServiceTag } from '../http/functions';
 import { ROUTES, type Route } from '../http/routes';
 import { LIMITS } from '../limits';
 import type { Model } from '../models/define';
-import { MODELS } from '../models/registry';
+import { allModels } from '../models/catalog';
 import { byStatus, ERROR_MEANING } from './errors';
 import { exampleOf } from './examples';
 import { filterComponents } from './filter-schema';
@@ -37,7 +37,7 @@ function namedSchemas() {
   };
 }
 
-const visibleModels = (): Model[] => MODELS.filter((m) => m.access !== 'hidden');
+const visibleModels = (): Model[] => allModels().filter((m) => m.access !== 'hidden');
 
 const scopeOf = (route: Route) => tokenScopeOf(route.scope);
 

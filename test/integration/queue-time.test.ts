@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import { FUNCTION_DESCRIPTORS } from '../../shared/http/functions';
-import { MODELS } from '../../shared/models/registry';
+import { findModel } from '../../shared/models/catalog';
 import { startLocalServer } from '../../scripts/local/server';
 import { storedItems } from '../support/stored';
 
@@ -36,7 +36,7 @@ test('a request that waits past its function timeout before its handler starts i
     body: JSON.stringify({ id: 'waited-too-long', data: { user_id: 1, content: 'late' } }),
   });
   expect({ status: response.status, body: await response.text() }).toEqual({ status: 503, body: '{"message":"Service Unavailable"}' });
-  const reaction = MODELS.find((m) => m.name === 'reaction')!;
+  const reaction = findModel('reaction')!;
   expect(JSON.stringify(await storedItems(reaction))).not.toContain('waited-too-long');
 }, 60_000);
 

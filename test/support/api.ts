@@ -46,8 +46,9 @@ export interface Api {
   get(path: string, headers?: Record<string, string>): Promise<Reply>;
   /**
    * Lets every function of this file's service run at least `seconds` before its timeout, for
-   * work whose time a test has measured on this machine as it is now (test/support/machine-speed.ts);
-   * never shortens the configured timeout.
+   * work whose time a test has measured on this machine as it is now (test/support/machine-speed.ts),
+   * and each of its DynamoDB calls as long (TEST_CALL_TIMEOUT_MS; the cutoff before the timeout
+   * still bounds them); never shortens the configured timeouts.
    */
   giveTime(seconds: number): void;
 }
@@ -79,6 +80,8 @@ export function useApi(): Api {
     get: (path, headers) => api.request('GET', path, undefined, headers),
     giveTime: (seconds) => {
       given = seconds;
+      // The in-process server's functions read it per call; artifact sandboxes get it per invocation.
+      process.env.TEST_CALL_TIMEOUT_MS = String(seconds * 1000);
     },
   };
   beforeAll(async () => {
@@ -88,6 +91,7 @@ export function useApi(): Api {
         table: process.env.TABLE_NAME!,
         secrets: secretOf,
         timeoutSeconds: (configured) => Math.max(configured, given),
+        invocationEnvironment: (): Record<string, string> => (given > 0 ? { TEST_CALL_TIMEOUT_MS: String(given * 1000) } : {}),
       });
       api.url = artifact.url;
       return;
@@ -101,6 +105,7 @@ export function useApi(): Api {
     api.url = started.url;
   });
   afterAll(async () => {
+    delete process.env.TEST_CALL_TIMEOUT_MS;
     await artifact?.stop();
     server?.closeAllConnections();
     await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));

@@ -39,8 +39,14 @@ export default async function setup(): Promise<void> {
   const engines = ((globalThis as Record<string, unknown>).__rgEngines as unknown[]) ?? [];
   (globalThis as Record<string, unknown>).__rgEngines = [
     ...engines,
-    async () => {
-      child.kill();
-    },
+    // Stopped and waited for: a JVM takes seconds to exit on a loaded machine, and its process
+    // handle, still open when jest looks, was the "Jest did not exit one second after" of the
+    // ddblocal runs under load.
+    () =>
+      new Promise<void>((resolve) => {
+        if (exited !== undefined) return resolve();
+        child.once('exit', () => resolve());
+        child.kill();
+      }),
   ];
 }

@@ -1,4 +1,5 @@
 import { callSignal, detached, inTime, reserving, withCutoff, withinInvocation } from '../../shared/deadline';
+import { CALL_LIMITS } from '../../shared/limits';
 
 const aborted = (signal: AbortSignal | undefined) =>
   new Promise<string>((resolve) => signal?.addEventListener('abort', () => resolve((signal.reason as Error).name), { once: true }));
@@ -40,4 +41,16 @@ test('reserving() cuts the work off that long before the current cutoff, leaving
   expect(reserved).toBe('TimeoutError');
   expect((after as { abortSignal: AbortSignal }).abortSignal.aborted).toBe(false);
   expect(await reserving(1000, async () => inTime())).toEqual({});
+});
+
+test("a test run's TEST_CALL_TIMEOUT_MS lengthens a call's answer timeout, never shortens it; unset, the client's own holds", () => {
+  expect(inTime()).not.toHaveProperty('requestTimeout');
+  try {
+    process.env.TEST_CALL_TIMEOUT_MS = '20000';
+    expect(inTime()).toEqual({ requestTimeout: 20_000 });
+    process.env.TEST_CALL_TIMEOUT_MS = '1';
+    expect(inTime()).toEqual({ requestTimeout: CALL_LIMITS.requestTimeoutMs });
+  } finally {
+    delete process.env.TEST_CALL_TIMEOUT_MS;
+  }
 });

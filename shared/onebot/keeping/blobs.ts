@@ -20,8 +20,6 @@ let s3: S3Client | undefined;
  */
 export const BLOB_PREFIXES = { events: 'onebot-events/', deliveries: 'onebot-deliveries/' } as const;
 
-export { dataDir };
-
 /** Writes `bytes` under `key` and returns its location; the local file appears whole or not at all. */
 export async function putBlob(key: string, bytes: Buffer): Promise<string> {
   const bucket = onebotBucket();

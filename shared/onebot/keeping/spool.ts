@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { dataDir } from './blobs';
+import { dataDir } from '../../config';
 import type { KeptDelivery } from './kept';
 
 /**

@@ -27,6 +27,8 @@ export interface ArtifactOptions {
    * each invocation, the timeout to use given the template's.
    */
   timeoutSeconds?: number | ((configured: number) => number);
+  /** Test-only settings each invocation's environment gets, asked at each invocation. */
+  invocationEnvironment?: () => Record<string, string>;
 }
 
 const close = (server: Server) => new Promise((resolve) => server.close(resolve));
@@ -51,6 +53,7 @@ export async function startArtifactApi(options: ArtifactOptions): Promise<Artifa
       fn.name,
       new FunctionSandboxes(fn, {
         timeoutSeconds: options.timeoutSeconds,
+        invocationEnvironment: options.invocationEnvironment,
         resolve: (name, value) => {
           // The Parameters and Secrets extension's port (infra/secrets.ts) is the stand-in's here.
           if (name === 'PARAMETERS_SECRETS_EXTENSION_HTTP_PORT') return String(secrets.port);

@@ -13,7 +13,8 @@ import type { DeployedFunction } from './assembly';
  */
 const RUNTIME = `
 const loaded = import(require('node:url').pathToFileURL(require('node:path').join(process.env.LAMBDA_TASK_ROOT, 'index.mjs')));
-process.on('message', async ({ requestId, event, deadline }) => {
+process.on('message', async ({ requestId, event, deadline, env }) => {
+  Object.assign(process.env, env);
   const { handler } = await loaded;
   const context = {
     functionName: process.env.AWS_LAMBDA_FUNCTION_NAME, functionVersion: '$LATEST', awsRequestId: requestId,
@@ -38,6 +39,8 @@ export interface SandboxSettings {
   lambdaEnvironment: Record<string, string>;
   /** Overrides the template's timeout (a deliberately short budget), or derives one from it at each invocation. */
   timeoutSeconds?: number | ((configured: number) => number);
+  /** Test-only settings added to the environment before each invocation (TEST_CALL_TIMEOUT_MS, docs/testing.md). */
+  invocationEnvironment?: () => Record<string, string>;
 }
 
 interface Sandbox {
@@ -135,7 +138,7 @@ export class FunctionSandboxes {
       const timer = setTimeout(() => finish({ kind: 'failed', reason: `Task timed out after ${timeoutMs / 1000} seconds` }, false), timeoutMs);
       sandbox.child.on('message', onMessage);
       sandbox.child.on('exit', onExit);
-      sandbox.child.send({ requestId, event, deadline });
+      sandbox.child.send({ requestId, event, deadline, env: this.settings.invocationEnvironment?.() ?? {} });
     });
   }
 

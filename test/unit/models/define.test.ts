@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { defineModel } from '../../../shared/models/define';
-import { MODELS } from '../../../shared/models/registry';
+import { allModels } from '../../../shared/models/catalog';
 
 const base = { name: 'thing', description: 'test' };
 
@@ -28,7 +28,7 @@ test('JSON Schemas: what callers send, and what is stored (defaults filled, stri
 });
 
 test('every built-in model builds its schemas', () => {
-  for (const model of MODELS) {
+  for (const model of allModels()) {
     expect(Object.keys(model.jsonSchema.properties)).toEqual(Object.keys(model.schema.shape));
     expect(model.storedSchema.type).toBe('object');
   }

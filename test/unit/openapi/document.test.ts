@@ -3,12 +3,12 @@ import { tokenScopeOf } from '../../../shared/auth/scopes';
 import { ERROR_STATUS } from '../../../shared/http/errors';
 import { FUNCTION_DESCRIPTORS } from '../../../shared/http/functions';
 import { ROUTES } from '../../../shared/http/routes';
-import { MODELS } from '../../../shared/models/registry';
+import { allModels } from '../../../shared/models/catalog';
 import { buildOpenApiDocument } from '../../../shared/openapi/document';
 import { RECORD_OPERATIONS } from '../../../shared/openapi/operations';
 
 const doc = buildOpenApiDocument();
-const visible = MODELS.filter((m) => m.access !== 'hidden');
+const visible = allModels().filter((m) => m.access !== 'hidden');
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 type Op = { operationId: string; security?: Array<Record<string, string[]>>; responses: Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
 
