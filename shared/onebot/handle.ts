@@ -7,7 +7,7 @@ import { isExactNumber, numberText } from '../json/exact-json';
 import { ONEBOT_LIMITS } from '../limits';
 import { identityOf, storeOnce, type EventData } from './receiving/dedupe';
 import { eventFields, type OneBotEvent } from './receiving/events';
-import type { Delivery } from './keeping/kept';
+import type { Delivery } from './keeping/delivery';
 import { quickAnswer } from './reacting/rules';
 import { senderOf } from './receiving/senders';
 
@@ -17,7 +17,7 @@ function tooOld(event: OneBotEvent, delivery: Delivery): boolean {
   return delivery.signed && time * 1000 < Date.parse(delivery.receivedAt) - ONEBOT_LIMITS.maxEventAgeSeconds * 1000;
 }
 
-interface Plan {
+interface Action {
   done?: Done;
   answer?: Record<string, unknown>;
   call?: { root: string; call: ApiCall };
@@ -28,7 +28,14 @@ interface Plan {
  * is configured; else as a quick operation, when the answer can still reach a sender that
  * reads it; else nothing, with the reason recorded.
  */
-function plan(event: OneBotEvent, selfId: unknown, answer: Record<string, unknown> | undefined, readsAnswer: boolean, live: boolean, old: boolean): Plan {
+function chooseAction(
+  event: OneBotEvent,
+  selfId: unknown,
+  answer: Record<string, unknown> | undefined,
+  readsAnswer: boolean,
+  live: boolean,
+  old: boolean,
+): Action {
   if (!answer) return {};
   if (old) return { done: { via: 'none', reason: 'too_old' } };
   const root = apiRootOf(selfId);
@@ -50,7 +57,7 @@ export async function handleEvent(delivery: Delivery, event: OneBotEvent, live: 
   const sender = senderOf(delivery.headers);
   const rule = await quickAnswer(event);
   const old = tooOld(event, delivery);
-  const todo = plan(event, fields.self_id, rule.answer, sender.readsAnswer, live, old);
+  const todo = chooseAction(event, fields.self_id, rule.answer, sender.readsAnswer, live, old);
   const data: EventData = {
     ...fields,
     received_at: delivery.receivedAt,

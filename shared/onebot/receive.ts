@@ -8,7 +8,7 @@ import { parseBody, parseEvent, sameId } from './receiving/events';
 import { handleEvent } from './handle';
 import { keepDelivery } from './keeping/keep';
 import { scheduleDrain } from './replay';
-import { waitsForDatabase, type Delivery } from './keeping/kept';
+import { waitsForDatabase, type Delivery } from './keeping/delivery';
 import { onebotSettings } from './receiving/settings';
 import { signatureMatches } from './receiving/signature';
 

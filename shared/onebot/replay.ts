@@ -9,7 +9,7 @@ import { causeOf, log } from '../log';
 import { misconfiguration } from '../store/sdk-errors';
 import { handleEvent } from './handle';
 import { getBlob } from './keeping/blobs';
-import { keptDelivery, waitsForDatabase, type Delivery, type KeptDelivery } from './keeping/kept';
+import { keptDelivery, waitsForDatabase, type Delivery, type KeptDelivery } from './keeping/delivery';
 import { hideForBackoff } from './keeping/queue';
 import { spoolDir, spooled } from './keeping/spool';
 import { parseBody, parseEvent } from './receiving/events';

@@ -6,7 +6,7 @@ import { BOUNDED_HTTP, inTime } from '../../deadline';
 import { causeOf, log } from '../../log';
 import { backoffSeconds } from './backoff';
 import { BLOB_PREFIXES, putBlob } from './blobs';
-import { toKept, type Delivery } from './kept';
+import { toKept, type Delivery } from './delivery';
 
 /**
  * The AWS side of keeping deliveries: the SQS queue `ONEBOT_QUEUE_URL`, consumed by the

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { SQSEvent } from 'aws-lambda';
 import { MAX_INLINE_BODY_BYTES, queueMessage } from '../../../../shared/onebot/keeping/queue';
 import { storeQueued } from '../../../../shared/onebot/replay';
-import { keptDelivery } from '../../../../shared/onebot/keeping/kept';
+import { keptDelivery } from '../../../../shared/onebot/keeping/delivery';
 import { backoffSeconds, secondsBeforeReceive } from '../../../../shared/onebot/keeping/backoff';
 
 process.env.DATA_DIR = mkdtempSync(join(tmpdir(), 'recordgate-queue-'));
