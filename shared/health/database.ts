@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../config';
 import { inTime } from '../deadline';
-import { botHealth, type BotHealth } from './bots';
+import type { BotHealth } from './bots';
 import { db } from '../store/client';
 import { TABLE_KEY } from '../store/table';
 
@@ -14,7 +14,14 @@ export async function tableHealth(): Promise<{ database: 'ok'; latency_ms: numbe
   return { database: 'ok', latency_ms: latency, table };
 }
 
-/** The table's health, then the OneBot bots and whether each one's heartbeat is overdue (shared/health/bots.ts). */
+/**
+ * The table's health, then the OneBot bots and whether each one's heartbeat is overdue
+ * (shared/health/bots.ts). The bots' read (a list of onebot_bot through the store's planner) is
+ * imported on first use: most health checks come from monitors without a token, which never see
+ * the bots, so the health function's cold start does not load it (issue 24).
+ */
 export async function databaseHealth(): Promise<{ database: 'ok'; latency_ms: number; table: string; bots: BotHealth[] }> {
-  return { ...(await tableHealth()), bots: await botHealth() };
+  const health = await tableHealth();
+  const { botHealth } = await import('./bots');
+  return { ...health, bots: await botHealth() };
 }

@@ -75,3 +75,15 @@ test("the receiver's cold start loads neither the S3 nor the SQS client, which i
   expect(clients(await bundleInputs('onebot', 'init'))).toEqual([]);
   expect(clients(await bundleInputs('onebot'))).toEqual(['client-s3', 'client-sqs']);
 }, 60_000);
+
+// A monitor without a token never sees the bots, so health's cold start leaves their read (a
+// list through the store's planner) on disk until a `read` caller asks (issue 24).
+test.each(['health', 'health_check'] as const)(
+  "%s's cold start loads neither the bots' read nor the planner, which its bundle still holds",
+  async (fn) => {
+    const reads = (inputs: string[]) => inputs.filter((i) => i === 'shared/health/bots.ts' || i === 'shared/store/plan.ts').sort();
+    expect(reads(await bundleInputs(fn, 'init'))).toEqual([]);
+    expect(reads(await bundleInputs(fn))).toEqual(['shared/health/bots.ts', 'shared/store/plan.ts']);
+  },
+  60_000,
+);
