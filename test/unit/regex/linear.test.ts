@@ -88,3 +88,20 @@ describe('a regex rule as the record API validates it', () => {
     expect(zm.safeParse(onebotRule.schema, { match: 'exact', pattern: 'x', reply: 'r' }).success).toBe(true);
   });
 });
+
+// What docs/onebot.md tells rule authors about RE2's syntax, each as a rule would see it.
+test.each([
+  ['(?i) makes a pattern case-insensitive', '(?i)^hello$', 'HeLLo', true],
+  ['\\p{Han} matches Chinese characters', '^\\p{Han}+$', '你好', true],
+  ['\\s is ASCII whitespace: a tab matches', 'a\\sb', 'a\tb', true],
+  ['\\s is ASCII whitespace: the ideographic space U+3000 does not', 'a\\sb', 'a\u3000b', false],
+  ['. does not match \\n', '^a.b$', 'a\nb', false],
+  ['. matches \\r', '^a.b$', 'a\rb', true],
+  ['a count of 1000 is allowed', '^a{1000}$', 'a'.repeat(1000), true],
+] as const)('%s', (_name, pattern, text, matches) => {
+  expect(regexMatches(compiled(pattern), text)).toBe(matches);
+});
+
+test('a count over 1000 is refused', () => {
+  expect(typeof linearRegex(engine, 'a{1001}')).toBe('string');
+});
