@@ -1,6 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../config';
 import { inTime } from '../deadline';
+import { loadOnce } from '../load-once';
 import type { BotHealth } from './bots';
 import { db } from '../store/client';
 import { TABLE_KEY } from '../store/table';
@@ -20,16 +21,10 @@ export async function tableHealth(): Promise<{ database: 'ok'; latency_ms: numbe
  * imported on first use: most health checks come from monitors without a token, which never see
  * the bots, so the health function's cold start does not load it (issue 24).
  */
-let bots: Promise<typeof import('./bots')> | undefined;
+const botsRead = loadOnce(() => import('./bots'));
 
 export async function databaseHealth(): Promise<{ database: 'ok'; latency_ms: number; table: string; bots: BotHealth[] }> {
   const health = await tableHealth();
-  // Kept: a later import() of a loaded module still resolves it again on every call. A failed
-  // load is not kept, so the next check tries again.
-  bots ??= import('./bots').catch((error: unknown) => {
-    bots = undefined;
-    throw error;
-  });
-  const { botHealth } = await bots;
+  const { botHealth } = await botsRead();
   return { ...health, bots: await botHealth() };
 }

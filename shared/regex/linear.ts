@@ -1,5 +1,6 @@
 import type { RE2JS } from 're2js';
 import { ONEBOT_LIMITS } from '../limits';
+import { loadOnce } from '../load-once';
 
 /*
  * Regex rules run on RE2 (re2js, RE2's JavaScript port), whose automata match in time linear
@@ -14,20 +15,18 @@ import { ONEBOT_LIMITS } from '../limits';
 export type RegexEngine = typeof import('re2js');
 
 let loaded: RegexEngine | undefined;
-let loading: Promise<RegexEngine> | undefined;
 
 /**
  * The engine (~150 KiB), loaded by the first call through `import()`, which esbuild makes a
  * chunk of its own: a cold start loads none of it, and a function that never compiles a pattern
- * never does (issue 24). A failed load is thrown to the caller, never worked around.
+ * never does (issue 24). A failed load is thrown to the caller and tried again by the next call.
  */
-export function regexEngine(): Promise<RegexEngine> {
-  loading ??= import('re2js').then((engine) => {
+export const regexEngine = loadOnce(() =>
+  import('re2js').then((engine) => {
     loaded = engine;
     return engine;
-  });
-  return loading;
-}
+  }),
+);
 
 /** The engine if an earlier `regexEngine()` loaded it; for a synchronous caller that can await it and try again. */
 export const loadedRegexEngine = (): RegexEngine | undefined => loaded;

@@ -3,6 +3,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { dataDir, onebotBucket, settings } from '../../config';
 import { BOUNDED_HTTP, inTime } from '../../deadline';
+import { loadOnce } from '../../load-once';
 
 /**
  * Where bodies too big for a record or a queue message are kept whole: the S3 bucket
@@ -12,6 +13,13 @@ import { BOUNDED_HTTP, inTime } from '../../deadline';
  * (issue 24; a chunk of its own, infra/bundling.ts).
  */
 let s3: S3Client | undefined;
+const s3Api = loadOnce(() => import('@aws-sdk/client-s3'));
+
+async function s3Client(): Promise<S3Client> {
+  const { S3Client } = await s3Api();
+  s3 ??= new S3Client({ region: settings().AWS_REGION, requestHandler: BOUNDED_HTTP });
+  return s3;
+}
 
 /**
  * The key prefix of each kind of blob, so the bucket's lifecycle (infra/onebot-queue.ts) can give
@@ -24,9 +32,8 @@ export const BLOB_PREFIXES = { events: 'onebot-events/', deliveries: 'onebot-del
 export async function putBlob(key: string, bytes: Buffer): Promise<string> {
   const bucket = onebotBucket();
   if (bucket) {
-    const { S3Client, PutObjectCommand } = await import('@aws-sdk/client-s3');
-    s3 ??= new S3Client({ region: settings().AWS_REGION, requestHandler: BOUNDED_HTTP });
-    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: bytes, ContentType: 'application/json' }), inTime());
+    const { PutObjectCommand } = await s3Api();
+    await (await s3Client()).send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: bytes, ContentType: 'application/json' }), inTime());
     return `s3://${bucket}/${key}`;
   }
   const path = join(dataDir(), key);
@@ -39,9 +46,8 @@ export async function putBlob(key: string, bytes: Buffer): Promise<string> {
 export async function getBlob(location: string): Promise<Buffer> {
   const s3Location = /^s3:\/\/([^/]+)\/(.+)$/.exec(location);
   if (s3Location) {
-    const { S3Client, GetObjectCommand } = await import('@aws-sdk/client-s3');
-    s3 ??= new S3Client({ region: settings().AWS_REGION, requestHandler: BOUNDED_HTTP });
-    const object = await s3.send(new GetObjectCommand({ Bucket: s3Location[1], Key: s3Location[2] }), inTime());
+    const { GetObjectCommand } = await s3Api();
+    const object = await (await s3Client()).send(new GetObjectCommand({ Bucket: s3Location[1], Key: s3Location[2] }), inTime());
     return Buffer.from(await object.Body!.transformToByteArray());
   }
   if (location.startsWith('file:')) return readFile(join(dataDir(), location.slice(5)));

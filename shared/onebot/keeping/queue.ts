@@ -3,6 +3,7 @@ import type { SendMessageCommandInput, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
 import { onebotQueueUrl, settings } from '../../config';
 import { BOUNDED_HTTP, inTime } from '../../deadline';
+import { loadOnce } from '../../load-once';
 import { causeOf, log } from '../../log';
 import { backoffSeconds } from './backoff';
 import { BLOB_PREFIXES, putBlob } from './blobs';
@@ -25,7 +26,7 @@ export async function queueMessage(queueUrl: string, delivery: Delivery): Promis
 
 // The receiver sends to the queue only while the database is unreachable, so the client is
 // loaded on first use, not at every cold start (issue 24; a chunk of its own, infra/bundling.ts).
-const sqsApi = () => import('@aws-sdk/client-sqs');
+const sqsApi = loadOnce(() => import('@aws-sdk/client-sqs'));
 async function sqsClient(): Promise<SQSClient> {
   const { SQSClient } = await sqsApi();
   sqs ??= new SQSClient({ region: settings().AWS_REGION, requestHandler: BOUNDED_HTTP });
