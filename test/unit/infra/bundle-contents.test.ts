@@ -87,3 +87,18 @@ test.each(['health', 'health_check'] as const)(
   },
   60_000,
 );
+
+// On Node 24, loading node:http costs ~25 ms of CPU (docs/decisions.md, "Cold start"); the SDK
+// imports its HTTP handler when it first sends, and so does the secrets read: no cold start of
+// an HTTP function loads it.
+test.each(['models', 'health', ...Object.keys(RECORD_OPERATIONS)] as FunctionName[])(
+  "%s's cold start does not import node:http",
+  async (fn) => {
+    const metafile = await metafileOf(fn);
+    const imported = [...loadedAtInit(metafile)].flatMap((file) =>
+      metafile.outputs[file].imports.filter((i) => i.kind === 'import-statement' && (i.path === 'node:http' || i.path === 'http')).map((i) => i.path),
+    );
+    expect(imported).toEqual([]);
+  },
+  60_000,
+);
