@@ -2,6 +2,6 @@ import type * as z from 'zod';
 import { countRecords } from '../store/actions/count/count';
 import { recordOperation } from './record-operation';
 import type { countAnswerSchema } from './responses';
-import { countRequest } from './requests';
+import { countRequest } from './requests/count';
 
 export const countOperation = recordOperation('count', countRequest, (model, body): Promise<z.infer<typeof countAnswerSchema>> => countRecords(model, body));

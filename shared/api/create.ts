@@ -2,7 +2,7 @@ import { ApiError } from '../http/errors';
 import { newId, runId } from '../store/keys';
 import { createRecords } from '../store/actions/create/create';
 import { recordOperation } from './record-operation';
-import { createRequest } from './requests';
+import { createRequest } from './requests/create';
 
 export const createOperation = recordOperation(
   'create',

@@ -3,7 +3,7 @@ import { deleteRecords } from '../store/actions/delete/delete';
 import { cursorKey } from './cursor-key';
 import { recordOperation } from './record-operation';
 import type { deleteAnswerSchema } from './responses';
-import { deleteRequest } from './requests';
+import { deleteRequest } from './requests/delete';
 
 export const deleteOperation = recordOperation(
   'delete',

@@ -1,5 +1,5 @@
 import { getOneRecord } from '../store/actions/get-one/get-one';
 import { recordOperation } from './record-operation';
-import { getOneRequest } from './requests';
+import { getOneRequest } from './requests/get-one';
 
 export const getOneOperation = recordOperation('get_one', getOneRequest, (model, body) => getOneRecord(model, body));

@@ -3,7 +3,7 @@ import { listRecords } from '../store/actions/list/list';
 import { cursorKey } from './cursor-key';
 import { recordOperation } from './record-operation';
 import type { listAnswerSchema } from './responses';
-import { listRequest } from './requests';
+import { listRequest } from './requests/list';
 
 export const listOperation = recordOperation(
   'list',

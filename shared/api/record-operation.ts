@@ -8,7 +8,7 @@ import type { KeyRun } from '../store/idempotency';
 import { issueDetails, pathText } from '../models/details';
 import { findModel, MODEL_NAMES } from '../models/catalog';
 import { InvalidFilter } from '../store/errors';
-import { requestErrorMap } from './requests';
+import { requestErrorMap } from './requests/common';
 
 // Only the unknown_model answer lists the models, so only it loads them all.
 const visibleModelNames = () => MODEL_NAMES.filter((name) => findModel(name)!.access !== 'hidden');

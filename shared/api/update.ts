@@ -3,7 +3,7 @@ import { updateRecords } from '../store/actions/update/update';
 import { cursorKey } from './cursor-key';
 import { recordOperation } from './record-operation';
 import type { updateAnswerSchema } from './responses';
-import { updateRequest } from './requests';
+import { updateRequest } from './requests/update';
 
 export const updateOperation = recordOperation(
   'update',

@@ -8,7 +8,12 @@ import type {
   SystemValues,
   updateAnswerSchema,
 } from '../api/responses';
-import type { countRequest, createRequest, deleteRequest, getOneRequest, listRequest, updateRequest } from '../api/requests';
+import type { countRequest } from '../api/requests/count';
+import type { createRequest } from '../api/requests/create';
+import type { deleteRequest } from '../api/requests/delete';
+import type { getOneRequest } from '../api/requests/get-one';
+import type { listRequest } from '../api/requests/list';
+import type { updateRequest } from '../api/requests/update';
 import type { Model } from '../models/define';
 import type { ClientNumber, JsonNumber } from './json-number';
 

@@ -35,7 +35,7 @@ function metaEventRetentionSeconds(): number | undefined {
 const oneBotId = zm.union([zm.number(), zm.string()]);
 /**
  * A field holding a JSON object, whatever its keys: `{"type":"object"}` in the models endpoint and
- * OpenAPI. Not the request body's object check (shared/api/requests.ts), a different fact
+ * OpenAPI. Not the request body's object check (shared/api/requests/common.ts), a different fact
  * (docs/decisions.md, "An object field is not a request's object").
  */
 const objectField = zm.record(zm.string(), zm.unknown());

@@ -12,17 +12,13 @@ import {
   recordSchema,
   updateAnswerSchema,
 } from '../api/responses';
-import {
-  countRequest,
-  createRequest,
-  deleteRequest,
-  descriptionOf,
-  fieldsSchema,
-  getOneRequest,
-  jsonObject,
-  listRequest,
-  updateRequest,
-} from '../api/requests';
+import { countRequest } from '../api/requests/count';
+import { createRequest } from '../api/requests/create';
+import { deleteRequest } from '../api/requests/delete';
+import { getOneRequest } from '../api/requests/get-one';
+import { listRequest } from '../api/requests/list';
+import { descriptionOf, fieldsSchema, jsonObject } from '../api/requests/common';
+import { updateRequest } from '../api/requests/update';
 import { DOCS_ASSET_NAMES } from '../docs/assets';
 import type { ErrorCode } from '../http/errors';
 import type { Route } from '../http/routes';
@@ -34,7 +30,7 @@ import { exampleData } from './examples';
 import { filterSchemaName } from './filter-schema';
 import { shownAs } from './json-schema';
 
-/** A request body's schema, in the full zod API or zod/mini (shared/api/requests.ts): both check with safeParse. */
+/** A request body's schema, in the full zod API or zod/mini (shared/api/requests/): both check with safeParse. */
 export type RequestSchema = z.core.$ZodType & { safeParse(data: unknown): { success: boolean; error?: z.core.$ZodError } };
 
 /** What the document says about one operation, before it is turned into OpenAPI. */

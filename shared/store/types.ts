@@ -1,7 +1,7 @@
 import type { ApiRecord } from './projection';
 
 /**
- * The store's requests and answers, its own. The API's zod schemas (shared/api/requests.ts,
+ * The store's requests and answers, its own. The API's zod schemas (shared/api/requests/,
  * responses.ts) describe the same shapes to callers, and each operation (shared/api/<op>.ts)
  * hands a checked body to the store and types its answer by the schema, so a drift on either
  * side is a type error there. `filters` is any value: the store parses filters itself

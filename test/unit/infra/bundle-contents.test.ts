@@ -2,8 +2,8 @@ import { build, type Metafile } from 'esbuild';
 import { buildOptionsFor, loadedAtInit } from '../../../infra/bundling';
 import { FUNCTIONS, type FunctionName } from '../../../shared/http/functions';
 
-// Each record function's bundle, built as the CDK app builds it, holds its own operation and
-// none of another's, nor the OpenAPI document's code, nor any of the OneBot receiver (issue 14:
+// Each record function's bundle, built as the CDK app builds it, holds its own operation and its
+// own request schema and none of another's (a schema is built when its module loads), nor the OpenAPI document's code, nor any of the OneBot receiver (issue 14:
 // cold start; issue 25: OneBot is a module the record path never loads). The OneBot models are
 // served by every record function all the same: they are model files, apart from the receiver.
 const RECORD_OPERATIONS = { create: 'create', get_one: 'get-one', list: 'list', count: 'count', update: 'update', delete: 'delete' } as const;
@@ -32,6 +32,7 @@ test.each(Object.entries(RECORD_OPERATIONS))(
     const inputs = await bundleInputs(fn as FunctionName);
     const operations = inputs.filter((i) => /^shared\/api\/(create|get-one|list|count|update|delete|models|health)\.ts$/.test(i));
     expect(operations).toEqual([`shared/api/${module}.ts`]);
+    expect(inputs.filter((i) => i.startsWith('shared/api/requests/') && !i.endsWith('/common.ts'))).toEqual([`shared/api/requests/${module}.ts`]);
     expect(inputs.filter((i) => i.startsWith('shared/onebot/') || i.startsWith('shared/openapi/'))).toEqual([]);
     expect(inputs).toContain('shared/models/onebot.ts');
   },

@@ -1,6 +1,6 @@
-import { isExactNumber, isJsonObject } from '../json/exact-json';
-import { LIMITS } from '../limits';
-import * as zm from '../zod';
+import { isExactNumber, isJsonObject } from '../../json/exact-json';
+import { LIMITS } from '../../limits';
+import * as zm from '../../zod';
 
 /**
  * Keys that name JavaScript's object machinery. The body parser keeps them as own properties,
@@ -30,9 +30,10 @@ const withoutPrototypeKeys = zm.superRefine((value: unknown, ctx) => {
 });
 
 /**
- * The request bodies of the record operations. Filters and record data stay the caller's own
- * objects (zod only checks that they are objects and hold no prototype key), so exact numbers
- * reach the filter parser and the model validation untouched.
+ * What the record operations' request bodies are made of; each operation's own schema sits in its
+ * module (shared/api/requests/<operation>.ts), so a function builds only its own at its cold start. Filters
+ * and record data stay the caller's own objects (zod only checks that they are objects and hold
+ * no prototype key), so exact numbers reach the filter parser and the model validation untouched.
  */
 export const jsonObject = zm
   .custom<Record<string, unknown>>(isJsonObject, {
@@ -65,62 +66,18 @@ export const idSchema = zm.string().check(
 export const fieldsSchema = zm
   .array(zm.string().check(zm.refine((name) => !namesPrototype(name), { error: (issue) => prototypeMessage(String(issue.input)) })))
   .check(zm.minLength(1), zm.maxLength(LIMITS.maxFields), zm.describe('Return only these fields (id is always returned)'));
-const consistent = zm.optional(zm.boolean()).check(zm.describe('Strongly consistent read (base table only; costs twice as much)'));
-const cursor = (description: string) => zm.optional(zm.string().check(zm.maxLength(LIMITS.maxCursorLength))).check(zm.describe(description));
+export const consistent = zm.optional(zm.boolean()).check(zm.describe('Strongly consistent read (base table only; costs twice as much)'));
+export const cursor = (description: string) => zm.optional(zm.string().check(zm.maxLength(LIMITS.maxCursorLength))).check(zm.describe(description));
 
-export const createRequest = zm.strictObject({
-  data: zm
-    .union([jsonObject, zm.array(jsonObject).check(zm.minLength(1), zm.maxLength(LIMITS.maxCreateBatch))], {
-      error: (issue) => {
-        if (issue.input === undefined) return 'required';
-        if (!Array.isArray(issue.input)) return `must be a JSON object (one record) or an array of 1 to ${LIMITS.maxCreateBatch} of them`;
-        const count = issue.input.length;
-        if (count === 0 || count > LIMITS.maxCreateBatch) return `holds ${count} records; one request creates 1 to ${LIMITS.maxCreateBatch}`;
-        return 'every record in the array must be a JSON object';
-      },
-    })
-    .check(zm.describe('One record, or an array of up to 100')),
-  id: zm.optional(idSchema).check(zm.describe('Id for a single record; a time-ordered ULID otherwise')),
-  ids: zm.optional(zm.array(idSchema)).check(zm.describe('Ids for a batch, one per record in data')),
-});
-
-export const getOneRequest = zm.strictObject({
-  filters: jsonObject,
-  fields: zm.optional(fieldsSchema),
-  consistent,
-});
-
-export const listRequest = zm.strictObject({
-  filters: zm.optional(jsonObject),
-  order_by: zm
-    .optional(zm.union([zm.string(), zm.array(zm.string()).check(zm.maxLength(1))]))
-    .check(zm.describe('"field" or "-field"; id or an indexed field')),
-  limit: zm.optional(zm.int().check(zm.gte(1), zm.lte(LIMITS.maxPageSize))).check(zm.describe(`Page size, default ${LIMITS.defaultPageSize}`)),
-  cursor: cursor('next_cursor of the previous page'),
-  fields: zm.optional(fieldsSchema),
-  consistent,
-});
-
-export const countRequest = zm.strictObject({
-  filters: zm.optional(jsonObject),
-  consistent,
-});
-
-const bulkGuard = {
+/** The guard of the bulk operations (update, delete): which records, and how many at most. */
+export const bulkGuard = () => ({
   filters: jsonObject,
   allow_all: zm
     .optional(zm.boolean())
     .check(zm.describe('Required (and then the admin scope) for an empty filter, or one that matches every record of a model holding 2 or more')),
   max_affected: zm.optional(zm.int().check(zm.gte(0), zm.lte(LIMITS.maxAffected))).check(zm.describe('Refuse the whole operation (409) if more records match')),
   cursor: cursor('next_cursor of a call that stopped early (complete: false): goes on after the last record it reached'),
-};
-
-export const updateRequest = zm.strictObject({
-  ...bulkGuard,
-  values: jsonObject.check(zm.describe('Fields to set; null removes an optional field')),
 });
-
-export const deleteRequest = zm.strictObject(bulkGuard);
 
 /** The description a request schema gives a property (zod/mini keeps it in the global registry). */
 export const descriptionOf = (schema: zm.core.$ZodType): string => zm.globalRegistry.get(schema)?.description ?? '';
