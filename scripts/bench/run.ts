@@ -4,7 +4,7 @@
  * `--out` says where; `--only cold-start,bulk` picks benchmarks.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { db } from '../../shared/store/client';
@@ -43,6 +43,9 @@ async function main(): Promise<void> {
   process.env.DATA_DIR = dataDir;
   const startedAt = new Date();
   const started = performance.now();
+  // Ratios are only as good as a quiet machine: the report says how busy it was.
+  const loads = [loadavg()[0]];
+  const sampler = setInterval(() => loads.push(loadavg()[0]), 5_000).unref();
   const engine = await startBenchEngine('recordgate_bench');
   const meter = new Meter(db()).attach();
   const log = (message: string) => console.log(`[${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${message}`);
@@ -54,6 +57,7 @@ async function main(): Promise<void> {
       sections.push(await BENCHMARKS[name](ctx));
     }
   } finally {
+    clearInterval(sampler);
     await engine.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
@@ -67,7 +71,7 @@ async function main(): Promise<void> {
       met: meter.count('ScanCommand') === 0,
     });
   const reproduce = `npm run bench${quick ? ' -- --quick' : ''}${values.only ? ` -- --only ${values.only}` : ''}`;
-  const files = writeReport(out, sections, { quick, startedAt, seconds: (performance.now() - started) / 1000, reproduce });
+  const files = writeReport(out, sections, { quick, startedAt, seconds: (performance.now() - started) / 1000, reproduce, loads });
   for (const s of sections)
     for (const t of s.targets) log(`${t.met === null ? '?' : t.met ? 'ok' : 'MISSED'}  ${s.title}: ${t.what}: ${t.measured} (goal ${t.target})`);
   log(`wrote ${files.join(', ')}`);
