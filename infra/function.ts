@@ -1,5 +1,3 @@
-import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { buildSync } from 'esbuild';
 import * as path from 'node:path';
 import { AssetHashType, DockerImage, Duration, type ILocalBundling, type RemovalPolicy } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
@@ -8,17 +6,14 @@ import { Code, Function as LambdaFunction, LoggingFormat, Runtime } from 'aws-cd
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { PACKAGE_ASSETS } from '../shared/docs/assets';
-import { buildOptionsFor, LAMBDA_NODE_MAJOR, OPENAPI_DOCUMENT_FILE } from './bundling';
-import { openApiDocumentText } from '../shared/openapi/text';
+import { LAMBDA_NODE_MAJOR } from './bundling';
+import { bundleFunction, DOCS_ASSETS_DIR } from './bundle';
 import { accessOf } from './access';
 import type { SecretName } from '../shared/config';
 import { FUNCTION_DESCRIPTORS, type FunctionName } from '../shared/http/functions';
 import type { LambdaPlatform } from './platform';
 
 const PROJECT_ROOT = path.resolve(__dirname, '..');
-
-const DOCS_ASSETS_DIR = 'docs-assets';
 
 /** CDK's own runtime for the major the bundles are built for; one CDK does not know yet stops the synth. */
 const RUNTIME: Runtime = (() => {
@@ -27,20 +22,9 @@ const RUNTIME: Runtime = (() => {
   return known;
 })();
 
-/** Copies exactly the swagger-ui files the docs function serves (shared/docs/assets.ts) into its bundle. */
-function copyDocsAssets(outputDir: string): void {
-  const source = path.join(PROJECT_ROOT, 'node_modules', 'swagger-ui-dist');
-  const present = Object.keys(PACKAGE_ASSETS);
-  const missing = present.filter((file) => !existsSync(path.join(source, file)));
-  if (missing.length > 0) throw new Error(`swagger-ui-dist lacks ${missing.join(', ')}: the docs page would break`);
-  mkdirSync(path.join(outputDir, DOCS_ASSETS_DIR), { recursive: true });
-  for (const file of present) copyFileSync(path.join(source, file), path.join(outputDir, DOCS_ASSETS_DIR, file));
-}
-
 /**
- * Bundles a function on this machine (infra/bundling.ts), with the files it serves beside it: the
- * docs function's swagger-ui files, the openapi function's document, built here at synthesis so
- * the function only reads a file (shared/openapi/operation.ts). NodejsFunction cannot be used:
+ * Bundles a function on this machine with the files it serves beside it (infra/bundle.ts), the
+ * openapi function's document built here at synthesis. NodejsFunction cannot be used:
  * it always passes esbuild --outfile, which esbuild refuses with code splitting
  * (https://github.com/evanw/esbuild/issues/1666). Docker is neither needed nor assumed.
  */
@@ -50,10 +34,7 @@ class LocalBundling implements ILocalBundling {
   constructor(readonly functionName: FunctionName) {}
 
   tryBundle(outputDir: string): boolean {
-    const descriptor = FUNCTION_DESCRIPTORS[this.functionName];
-    buildSync(buildOptionsFor(this.functionName, outputDir));
-    if (descriptor.docsAssets) copyDocsAssets(outputDir);
-    if (descriptor.openApiDocument) writeFileSync(path.join(outputDir, OPENAPI_DOCUMENT_FILE), openApiDocumentText());
+    bundleFunction(this.functionName, outputDir);
     return true;
   }
 }

@@ -17,7 +17,9 @@ export function answerInProcess(client: DynamoDBDocumentClient, answers: Answers
       const operation = request.headers['x-amz-target'].split('.')[1];
       const answer = answers[operation];
       if (!answer) throw new Error(`no canned answer for ${operation}`);
-      const sent = typeof request.body === 'string' ? request.body : Buffer.from(request.body).toString('utf8');
+      // The bytes themselves: the SDK's body is a Uint8Array that warns when read as a string.
+      const sent =
+        typeof request.body === 'string' ? request.body : Buffer.from(request.body.buffer, request.body.byteOffset, request.body.byteLength).toString('utf8');
       const body = Buffer.from(JSON.stringify(answer(JSON.parse(sent) as Record<string, unknown>)));
       return {
         response: {
