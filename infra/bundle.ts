@@ -6,7 +6,8 @@ import { FUNCTION_DESCRIPTORS, type FunctionName } from '../shared/http/function
 import { openApiDocumentText } from '../shared/openapi/text';
 import { buildOptionsFor, handlerEntry, OPENAPI_DOCUMENT_FILE } from './bundling';
 
-const PROJECT_ROOT = path.resolve(__dirname, '..');
+/** The project's root: every function bundles from it. */
+export const PROJECT_ROOT = path.resolve(__dirname, '..');
 
 /** The folder of the docs function's bundle that holds the swagger-ui files it serves. */
 export const DOCS_ASSETS_DIR = 'docs-assets';

@@ -1,4 +1,3 @@
-import * as path from 'node:path';
 import { AssetHashType, DockerImage, Duration, type ILocalBundling, type RemovalPolicy } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -7,13 +6,11 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { LAMBDA_NODE_MAJOR } from './bundling';
-import { bundleFunction, DOCS_ASSETS_DIR } from './bundle';
+import { bundleFunction, DOCS_ASSETS_DIR, PROJECT_ROOT } from './bundle';
 import { accessOf } from './access';
 import type { SecretName } from '../shared/config';
 import { FUNCTION_DESCRIPTORS, type FunctionName } from '../shared/http/functions';
 import type { LambdaPlatform } from './platform';
-
-const PROJECT_ROOT = path.resolve(__dirname, '..');
 
 /** CDK's own runtime for the major the bundles are built for; one CDK does not know yet stops the synth. */
 const RUNTIME: Runtime = (() => {
