@@ -216,24 +216,28 @@ export async function warmCpuBench(ctx: BenchContext): Promise<Section> {
     const bare = await loadBaseline(dir);
     restore.push(answerInProcess(bare.bareClient, answers));
     const names = deployedFunctions() as FunctionName[];
-    const callers = new Set([...recordCases(bare).map((c) => c.fn), dispatch('POST', ONEBOT_PATH).fn]);
+    const records = recordCases(bare);
+    const callers = new Set([...records.map((c) => c.fn), dispatch('POST', ONEBOT_PATH).fn]);
     ctx.log(`warm cpu: bundling ${names.length} functions as the CDK app does`);
-    const loaded = new Map<string, Loaded>();
+    const handlers = new Map<string, Handler>();
+    const clients = new Map<string, DynamoDBDocumentClient>();
     for (const name of names) {
       const fn = await loadFunction(dir, name, callers.has(name));
+      handlers.set(name, fn.handler);
       const client = fn.db?.();
-      if (client) restore.push(answerInProcess(client, answers));
-      loaded.set(name, fn);
+      if (client) {
+        restore.push(answerInProcess(client, answers));
+        clients.set(name, client);
+      }
     }
-    const handlers = new Map([...loaded].map(([name, fn]) => [name, fn.handler] as const));
-    const cases = recordCases(bare).filter((c) => handlers.has(c.fn));
+    const cases = records.filter((c) => handlers.has(c.fn));
     cases.push(...(await staticCases(bare, handlers, new Set(cases.map((c) => c.fn)))));
     const receiver = receiverCase(bare, handlers);
     if (receiver) cases.push(receiver);
     const rows = [];
     for (const c of cases) {
       const handler = handlers.get(c.fn)!;
-      const client = loaded.get(c.fn)!.db?.();
+      const client = clients.get(c.fn);
       const context = benchContext(c.fn);
       queryItems = c.queryItems;
       // The first request of a container reads its model's stored layout; the baseline replays a later one.
