@@ -39,6 +39,9 @@ export function detached<T>(start: () => T): T {
   return cutoffs.exit(start);
 }
 
+/** The cutoff of the work under way (epoch ms), or undefined outside any. */
+export const currentCutoff = (): number | undefined => cutoffs.getStore();
+
 /** The signal of one call: aborted at the cutoff, and after `maxMs` when given; undefined when neither applies. */
 export function callSignal(maxMs?: number): AbortSignal | undefined {
   const cutoff = cutoffs.getStore();

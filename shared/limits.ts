@@ -76,6 +76,18 @@ export const LIMITS = {
    * land within N attempts. Past this many the record is too busy to answer now (503).
    */
   maxContentionAttempts: 50,
+  /**
+   * Milliseconds a write whose answer was lost is settled for (shared/store/late-write.ts) when
+   * no invocation's cutoff bounds it (the store's own callers: seeding, the index build): two
+   * answer timeouts, time for a copy to be sent and seen.
+   */
+  settleWithoutCutoffMs: 6_000,
+  /**
+   * Idempotency-Key runs a record remembers having written it (the newest ones): a keyed retry
+   * recognises its run's write after other writers changed the record, as long as fewer than
+   * this many other keyed runs wrote it since.
+   */
+  rememberedKeyRuns: 8,
 } as const;
 
 /**

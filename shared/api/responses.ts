@@ -66,6 +66,11 @@ export const countAnswerSchema = z.strictObject({ count: counter, scanned: count
 const bulkProgress = {
   matched: counter.describe('Records that matched when the call began (after the cursor, if one was sent)'),
   skipped: counter.describe('Reached, but changed by another writer so that it stopped matching'),
+  unknown: counter
+    .optional()
+    .describe(
+      "Present when some records' writes may or may not have landed (their answers were lost): what changed is between the count and the count plus this",
+    ),
   complete: z.boolean().describe("false: the call stopped before the function's deadline; the records not reached are unchanged"),
   next_cursor: z.string().nullable().describe('When complete is false: send the same request with this cursor to go on; null otherwise'),
 };

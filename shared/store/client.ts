@@ -4,6 +4,7 @@ import { settings } from '../config';
 import { BOUNDED_HTTP } from '../deadline';
 import { toExactNumber } from '../json/exact-json';
 import { LIMITS } from '../limits';
+import { trackAttempts } from './attempts';
 
 let documentClient: DynamoDBDocumentClient | undefined;
 
@@ -30,6 +31,7 @@ export function db(): DynamoDBDocumentClient {
       marshallOptions: { removeUndefinedValues: true },
       unmarshallOptions: { wrapNumbers: toExactNumber },
     });
+    trackAttempts(documentClient);
   }
   return documentClient;
 }

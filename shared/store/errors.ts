@@ -168,8 +168,11 @@ export class TableUnreachable extends StoreError {
   }
 }
 
-/** What a bulk update or delete did before a write failed for good. */
-export type BulkCounts = { matched: number; failed: number } & ({ updated: number } | { deleted: number });
+/**
+ * What a bulk update or delete did before a write failed for good: `failed` records were not
+ * written, `unknown` ones may have been (their answers were lost).
+ */
+export type BulkCounts = { matched: number; failed: number; unknown?: number } & ({ updated: number } | { deleted: number });
 
 /**
  * A bulk write stopped by `cause` (a store error or the SDK's): the answer is the cause's, with

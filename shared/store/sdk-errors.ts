@@ -66,18 +66,45 @@ export function isTimeout(error: unknown): boolean {
   return e.name === 'AbortError' || (e.name === 'TimeoutError' && (e.code === undefined || e.code === 'ETIMEDOUT'));
 }
 
+/** Where shared/store/attempts.ts tells, on a call's error, whether any of its attempts may have reached DynamoDB. */
+export const REACHED = Symbol.for('recordgate.mayHaveReached');
+
+/** Whether any attempt of the call that threw `error` may have reached DynamoDB; undefined for an error no call tagged. */
+const reachedByAnyAttempt = (error: unknown): boolean | undefined =>
+  typeof error === 'object' && error !== null ? (error as Record<symbol, boolean | undefined>)[REACHED] : undefined;
+
+/** Names of failures that happen before a request leaves: no credentials, or ones AWS refuses outright. */
+const NEVER_SENT = new Set(['CredentialsProviderError']);
+/** Socket errors of a connection that was never made, so no request went out on it. */
+const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
 /**
- * A write that may have been applied although its call failed: its request may have reached
- * DynamoDB and only the answer was lost (a timeout, a reset connection, a broken pipe), or
- * DynamoDB answered a 500, which AWS says may follow a write that succeeded. A refused
- * connection or a throttle means it never was.
+ * Whether one attempt that failed with `error` may have reached DynamoDB, so that its write may
+ * be applied, now or later: everything but a connection never made (refused, no such host, the
+ * SDK's connection timeout), or an answer in which DynamoDB said no (a 4xx: a throttle, a failed
+ * condition, a bad request, all of which write nothing). A timeout, a reset or broken pipe, a
+ * 5xx ("the request may have succeeded", AWS says of a 500) or a call aborted at the cutoff may
+ * all follow a write that was applied or that is still on its way.
+ */
+export function reachedDatabase(error: unknown): boolean {
+  const e = (error ?? {}) as SdkError & { cause?: { package?: string }; $metadata?: { httpStatusCode?: number } };
+  if (e.cause?.package === '@middy/core') return false;
+  const status = e.$metadata?.httpStatusCode;
+  if (status !== undefined && status >= 400 && status < 500) return false;
+  if (NEVER_SENT.has(e.name ?? '') || BAD_CREDENTIALS.has(e.name ?? '')) return false;
+  if (e.name === 'TimeoutError' && /did not establish a connection/.test(e.message ?? '')) return false;
+  const words = [e.code, e.name, ...(e.message ?? '').split(/[^A-Z_]+/)];
+  return !words.some((word) => NOT_CONNECTED.has(word ?? ''));
+}
+
+/**
+ * A write that may have been applied although its call failed: some attempt of the call may
+ * have reached DynamoDB (shared/store/attempts.ts tags the call's error with what every attempt
+ * did; a refused last attempt does not clear an earlier one that timed out). An error no call
+ * tagged is judged by itself.
  */
 export function mayHaveApplied(error: unknown): boolean {
-  const e = (error ?? {}) as SdkError & { cause?: { package?: string } };
-  if (e.cause?.package === '@middy/core') return false;
-  if (isTimeout(error) || e.name === 'InternalServerError' || e.name === 'ServiceUnavailable') return true;
-  const words = [e.code, e.name, ...(e.message ?? '').split(/[^A-Za-z_ ]+/)];
-  return words.some((word) => word === 'ECONNRESET' || word === 'EPIPE' || word === 'ECONNABORTED' || word === 'socket hang up');
+  return reachedByAnyAttempt(error) ?? reachedDatabase(error);
 }
 
 /** DynamoDB busy or out of reach: throttled, failing, or no connection at all. */

@@ -1,6 +1,6 @@
 import type { Model } from '../models/define';
 import { encodeResumeCursor } from './cursor';
-import { PartialWrite, type BulkCounts } from './errors';
+import { OutcomeUnknown, PartialWrite, type BulkCounts } from './errors';
 import type { Matched } from './match';
 import type { BulkGuard, DeleteAnswer, UpdateAnswer } from './types';
 
@@ -25,11 +25,14 @@ type Answers = { updated: UpdateAnswer; deleted: DeleteAnswer };
 
 /**
  * The answer of a bulk write from each record's outcome (true: changed, false: skipped), for
- * the records it reached before its deadline. An error answer only when nothing was changed:
- * PartialWrite, the first failure with the counts. Once a record was changed, a failure
- * answers 200 with what was done, `complete: false` and a cursor that goes on from the first
- * failed record; the records after it that this operation already wrote are recognised by the
- * operation's token and not written twice.
+ * the records it reached before its deadline. A record whose write may or may not have landed
+ * (OutcomeUnknown) is counted apart as `unknown`, never as changed or as failed, so that what
+ * was changed lies between the count and the count plus `unknown`. An error answer only when
+ * nothing is known to be changed: PartialWrite with the counts, whose cause is the first record
+ * in doubt if any (outcome_unknown: something may have been written), else the first failure.
+ * Once a record was changed, a failure answers 200 with what was done, `complete: false` and a
+ * cursor that goes on from the first record not known to be done; the records after it that
+ * this operation wrote are recognised by the operation's token and not written twice.
  */
 export async function settle<K extends keyof Answers>(
   key: K,
@@ -37,14 +40,17 @@ export async function settle<K extends keyof Answers>(
   matched: Matched,
   cursorOf: { model: Model; fingerprint: string; request: BulkGuard },
 ): Promise<Answers[K]> {
+  const failures = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+  const inDoubt = failures.filter((reason) => reason instanceof OutcomeUnknown);
+  const unknown = inDoubt.length > 0 ? { unknown: inDoubt.length } : {};
   const changed = results.filter((r) => r.status === 'fulfilled' && r.value).length;
   const firstFailure = results.findIndex((r) => r.status === 'rejected');
   if (firstFailure >= 0 && changed === 0) {
-    const counts = { [key]: 0, matched: matched.items.length, failed: results.filter((r) => r.status === 'rejected').length } as BulkCounts;
-    throw new PartialWrite((results[firstFailure] as PromiseRejectedResult).reason, counts);
+    const counts = { [key]: 0, matched: matched.items.length, failed: failures.length - inDoubt.length, ...unknown } as BulkCounts;
+    throw new PartialWrite(inDoubt[0] ?? failures[0], counts);
   }
   const reached = firstFailure >= 0 ? firstFailure : results.length;
   const nextCursor = await resumeCursor(cursorOf.model, cursorOf.fingerprint, cursorOf.request, matched, reached);
   const skipped = results.filter((r) => r.status === 'fulfilled' && !r.value).length;
-  return { [key]: changed, matched: matched.items.length, skipped, complete: nextCursor === null, next_cursor: nextCursor } as Answers[K];
+  return { [key]: changed, matched: matched.items.length, skipped, ...unknown, complete: nextCursor === null, next_cursor: nextCursor } as Answers[K];
 }

@@ -30,6 +30,9 @@ export const VERSION_ATTRIBUTE = '_version' satisfies SystemField;
 /** Every write stamps its own token here (never shown): see shared/store/write-token.ts. */
 export const WRITE_TOKEN_ATTRIBUTE = '_w';
 
+/** The Idempotency-Key runs that wrote the item, newest last (never shown): see shared/store/write-token.ts rememberedAfter. */
+export const KEY_RUNS_ATTRIBUTE = '_k';
+
 /** Epoch seconds after which DynamoDB's TTL deletes an item (models with a retention only). */
 export const TTL_ATTRIBUTE = '_ttl';
 

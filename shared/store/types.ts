@@ -59,6 +59,8 @@ export interface CountAnswer {
 type BulkProgress = {
   matched: number;
   skipped: number;
+  /** Records whose write may or may not have landed (its answer was lost); absent when none. */
+  unknown?: number;
   complete: boolean;
   next_cursor: string | null;
 };

@@ -6,16 +6,16 @@ import type { Model } from '../models/define';
 import { db } from './client';
 import { itemKey } from './keys';
 import type { Item } from './query';
-import { WRITE_TOKEN_ATTRIBUTE } from './table';
+import { KEY_RUNS_ATTRIBUTE, VERSION_ATTRIBUTE, WRITE_TOKEN_ATTRIBUTE } from './table';
 import { inTime } from '../deadline';
-import { OutcomeUnknown } from './errors';
-import { mayHaveApplied } from './sdk-errors';
+import { LIMITS } from '../limits';
+import type { ExpressionBuilder } from './filter/expression';
 
 /**
- * Every write stamps the item with a token of its own (WRITE_TOKEN_ATTRIBUTE, never shown).
- * When the SDK retries a write whose answer was lost (a reset or timeout after DynamoDB applied
- * it), the retry's condition fails against the write itself; finding the token tells "my write
- * landed" apart from "someone else's did".
+ * Every write stamps the item with a token of its own (WRITE_TOKEN_ATTRIBUTE, never shown), and
+ * every update or delete is conditional on the token it read (unchangedSince). When a write's
+ * answer is lost, finding its token tells "my write landed" from "someone else's did", and any
+ * other token proves that it never will (shared/store/late-write.ts).
  */
 // randomUUID draws from a cached entropy pool: a fraction of randomBytes' cost per call.
 export const newWriteToken = (): string => randomUUID();
@@ -27,16 +27,20 @@ export const newWriteToken = (): string => randomUUID();
  */
 export const operationWriteToken = (operation: string): string => `${operation}.${randomUUID()}`;
 
-/** Whether the item's last write was made by this bulk operation. */
-export const writtenBy = (item: Item, operation: string): boolean => String(item[WRITE_TOKEN_ATTRIBUTE] ?? '').startsWith(`${operation}.`);
+/** The keyed runs the item remembers (rememberedAfter), oldest first. */
+const remembered = (item: Item | undefined): string[] => {
+  const runs = item?.[KEY_RUNS_ATTRIBUTE];
+  return Array.isArray(runs) ? (runs as string[]) : [];
+};
+
+/** Whether the item's last write was made by this operation, or it remembers a keyed run of it (rememberedAfter). */
+export const writtenBy = (item: Item, operation: string): boolean =>
+  String(item[WRITE_TOKEN_ATTRIBUTE] ?? '').startsWith(`${operation}.`) || remembered(item).includes(operation);
 
 /** A write refused by its condition: a single write's, or one of a transaction's (which then wrote nothing). */
 export const isConditionFailure = (error: unknown): boolean =>
   error instanceof ConditionalCheckFailedException ||
   (error instanceof TransactionCanceledException && (error.CancellationReasons ?? []).some((r) => r.Code === 'ConditionalCheckFailed'));
-
-/** A condition failure on a retried attempt may be the request's own earlier attempt. */
-export const wasRetried = (error: unknown): boolean => ((error as { $metadata?: { attempts?: number } }).$metadata?.attempts ?? 1) > 1;
 
 /** The strongly consistent read of a record's item as stored now. */
 export const currentItemParams = (model: Model, id: string): GetCommandInput => ({
@@ -52,31 +56,25 @@ export async function currentItem(model: Model, id: string): Promise<Item | unde
 }
 
 /**
- * Whether a failed write was applied all the same: refused by its condition on a retried
- * attempt (the request's own earlier attempt landed), or failed after it may have reached
- * DynamoDB (sdk-errors.ts mayHaveApplied): then the item is read back and `applied` says from it.
- * When that read fails too, nobody can tell: OutcomeUnknown, never an answer that says
- * nothing was written.
+ * The condition of every update or delete of a record read as `item`: nothing written since.
+ * Tokens are never reused, so once any other write lands this one never can, even if the record
+ * is deleted and made again (a version number would come round again). An item stored without
+ * a token is held to its version.
  */
-export async function settledDespite(
-  error: unknown,
-  model: Model,
-  id: string,
-  applied: (item: Item | undefined) => boolean,
-  { keyed = false } = {},
-): Promise<boolean> {
-  // A keyed write (an Idempotency-Key's run) may meet an earlier run's write even on its first attempt.
-  const retriedIntoItself = isConditionFailure(error) && (keyed || wasRetried(error));
-  if (!retriedIntoItself && !mayHaveApplied(error)) return false;
-  let item: Item | undefined;
-  try {
-    item = await currentItem(model, id);
-  } catch {
-    throw new OutcomeUnknown(id, error);
-  }
-  return applied(item);
+export function unchangedSince(x: ExpressionBuilder, item: Item): string {
+  const token = item[WRITE_TOKEN_ATTRIBUTE];
+  if (token === undefined)
+    return `attribute_not_exists(${x.name(WRITE_TOKEN_ATTRIBUTE)}) AND ${x.name(VERSION_ATTRIBUTE)} = ${x.value(item[VERSION_ATTRIBUTE])}`;
+  return `${x.name(WRITE_TOKEN_ATTRIBUTE)} = ${x.value(token)}`;
 }
 
-/** Whether a failed write of `writeToken` was applied all the same (settledDespite). */
-export const landed = (error: unknown, model: Model, id: string, writeToken: unknown): Promise<boolean> =>
-  settledDespite(error, model, id, (item) => item?.[WRITE_TOKEN_ATTRIBUTE] === writeToken);
+/**
+ * The keyed runs an item remembers after a write under an Idempotency-Key's `operation`, as the
+ * write sets them: this one added, the oldest dropped past LIMITS.rememberedKeyRuns. A run a
+ * record remembers is recognised by its retry however many other writers changed the record
+ * since (the last write token alone is the last writer's).
+ */
+export function rememberedAfter(item: Item | undefined, operation: string): string[] {
+  const kept = remembered(item).filter((op) => op !== operation);
+  return [...kept.slice(Math.max(0, kept.length - LIMITS.rememberedKeyRuns + 1)), operation];
+}

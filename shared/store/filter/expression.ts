@@ -28,6 +28,16 @@ export class ExpressionBuilder {
     return placeholder;
   }
 
+  /** A builder that starts with this one's placeholders: what is added to it leaves this one as it is. */
+  copy(): ExpressionBuilder {
+    const copy = new ExpressionBuilder();
+    Object.assign(copy.names, this.names);
+    Object.assign(copy.values, this.values);
+    for (const [attribute, placeholder] of this.nameIds) copy.nameIds.set(attribute, placeholder);
+    copy.valueCount = this.valueCount;
+    return copy;
+  }
+
   /** The placeholders for a command input; DynamoDB refuses empty maps, so they are left out. */
   attributes(): { ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues?: Record<string, unknown> } {
     return {

@@ -12,7 +12,9 @@ import { modelLayout } from '../../layout';
 import type { Item } from '../../query';
 import { toRecord, type ApiRecord } from '../../projection';
 import { CREATED_ATTRIBUTE, UPDATED_ATTRIBUTE, WRITE_TOKEN_ATTRIBUTE } from '../../table';
-import { isConditionFailure, newWriteToken, settledDespite } from '../../write-token';
+import { isConditionFailure, newWriteToken, rememberedAfter, writtenBy } from '../../write-token';
+import { settledByCaller } from '../../attempts';
+import { failureOf, judgeCreate, settleLateWrite } from '../../late-write';
 import { storedItem, type NewRecord } from './item';
 import { batchParams, putParams } from './params';
 import { inTime } from '../../../deadline';
@@ -51,38 +53,55 @@ export async function createRecords(
   const now = new Date().toISOString();
   // Under an Idempotency-Key's run each record's write token is the run's, so a retry finds what an earlier run wrote.
   const tokenOf = (i: number) => (operation === undefined ? newWriteToken() : `${operation}.${i}`);
-  const items = (await validRecords(model, entries, pathOf)).map((r, i) => storedItem(model, r, now, tokenOf(i)));
+  const keyRuns = operation === undefined ? undefined : rememberedAfter(undefined, operation);
+  const items = (await validRecords(model, entries, pathOf)).map((r, i) => storedItem(model, r, now, tokenOf(i), keyRuns));
   for (const item of items) checkItemSize(item, item.id as string);
   if (!beforeCutoff(deadline)()) throw new BatchOutOfTime();
-  const keyed = operation !== undefined;
-  if (items.length === 1) return [toRecord(await putOne(model, items[0], keyed))];
+  if (items.length === 1) return [toRecord(await putOne(model, items[0], operation))];
   const stored: Item[] = [];
   // The API's batches fit one transaction; the store's own callers (seeding, tests) may send more, a transaction at a time.
   for (let i = 0; i < items.length; i += AWS_LIMITS.transactionActions)
-    stored.push(...(await putAll(model, items.slice(i, i + AWS_LIMITS.transactionActions), keyed)));
+    stored.push(...(await putAll(model, items.slice(i, i + AWS_LIMITS.transactionActions), operation)));
   return stored.map((item) => toRecord(item));
 }
 
 /**
- * Whether a failed write of `item` landed all the same, and as what: the item as stored, whose
- * times are the earlier run's when a keyed retry found that run's write.
+ * Sends a create (one record's put, or a batch's transaction) made under attribute_not_exists:
+ * the items as stored. When its answer is lost it is settled by its first item (a batch is one
+ * write, so its first record tells whether and when it landed): this create's token, or under
+ * an Idempotency-Key its run (a retry meeting that run's write), means it landed, with the times
+ * the landed copy wrote; another writer's record means it never will.
  */
-async function foundWritten(error: unknown, model: Model, item: Item, keyed: boolean): Promise<Item | undefined> {
-  let found: Item | undefined;
-  const own = (stored: Item | undefined) => {
-    found = stored;
-    return stored?.[WRITE_TOKEN_ATTRIBUTE] === item[WRITE_TOKEN_ATTRIBUTE];
-  };
-  return (await settledDespite(error, model, item.id as string, own, { keyed })) ? found : undefined;
+async function sendCreate(model: Model, items: Item[], send: () => Promise<unknown>, keyOperation: string | undefined): Promise<Item[]> {
+  try {
+    await send();
+    return items;
+  } catch (error) {
+    const { cause, inDoubt } = failureOf(error);
+    // A keyed run may meet an earlier run's write even on its first attempt.
+    if (!inDoubt && !(keyOperation !== undefined && isConditionFailure(cause))) throw cause;
+    const first = items[0];
+    const ours = (stored: Item) =>
+      stored[WRITE_TOKEN_ATTRIBUTE] === first[WRITE_TOKEN_ATTRIBUTE] || (keyOperation !== undefined && writtenBy(stored, keyOperation));
+    const verdict = await settleLateWrite(cause, {
+      model,
+      id: first.id as string,
+      judge: judgeCreate(ours),
+      resend: async () => {
+        await send();
+        return first;
+      },
+    });
+    if (verdict.kind === 'not_applied') throw new RecordExists(model.name, [first.id as string]);
+    return asLanded(items, verdict.item ?? first);
+  }
 }
 
-async function putOne(model: Model, item: Item, keyed: boolean): Promise<Item> {
+async function putOne(model: Model, item: Item, keyOperation: string | undefined): Promise<Item> {
   try {
-    await db().send(new PutCommand(putParams(item)), inTime());
-    return item;
+    const [stored] = await sendCreate(model, [item], () => db().send(settledByCaller(new PutCommand(putParams(item))), inTime()), keyOperation);
+    return stored;
   } catch (error) {
-    const found = await foundWritten(error, model, item, keyed);
-    if (found) return found;
     if (isConditionFailure(error)) throw new RecordExists(model.name, [item.id as string]);
     throw error;
   }
@@ -91,19 +110,14 @@ async function putOne(model: Model, item: Item, keyed: boolean): Promise<Item> {
 /** Why DynamoDB cancelled a transaction, per action (its CancellationReasons codes). */
 const reasonsOf = (error: TransactionCanceledException) => (error.CancellationReasons ?? []).map((r) => r.Code ?? 'None');
 
-/** The batch's items as stored: one write, written with one time, so its first record tells whether and when it landed. */
+/** The batch's items as stored: one write, written with one time, so its first record tells when it landed. */
 const asLanded = (items: Item[], first: Item): Item[] =>
   items.map((item) => ({ ...item, [CREATED_ATTRIBUTE]: first[CREATED_ATTRIBUTE], [UPDATED_ATTRIBUTE]: first[UPDATED_ATTRIBUTE] }));
 
-async function putAll(model: Model, items: Item[], keyed: boolean): Promise<Item[]> {
+async function putAll(model: Model, items: Item[], keyOperation: string | undefined): Promise<Item[]> {
   try {
-    await db().send(new TransactWriteCommand(batchParams(items)), inTime());
-    return items;
+    return await sendCreate(model, items, () => db().send(settledByCaller(new TransactWriteCommand(batchParams(items))), inTime()), keyOperation);
   } catch (error) {
-    // The batch is one write: its first record tells whether it landed (an answer lost, or a
-    // retried attempt or keyed run meeting the batch's own earlier write), and when.
-    const found = await foundWritten(error, model, items[0], keyed);
-    if (found) return asLanded(items, found);
     if (!(error instanceof TransactionCanceledException)) throw error;
     const reasons = reasonsOf(error);
     const conflicts = items.filter((_, i) => reasons[i] === 'ConditionalCheckFailed').map((item) => item.id as string);

@@ -1,7 +1,7 @@
 import type { Model } from '../../../models/define';
 import { indexAttributes, itemKey } from '../../keys';
 import type { Item } from '../../query';
-import { CREATED_ATTRIBUTE, DATA_ATTRIBUTE, TTL_ATTRIBUTE, UPDATED_ATTRIBUTE, VERSION_ATTRIBUTE, WRITE_TOKEN_ATTRIBUTE } from '../../table';
+import { CREATED_ATTRIBUTE, DATA_ATTRIBUTE, KEY_RUNS_ATTRIBUTE, TTL_ATTRIBUTE, UPDATED_ATTRIBUTE, VERSION_ATTRIBUTE, WRITE_TOKEN_ATTRIBUTE } from '../../table';
 import { newWriteToken } from '../../write-token';
 
 export interface NewRecord {
@@ -10,7 +10,8 @@ export interface NewRecord {
 }
 
 /** A new record as the table holds it: keys, index attributes, data and system fields. */
-export function storedItem(model: Model, record: NewRecord, now: string, writeToken = newWriteToken()): Item {
+/** `keyRuns`: under an Idempotency-Key, the run the record remembers (shared/store/write-token.ts rememberedAfter). */
+export function storedItem(model: Model, record: NewRecord, now: string, writeToken = newWriteToken(), keyRuns?: ReadonlyArray<string>): Item {
   const keepFor = model.retention?.(record.data);
   return {
     ...itemKey(model, record.id),
@@ -21,6 +22,7 @@ export function storedItem(model: Model, record: NewRecord, now: string, writeTo
     [UPDATED_ATTRIBUTE]: now,
     [VERSION_ATTRIBUTE]: 1,
     [WRITE_TOKEN_ATTRIBUTE]: writeToken,
+    ...(keyRuns === undefined ? {} : { [KEY_RUNS_ATTRIBUTE]: keyRuns }),
     ...(keepFor === undefined ? {} : { [TTL_ATTRIBUTE]: Math.floor(Date.parse(now) / 1000) + keepFor }),
   };
 }

@@ -1,39 +1,43 @@
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { inTime } from '../../../deadline';
 import { LIMITS } from '../../../limits';
 import type { Model } from '../../../models/define';
 import { db } from '../../client';
+import { awaitTurn } from '../../contention';
 import { queryFingerprint } from '../../cursor';
 import { beforeCutoff } from '../../deadline';
-import { matchForWrite, type BulkOptions } from '../../match';
+import { changeRecord } from '../../late-write';
+import { matchForWrite, type BulkOptions, type Matched } from '../../match';
 import { mapPool } from '../../pool';
+import type { Item } from '../../query';
 import { settle } from '../../settle';
 import type { BulkGuard, DeleteAnswer } from '../../types';
-import { isConditionFailure, settledDespite } from '../../write-token';
+import { newWriteToken } from '../../write-token';
+import { rereadParams } from '../update/params';
 import { deleteParams } from './params';
-import { inTime } from '../../../deadline';
+
+/**
+ * Deletes one record if it still matches, re-reading it when someone changed it in between
+ * (each delete is conditional on the record as read); false when it no longer matches.
+ */
+async function deleteOne(model: Model, { filter }: Matched, paramsOf: ReturnType<typeof deleteParams>, first: Item, deadline: number): Promise<boolean> {
+  const id = first.id as string;
+  let item: Item | undefined = first;
+  for (let attempt = 1; item; attempt++) {
+    const before: Item = item;
+    if (await changeRecord(model, before, () => new DeleteCommand(paramsOf(before)), { newToken: newWriteToken, deletes: true })) return true;
+    await awaitTurn(attempt, id, deadline);
+    item = (await db().send(new QueryCommand(rereadParams(model, filter, id)), inTime())).Items?.[0] as Item | undefined;
+  }
+  return false;
+}
 
 /** Delete by filter; each delete re-checks the filter atomically, so a record that stopped matching stays. */
 export async function deleteRecords(model: Model, request: BulkGuard, options: BulkOptions = {}): Promise<DeleteAnswer> {
   const { deadline = Infinity } = options;
   const fingerprint = queryFingerprint(request.filters, ['delete']);
   const matched = await matchForWrite(model, request, fingerprint, options);
-  const { filter, items } = matched;
-  const paramsOf = deleteParams(model, filter);
-  const results = await mapPool(
-    items,
-    LIMITS.writeConcurrency,
-    async (item) => {
-      try {
-        await db().send(new DeleteCommand(paramsOf(item.id as string)), inTime());
-        return true;
-      } catch (error) {
-        // Gone after an attempt whose answer was lost: this delete removed it.
-        if (await settledDespite(error, model, item.id as string, (stored) => stored === undefined)) return true;
-        if (!isConditionFailure(error)) throw error;
-        return false;
-      }
-    },
-    beforeCutoff(deadline),
-  );
+  const paramsOf = deleteParams(model, matched.filter);
+  const results = await mapPool(matched.items, LIMITS.writeConcurrency, (item) => deleteOne(model, matched, paramsOf, item, deadline), beforeCutoff(deadline));
   return settle('deleted', results, matched, { model, fingerprint, request });
 }

@@ -5,15 +5,25 @@ import type { FilterNode } from '../../filter/ast';
 import { compileFilter } from '../../filter/compile';
 import { ExpressionBuilder } from '../../filter/expression';
 import { itemKey } from '../../keys';
-import { TABLE_KEY } from '../../table';
+import type { Item } from '../../query';
+import { unchangedSince } from '../../write-token';
 
 /**
- * Deletes one record only if it exists and still matches the filter, decided atomically by
- * DynamoDB. The condition is compiled once per request and shared by every record's delete.
+ * Deletes one record only if it still matches the filter and nothing was written to it since it
+ * was read (unchangedSince), decided atomically by DynamoDB: a copy of the delete that arrives
+ * late never removes a record another writer changed after it was read, so an answer that says
+ * the record stays is true for good. The filter is compiled once per request.
  */
-export function deleteParams(model: Model, filter: FilterNode): (id: string) => DeleteCommandInput {
-  const x = new ExpressionBuilder();
-  const condition = [`attribute_exists(${x.name(TABLE_KEY.partitionKey)})`, compileFilter(filter, x)].filter(Boolean).join(' AND ');
-  const shared = { TableName: settings().TABLE_NAME, ConditionExpression: condition, ...x.attributes() };
-  return (id) => ({ ...shared, Key: itemKey(model, id) });
+export function deleteParams(model: Model, filter: FilterNode): (item: Item) => DeleteCommandInput {
+  const shared = new ExpressionBuilder();
+  const matches = compileFilter(filter, shared);
+  return (item) => {
+    const x = shared.copy();
+    return {
+      TableName: settings().TABLE_NAME,
+      Key: itemKey(model, item.id as string),
+      ConditionExpression: [matches, unchangedSince(x, item)].filter(Boolean).join(' AND '),
+      ...x.attributes(),
+    };
+  };
 }

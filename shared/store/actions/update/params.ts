@@ -6,7 +6,8 @@ import { compileFilter } from '../../filter/compile';
 import { ExpressionBuilder } from '../../filter/expression';
 import { indexAttributes, itemKey, partitionKey, shardOf } from '../../keys';
 import type { Item } from '../../query';
-import { DATA_ATTRIBUTE, TABLE_KEY, UPDATED_ATTRIBUTE, VERSION_ATTRIBUTE, WRITE_TOKEN_ATTRIBUTE } from '../../table';
+import { DATA_ATTRIBUTE, KEY_RUNS_ATTRIBUTE, TABLE_KEY, UPDATED_ATTRIBUTE, VERSION_ATTRIBUTE, WRITE_TOKEN_ATTRIBUTE } from '../../table';
+import { unchangedSince } from '../../write-token';
 
 export interface UpdateWrite {
   /** The item as read: its version is the write's condition. */
@@ -16,6 +17,8 @@ export interface UpdateWrite {
   writeToken: string;
   /** ISO time of the write, the record's new _updated_at. */
   now: string;
+  /** Under an Idempotency-Key: the keyed runs the record remembers after this write (rememberedAfter). */
+  keyRuns?: ReadonlyArray<string>;
 }
 
 /** What every write of a record sets beside its data: the time, a version one higher and the write's token. */
@@ -27,19 +30,21 @@ export const writeStamp = (x: ExpressionBuilder, writeToken: string, now: string
 
 /**
  * Writes a record's new data, its index keys, a version one higher and the write's token, only
- * if the version is still the one read: a concurrent change is never overwritten.
+ * if nothing was written since it was read (unchangedSince): a concurrent change is never
+ * overwritten, and a copy of this write that arrives late never lands over a later one.
  */
-export function updateParams(model: Model, { item, data, writeToken, now }: UpdateWrite): UpdateCommandInput {
+export function updateParams(model: Model, { item, data, writeToken, now, keyRuns }: UpdateWrite): UpdateCommandInput {
   const x = new ExpressionBuilder();
   const id = item.id as string;
   const set = [`${x.name(DATA_ATTRIBUTE)} = ${x.value(data)}`, ...writeStamp(x, writeToken, now)];
+  if (keyRuns) set.push(`${x.name(KEY_RUNS_ATTRIBUTE)} = ${x.value(keyRuns)}`);
   // Both keys of every slot: a record stored before its field was indexed has no partition key there yet.
   for (const [attribute, value] of Object.entries(indexAttributes(model, id, data))) set.push(`${x.name(attribute)} = ${x.value(value)}`);
   return {
     TableName: settings().TABLE_NAME,
     Key: itemKey(model, id),
     UpdateExpression: `SET ${set.join(', ')}`,
-    ConditionExpression: `${x.name(VERSION_ATTRIBUTE)} = ${x.value(item[VERSION_ATTRIBUTE])}`,
+    ConditionExpression: unchangedSince(x, item),
     ...x.attributes(),
   };
 }

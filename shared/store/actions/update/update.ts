@@ -14,7 +14,8 @@ import { mapPool } from '../../pool';
 import type { Item } from '../../query';
 import { settle } from '../../settle';
 import type { UpdateAnswer, UpdateRequest } from '../../types';
-import { isConditionFailure, landed, operationWriteToken, writtenBy } from '../../write-token';
+import { changeRecord } from '../../late-write';
+import { operationWriteToken, rememberedAfter, writtenBy } from '../../write-token';
 import { mergedData, updatedItem } from './merge';
 import { rereadParams, updateParams } from './params';
 import { inTime } from '../../../deadline';
@@ -52,8 +53,9 @@ async function validatedUpdates(model: Model, items: Item[], values: Record<stri
 
 /**
  * Writes one record, re-reading it when someone changed it in between; false when it no longer
- * matches. A record this bulk operation already wrote (its cursor sent again) counts as updated
- * and is not written twice.
+ * matches. A record this operation already wrote (its cursor sent again, or an Idempotency-Key's
+ * retry) counts as updated and is not written twice. Under a key, the record remembers the run
+ * (rememberedAfter), so that its retry still recognises the write after others changed the record.
  */
 async function updateOne(
   model: Model,
@@ -61,21 +63,22 @@ async function updateOne(
   first: Item,
   firstData: Record<string, unknown>,
   values: Record<string, unknown>,
-  deadline: number,
+  { deadline, keyed }: { deadline: number; keyed: boolean },
 ): Promise<boolean> {
   const id = first.id as string;
   let item: Item | undefined = first;
   let data = firstData;
   for (let attempt = 1; item; attempt++) {
     if (writtenBy(item, operation)) return true;
-    const writeToken = operationWriteToken(operation);
-    try {
-      await db().send(new UpdateCommand(updateParams(model, { item, data, writeToken, now: new Date().toISOString() })), inTime());
-      return true;
-    } catch (error) {
-      if (await landed(error, model, id, writeToken)) return true;
-      if (!isConditionFailure(error)) throw error;
-    }
+    const before: Item = item;
+    const keyRuns = keyed ? rememberedAfter(before, operation) : undefined;
+    const written = await changeRecord(
+      model,
+      before,
+      (writeToken) => new UpdateCommand(updateParams(model, { item: before, data, writeToken, now: new Date().toISOString(), keyRuns })),
+      { newToken: () => operationWriteToken(operation), ours: (stored) => writtenBy(stored, operation), deletes: false },
+    );
+    if (written) return true;
     await awaitTurn(attempt, id, deadline);
     item = (await db().send(new QueryCommand(rereadParams(model, filter, id)), inTime())).Items?.[0] as Item | undefined;
     if (item) {
@@ -101,7 +104,7 @@ export async function updateRecords(model: Model, request: UpdateRequest, option
   const results = await mapPool(
     items,
     LIMITS.writeConcurrency,
-    (item) => updateOne(model, matched, item, updates.get(item.id as string)!, request.values, deadline),
+    (item) => updateOne(model, matched, item, updates.get(item.id as string)!, request.values, { deadline, keyed: options.operation !== undefined }),
     beforeCutoff(deadline),
   );
   return settle('updated', results, matched, { model, fingerprint, request });

@@ -36,7 +36,7 @@ test('updatedItem carries the new data, its index keys and the next version', ()
   expect(next).toMatchObject({ d: { title: 'New' }, _version: 4, g2sk: '"New\u0000n1', g1sk: '!\u0000n1', _created_at: NOW, _w: 'w0' });
 });
 
-test('updateParams sets data, stamp, version, token and both keys of every index slot, on the condition of the version read', () => {
+test('updateParams sets data, stamp, version, token and both keys of every index slot, on the condition of the token read', () => {
   const shard = shardOf(note, 'n1');
   const params = updateParams(note, { item, data: { title: 'New', rank: 2 }, writeToken: 'w1', now: '2026-11-24T00:00:00.000Z' });
   const names = params.ExpressionAttributeNames!;
@@ -48,7 +48,12 @@ test('updateParams sets data, stamp, version, token and both keys of every index
       `g1pk = "note#rank#${shard}", g1sk = ${JSON.stringify(indexSortKey(2, 'n1'))}, ` +
       `g2pk = "note#title#${shard}", g2sk = ${JSON.stringify(indexSortKey('New', 'n1'))}`,
   );
-  expect(readable(params.ConditionExpression, names, values)).toBe('_version = 3');
+  expect(readable(params.ConditionExpression, names, values)).toBe('_w = "w0"');
+});
+
+test('under an Idempotency-Key, updateParams also sets the keyed runs the record remembers', () => {
+  const params = updateParams(note, { item, data: { title: 'New' }, writeToken: 'op.1', now: NOW, keyRuns: ['older', 'op'] });
+  expect(readable(params.UpdateExpression, params.ExpressionAttributeNames, params.ExpressionAttributeValues)).toContain('_k = ["older","op"]');
 });
 
 test("rereadParams queries the one item, consistently, filtered by the write's filter", () => {
