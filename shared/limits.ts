@@ -49,6 +49,12 @@ export const LIMITS = {
   /** How long a finished request's answer is replayed for its Idempotency-Key (the draft and Stripe: at least 24 h). */
   idempotencyKeepSeconds: 24 * 60 * 60,
   /**
+   * Milliseconds a request goes on trying to keep its answer under its Idempotency-Key, or to
+   * give the key back, when the database fails that write: a short outage then leaves no key
+   * held until the request's deadline.
+   */
+  idempotencySettleMs: 3_000,
+  /**
    * Bytes of an answer kept for replay: the key's item must stay within DynamoDB's 400 KB with
    * its other attributes. A larger answer is not kept; its key still stops a second write.
    */

@@ -8,6 +8,5 @@ import { deleteRequest } from './requests/delete';
 export const deleteOperation = recordOperation(
   'delete',
   deleteRequest,
-  (model, body, deadline, keyRun): Promise<z.infer<typeof deleteAnswerSchema>> =>
-    deleteRecords(model, body, { deadline, operation: keyRun?.operation, cursorKey }),
+  (model, body, deadline, keyRun): Promise<z.infer<typeof deleteAnswerSchema>> => deleteRecords(model, body, { deadline, keyRun, cursorKey }),
 );

@@ -8,6 +8,5 @@ import { updateRequest } from './requests/update';
 export const updateOperation = recordOperation(
   'update',
   updateRequest,
-  (model, body, deadline, keyRun): Promise<z.infer<typeof updateAnswerSchema>> =>
-    updateRecords(model, body, { deadline, operation: keyRun?.operation, cursorKey }),
+  (model, body, deadline, keyRun): Promise<z.infer<typeof updateAnswerSchema>> => updateRecords(model, body, { deadline, keyRun, cursorKey }),
 );

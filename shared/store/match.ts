@@ -8,6 +8,8 @@ import { shardOf } from './keys';
 import { indexReadiness } from './layout';
 import { ID_ORDER, planAccess } from './plan';
 import { countShard, readAll, type Item } from './query';
+import type { KeyRun } from './idempotency';
+import { CREATED_ATTRIBUTE } from './table';
 import type { BulkGuard } from './types';
 import { utf8Order } from './utf8-order';
 import { newWriteToken } from './write-token';
@@ -26,11 +28,24 @@ export interface Matched {
 export interface BulkOptions {
   /** When it stops and answers `complete: false` (ms since the epoch); without one it runs to the end. */
   deadline?: number;
-  /** The operation an Idempotency-Key's run names, so that a retry of a run whose outcome was unknown skips what it wrote. */
-  operation?: string;
+  /**
+   * The Idempotency-Key's run this call is (shared/store/idempotency.ts): its operation, so that
+   * a retry recognises what an earlier run wrote, and its first time, so that it acts only on
+   * records that existed then.
+   */
+  keyRun?: KeyRun;
   /** The key of its cursors (shared/store/cursor.ts); without one, a key of this process. */
   cursorKey?: CursorKey;
 }
+
+/** Records created no later than `time` (epoch ms). */
+const existedAt = (time: number): FilterNode => ({
+  kind: 'compare',
+  field: CREATED_ATTRIBUTE,
+  path: [CREATED_ATTRIBUTE],
+  op: 'lte',
+  operands: [new Date(time).toISOString()],
+});
 
 /**
  * Whether `items` are every record of the model. Each shard is counted (Select COUNT, strongly
@@ -65,13 +80,15 @@ export async function matchForWrite(
   model: Model,
   guard: BulkGuard,
   fingerprint: string,
-  { operation: keyOperation, cursorKey = PROCESS_CURSOR_KEY }: BulkOptions,
+  { keyRun, cursorKey = PROCESS_CURSOR_KEY }: BulkOptions,
 ): Promise<Matched> {
   const readiness = await indexReadiness(model);
   let filter = parseFilter(model, guard.filters);
   if (isMatchAll(filter) && guard.allow_all !== true) throw new EmptyFilter();
   // An Idempotency-Key's run names the operation, so a retry of a run whose outcome was unknown skips what it wrote.
-  let operation = keyOperation ?? newWriteToken();
+  let operation = keyRun?.operation ?? newWriteToken();
+  // A retry finishes the first run's work: a record created since that run began (another writer's) is not its to touch.
+  if (keyRun) filter = { kind: 'and', items: [filter, existedAt(keyRun.since)] };
   if (guard.cursor !== undefined) {
     const resume = await decodeResumeCursor(cursorKey, guard.cursor, model, fingerprint);
     // What an admin began with allow_all is not carried on without it, by a write token that holds its cursor.

@@ -370,3 +370,73 @@ describe('a write whose answer never comes is read back', () => {
     expect(stored._version).toBe(2);
   }, 30_000);
 });
+
+// Issue 30, finding 2: a keyed retry is recognised by what its run wrote, not by the record's last token.
+describe('keyed retries after outcome_unknown, with another writer in between', () => {
+  /** The run's writes land, their answers are lost, and the record cannot be read back: outcome_unknown. */
+  const landsUnseen = (id: string, command: string) => (c: Call) =>
+    c.id === id && (c.command === command || c.command === 'GetItem') ? { kind: 'reset' as const, after: c.command === command } : undefined;
+
+  test("an update's retry keeps the other writer's change and answers the first run's count", async () => {
+    await api.post(reaction('create'), { id: 'keyed-other', data: { user_id: 21, content: 'keyed-other' } });
+    const headers = { 'idempotency-key': 'unknown-update-other' };
+    const body = { filters: { id: 'keyed-other' }, values: { user_name: 'A' } };
+    const first = await withFaults(landsUnseen('keyed-other', 'UpdateItem'), () => api.post(reaction('update'), body, headers));
+    expect(first.result.body.data).toMatchObject({ error: 'outcome_unknown', unknown: 1 });
+    const other = await api.post(reaction('update'), { filters: { id: 'keyed-other' }, values: { user_name: 'B' } });
+    expect(other.body.data).toMatchObject({ updated: 1 });
+    const again = await api.post(reaction('update'), body, headers);
+    expect(again.status).toBe(200);
+    expect(again.body.data).toMatchObject({ updated: 1, complete: true });
+    const [stored] = (await tableSnapshot()).filter((i) => i.id === 'keyed-other');
+    expect(stored).toMatchObject({ d: { user_name: 'B' }, _version: 3 });
+  }, 30_000);
+
+  test("a create's retry answers 201 with its record though another writer changed it since, and the change stays", async () => {
+    const headers = { 'idempotency-key': 'unknown-create-other' };
+    const body = { id: 'keyed-made', data: { user_id: 22, content: 'keyed-made' } };
+    const first = await withFaults(landsUnseen('keyed-made', 'PutItem'), () => api.post(reaction('create'), body, headers));
+    expect(first.result.body.data).toEqual({ error: 'outcome_unknown', id: 'keyed-made' });
+    await api.post(reaction('update'), { filters: { id: 'keyed-made' }, values: { user_name: 'someone' } });
+    const again = await api.post(reaction('create'), body, headers);
+    expect(again.status).toBe(201);
+    expect(again.body.data).toMatchObject({ id: 'keyed-made', user_id: 22, content: 'keyed-made' });
+    // The answer is kept: the next retry replays it.
+    const replay = await api.post(reaction('create'), body, headers);
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    const stored = (await tableSnapshot()).filter((i) => i.id === 'keyed-made');
+    expect(stored).toHaveLength(1);
+    expect(stored[0]).toMatchObject({ d: { user_name: 'someone' }, _version: 2 });
+  }, 30_000);
+
+  test("a delete's retry does not delete a record another writer created after the first run began", async () => {
+    await api.post(reaction('create'), { id: 'keyed-gone', data: { user_id: 23, content: 'keyed-del' } });
+    const headers = { 'idempotency-key': 'unknown-delete-other' };
+    const body = { filters: { content: 'keyed-del' } };
+    const first = await withFaults(landsUnseen('keyed-gone', 'DeleteItem'), () => api.post(reaction('delete'), body, headers));
+    expect(first.result.body.data).toMatchObject({ error: 'outcome_unknown', unknown: 1 });
+    await api.post(reaction('create'), { id: 'keyed-newer', data: { user_id: 24, content: 'keyed-del' } });
+    const again = await api.post(reaction('delete'), body, headers);
+    expect(again.status).toBe(200);
+    expect((await tableSnapshot()).filter((i) => ['keyed-gone', 'keyed-newer'].includes(i.id as string)).map((i) => i.id)).toEqual(['keyed-newer']);
+  }, 30_000);
+
+  test('a key whose request failed with database_unavailable is given back once the database answers again, not held until its deadline', async () => {
+    const headers = { 'idempotency-key': 'given-back' };
+    const body = { id: 'given-back-record', data: { user_id: 25, content: 'given-back' } };
+    // The create is throttled (nothing written); giving the key back fails for more attempts than one call of the SDK makes, then the database is back.
+    const { result } = await withFaults(
+      (c) =>
+        (c.command === 'PutItem' && c.id === 'given-back-record') || (c.command === 'DeleteItem' && c.id === 'given-back' && c.nth <= LIMITS.dynamoAttempts + 1)
+          ? { kind: c.command === 'PutItem' ? 'throttling' : 'reset' }
+          : undefined,
+      () => api.post(reaction('create'), body, headers),
+    );
+    expect(result.body.data.error).toBe('database_unavailable');
+    // Given back before the answer: no claim of it is left in the table.
+    expect((await tableSnapshot()).filter((i) => i.sk === 'given-back' && String(i.pk).startsWith('_idempotency#'))).toEqual([]);
+    const again = await api.post(reaction('create'), body, headers);
+    expect(again.status).toBe(201);
+  }, 30_000);
+});

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { LIMITS } from '../../limits';
+import { currentCutoff } from '../../deadline';
 import { causeOf, log } from '../../log';
 import { claimKey, keepAnswer, leaveUnknown, releaseKey, type HeldKey } from '../../store/idempotency';
 import { ApiError } from '../errors';
@@ -96,11 +97,20 @@ export const idempotency = () => ({
  * lease (the function's deadline) passes, and a retry after that takes the run over.
  */
 async function settleKey(claimed: HeldKey, answer: HttpResult | 'unknown' | undefined): Promise<void> {
-  try {
-    if (answer === 'unknown') await leaveUnknown(claimed);
-    else if (answer) await keepAnswer(claimed, { status: answer.statusCode, headers: answer.headers, body: answer.body ?? '' });
-    else await releaseKey(claimed);
-  } catch (error) {
-    log.warn('idempotency_key_not_settled', causeOf(error));
+  const settleOnce = () => {
+    if (answer === 'unknown') return leaveUnknown(claimed);
+    if (answer) return keepAnswer(claimed, { status: answer.statusCode, headers: answer.headers, body: answer.body ?? '' });
+    return releaseKey(claimed);
+  };
+  // The database that just failed the request often fails this too: a few more tries within a moment,
+  // so that a retry after it recovers finds the key given back (or the answer kept), not held until the lease ends.
+  const giveUpAt = Math.min(Date.now() + LIMITS.idempotencySettleMs, currentCutoff() ?? Number.POSITIVE_INFINITY);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await settleOnce();
+    } catch (error) {
+      if (Date.now() + 250 >= giveUpAt) return log.warn('idempotency_key_not_settled', causeOf(error));
+      await new Promise((resolve) => setTimeout(resolve, Math.min(100 * 2 ** attempt, 500)));
+    }
   }
 }

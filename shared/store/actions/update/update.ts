@@ -104,7 +104,7 @@ export async function updateRecords(model: Model, request: UpdateRequest, option
   const results = await mapPool(
     items,
     LIMITS.writeConcurrency,
-    (item) => updateOne(model, matched, item, updates.get(item.id as string)!, request.values, { deadline, keyed: options.operation !== undefined }),
+    (item) => updateOne(model, matched, item, updates.get(item.id as string)!, request.values, { deadline, keyed: options.keyRun !== undefined }),
     beforeCutoff(deadline),
   );
   return settle('updated', results, matched, { model, fingerprint, request });
