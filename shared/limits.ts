@@ -55,6 +55,11 @@ export const LIMITS = {
    */
   idempotencySettleMs: 3_000,
   /**
+   * Bytes of record ids a keyed bulk write keeps with its key before writing (about 1,700 ULIDs
+   * as stored); the answer kept afterwards replaces them, so the two never share the 400 KB item.
+   */
+  maxKeptPlanBytes: 48 * 1024,
+  /**
    * Bytes of an answer kept for replay: the key's item must stay within DynamoDB's 400 KB with
    * its other attributes. A larger answer is not kept; its key still stops a second write.
    */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DeleteCommand, GetCommand, PutCommand, type PutCommandInput } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type PutCommandInput } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../config';
 import { inTime } from '../deadline';
 import { LIMITS } from '../limits';
@@ -24,12 +24,17 @@ export interface KeptAnswer {
 
 /**
  * What every run of one key shares, so that a run after one whose outcome is unknown recognises
- * that run's writes: the operation's token (its writes' tokens start with it) and the time of
- * the first run (the time part of the ids it made).
+ * that run's writes: the operation's token (its writes' tokens start with it), the time of the
+ * first run (the time part of the ids it made), and the records a bulk update or delete set out
+ * to change, kept before its first write (`plan`), so that a retry finishes that work and counts
+ * what the first run did, even records it deleted.
  */
 export interface KeyRun {
   operation: string;
   since: number;
+  plan?: ReadonlyArray<string>;
+  /** Keeps the ids a bulk write is about to change with the key (a no-op for a plan too large to keep). */
+  keepPlan?: (ids: ReadonlyArray<string>) => Promise<void>;
 }
 
 export type Claim =
@@ -50,6 +55,7 @@ interface KeyItem {
   token: string;
   op: string;
   since: number;
+  plan?: string[];
   status?: number;
   answer?: KeptAnswer;
 }
@@ -102,9 +108,15 @@ export async function claimKey(scope: string, idempotencyKey: string, fingerprin
     if (held.fp !== fingerprint) return { kind: 'mismatch' };
     if (held.st === 'done') return { kind: 'done', answer: held.answer, status: held.status ?? 200 };
     if (held.lease >= Date.now()) return { kind: 'in_flight' };
-    const taken: KeyRun = { operation: held.op, since: held.since };
+    const taken: KeyRun = { operation: held.op, since: held.since, ...(held.plan ? { plan: held.plan } : {}) };
     const over = await putKey(
-      keyItem(scope, idempotencyKey, fingerprint, token, { st: 'running', lease: leaseUntil, op: taken.operation, since: taken.since }),
+      keyItem(scope, idempotencyKey, fingerprint, token, {
+        st: 'running',
+        lease: leaseUntil,
+        op: taken.operation,
+        since: taken.since,
+        ...(held.plan ? { plan: held.plan } : {}),
+      }),
       {
         ConditionExpression: '#token = :held',
         ExpressionAttributeNames: { '#token': 'token' },
@@ -152,8 +164,33 @@ export async function keepAnswer(held: HeldKey, answer: KeptAnswer): Promise<voi
  * this run may have written instead of writing it again.
  */
 export async function leaveUnknown(held: HeldKey): Promise<void> {
-  const { operation: op, since } = held.run;
-  await putKey(keyItem(held.scope, held.key, held.fingerprint, held.token, { st: 'running', lease: 0, op, since }), heldBy(held.token));
+  const { operation: op, since, plan } = held.run;
+  await putKey(
+    keyItem(held.scope, held.key, held.fingerprint, held.token, { st: 'running', lease: 0, op, since, ...(plan ? { plan: [...plan] } : {}) }),
+    heldBy(held.token),
+  );
+}
+
+/**
+ * Keeps the ids a keyed bulk write is about to change with its key, before the first write: a
+ * later run of the key (after outcome_unknown, or after the answer could not be kept) works on
+ * these and counts the ones already gone as done. Only while this request holds the key; a plan
+ * over LIMITS.maxKeptPlanBytes is not kept, and a retry of such a run matches afresh.
+ */
+export async function keepPlan(held: HeldKey, ids: ReadonlyArray<string>): Promise<void> {
+  if (ids.reduce((bytes, id) => bytes + Buffer.byteLength(id, 'utf8') + 3, 0) > LIMITS.maxKeptPlanBytes) return;
+  await db().send(
+    new UpdateCommand({
+      TableName: settings().TABLE_NAME,
+      Key: key(held.scope, held.key),
+      UpdateExpression: 'SET #plan = :plan',
+      ConditionExpression: '#token = :token',
+      ExpressionAttributeNames: { '#plan': 'plan', '#token': 'token' },
+      ExpressionAttributeValues: { ':plan': [...ids], ':token': held.token },
+    }),
+    inTime(),
+  );
+  held.run.plan = ids;
 }
 
 /** Gives the key back after an answer that wrote nothing (a 5xx), so a retry runs afresh. */

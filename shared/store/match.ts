@@ -12,7 +12,12 @@ import type { KeyRun } from './idempotency';
 import { CREATED_ATTRIBUTE } from './table';
 import type { BulkGuard } from './types';
 import { utf8Order } from './utf8-order';
-import { newWriteToken } from './write-token';
+import { currentItem, newWriteToken, writtenBy } from './write-token';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { inTime } from '../deadline';
+import { db } from './client';
+import { mapPool } from './pool';
+import { rereadParams } from './actions/update/params';
 
 export interface Matched {
   filter: FilterNode;
@@ -22,6 +27,11 @@ export interface Matched {
   operation: string;
   /** The key this call's cursors are checked and signed with. */
   cursorKey: CursorKey;
+  /**
+   * A keyed retry's records of its run's plan that it no longer reaches: `gone` (no longer
+   * stored) and `stale` (stored, not written by the run, no longer matching).
+   */
+  planned?: { gone: number; stale: number };
 }
 
 /** How a bulk update or delete runs, as its caller says. */
@@ -97,10 +107,41 @@ export async function matchForWrite(
     operation = resume.operation ?? operation;
     filter = { kind: 'and', items: [filter, { kind: 'compare', field: 'id', path: ['id'], op: 'gt', operands: [resume.after] }] };
   }
+  if (keyRun?.plan) return { ...(await plannedItems(model, filter, keyRun.plan, operation)), operation, cursorKey };
   const maxAffected = guard.max_affected ?? LIMITS.maxAffected;
   const { items, truncated } = await readAll({ plan: planAccess(model, filter, ID_ORDER, readiness), filter, consistent: true }, maxAffected);
   if (truncated) throw new TooManyMatches(maxAffected);
   if (guard.allow_all !== true && items.length >= 2 && (await isWholeModel(model, items))) throw new MatchesAll(model.name, items.length);
   items.sort((a, b) => utf8Order(a.id as string, b.id as string));
+  // Before the first write, so that a retry of this run works on the same records and counts what this one did.
+  await keyRun?.keepPlan?.(items.map((item) => item.id as string));
   return { filter, items, operation, cursorKey };
+}
+
+/**
+ * A keyed retry's records: those its run planned to change (KeyRun.plan), each read again. A
+ * record the run already wrote is kept (its write is recognised and counted, not made again), as
+ * is one that still matches; the others are counted apart, so that the answer counts what the
+ * whole run did.
+ */
+async function plannedItems(
+  model: Model,
+  filter: FilterNode,
+  plan: ReadonlyArray<string>,
+  operation: string,
+): Promise<Pick<Matched, 'filter' | 'items' | 'planned'>> {
+  const planned = { gone: 0, stale: 0 };
+  const items: Item[] = [];
+  const reads = await mapPool(plan, LIMITS.writeConcurrency, async (id) => {
+    const stored = await currentItem(model, id);
+    if (!stored || writtenBy(stored, operation)) return stored ?? 'gone';
+    return ((await db().send(new QueryCommand(rereadParams(model, filter, id)), inTime())).Items?.[0] as Item | undefined) ?? 'stale';
+  });
+  for (const read of reads) {
+    if (read.status === 'rejected') throw read.reason;
+    if (read.value === 'gone' || read.value === 'stale') planned[read.value] += 1;
+    else items.push(read.value);
+  }
+  items.sort((a, b) => utf8Order(a.id as string, b.id as string));
+  return { filter, items, planned };
 }

@@ -43,14 +43,18 @@ export async function settle<K extends keyof Answers>(
   const failures = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
   const inDoubt = failures.filter((reason) => reason instanceof OutcomeUnknown);
   const unknown = inDoubt.length > 0 ? { unknown: inDoubt.length } : {};
-  const changed = results.filter((r) => r.status === 'fulfilled' && r.value).length;
+  // A keyed retry's planned records that are gone were deleted by its run: a delete counts them as done, an update as skipped.
+  const { gone = 0, stale = 0 } = matched.planned ?? {};
+  const changed = results.filter((r) => r.status === 'fulfilled' && r.value).length + (key === 'deleted' ? gone : 0);
+  const reachedNone = key === 'deleted' ? stale : gone + stale;
+  const matchedCount = matched.items.length + gone + stale;
   const firstFailure = results.findIndex((r) => r.status === 'rejected');
   if (firstFailure >= 0 && changed === 0) {
-    const counts = { [key]: 0, matched: matched.items.length, failed: failures.length - inDoubt.length, ...unknown } as BulkCounts;
+    const counts = { [key]: 0, matched: matchedCount, failed: failures.length - inDoubt.length, ...unknown } as BulkCounts;
     throw new PartialWrite(inDoubt[0] ?? failures[0], counts);
   }
   const reached = firstFailure >= 0 ? firstFailure : results.length;
   const nextCursor = await resumeCursor(cursorOf.model, cursorOf.fingerprint, cursorOf.request, matched, reached);
-  const skipped = results.filter((r) => r.status === 'fulfilled' && !r.value).length;
-  return { [key]: changed, matched: matched.items.length, skipped, ...unknown, complete: nextCursor === null, next_cursor: nextCursor } as Answers[K];
+  const skipped = results.filter((r) => r.status === 'fulfilled' && !r.value).length + reachedNone;
+  return { [key]: changed, matched: matchedCount, skipped, ...unknown, complete: nextCursor === null, next_cursor: nextCursor } as Answers[K];
 }

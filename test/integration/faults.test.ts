@@ -440,3 +440,30 @@ describe('keyed retries after outcome_unknown, with another writer in between', 
     expect(again.status).toBe(201);
   }, 30_000);
 });
+
+describe('a keyed bulk write whose answer could not be kept', () => {
+  test("its retry (once the first run's lease has passed) answers the count of the first run, from the plan kept with the key", async () => {
+    const ids = ['plan-0', 'plan-1', 'plan-2'];
+    await api.post(reaction('create'), { data: ids.map((_, i) => ({ user_id: 30 + i, content: 'planned' })), ids });
+    // One record the filter leaves, so that it does not match the whole model (matches_all).
+    await api.post(reaction('create'), { id: 'plan-other', data: { user_id: 33, content: 'unplanned' } });
+    const headers = { 'idempotency-key': 'lost-kept-answer' };
+    const body = { filters: { content: 'planned' } };
+    // Keeping the answer (a PutItem of the key's item after its claim) fails; the plan (an UpdateItem) was kept before the first delete.
+    const first = await withFaults(
+      (c) => (c.command === 'PutItem' && c.id === 'lost-kept-answer' && c.nth > 1 ? { kind: 'throttling' } : undefined),
+      () => api.post(reaction('delete'), body, headers),
+    );
+    expect(first.result.status).toBe(200);
+    expect(first.result.body.data).toMatchObject({ deleted: 3, matched: 3 });
+    expect((await tableSnapshot()).filter((i) => ids.includes(i.id as string))).toEqual([]);
+    // The key is held until the first request's deadline; then its run is taken over.
+    let again = await api.post(reaction('delete'), body, headers);
+    for (let tries = 0; again.status === 409 && tries < 30; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      again = await api.post(reaction('delete'), body, headers);
+    }
+    expect(again.status).toBe(200);
+    expect(again.body.data).toMatchObject({ deleted: 3, matched: 3, skipped: 0, complete: true });
+  }, 60_000);
+});

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { LIMITS } from '../../limits';
 import { currentCutoff } from '../../deadline';
 import { causeOf, log } from '../../log';
-import { claimKey, keepAnswer, leaveUnknown, releaseKey, type HeldKey } from '../../store/idempotency';
+import { claimKey, keepAnswer, keepPlan, leaveUnknown, releaseKey, type HeldKey } from '../../store/idempotency';
 import { ApiError } from '../errors';
 import { classify, errorAnswer, type HttpResult } from '../respond';
 import { answerOf } from './answer';
@@ -53,10 +53,12 @@ export const idempotency = () => ({
     const fingerprint = fingerprintOf(request);
     const claim = await claimKey(scope, key, fingerprint, request.context.apiRequest!.deadline);
     switch (claim.kind) {
-      case 'claimed':
-        request.context.idempotencyClaim = { scope, key, fingerprint, token: claim.token, run: claim.run };
-        request.context.apiRequest!.keyRun = claim.run;
+      case 'claimed': {
+        const held: HeldKey = { scope, key, fingerprint, token: claim.token, run: claim.run };
+        request.context.idempotencyClaim = held;
+        request.context.apiRequest!.keyRun = { ...claim.run, keepPlan: (ids) => keepPlan(held, ids) };
         return;
+      }
       case 'mismatch':
         throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was used for a different request; send a new key with a new request', {
           details: [{ path: 'headers.idempotency-key', message: 'used for a different request' }],
