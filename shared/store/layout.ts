@@ -75,7 +75,8 @@ export async function readLayout(model: Model): Promise<Layout | undefined> {
 }
 
 /** The kind of value an index sort key encodes (shared/store/keys.ts: strings `"...`, numbers `0...` to `2...`), or undefined for a missing one. */
-const kindOfKey = (key: string | undefined): IndexKind | undefined => (key?.startsWith('"') ? 'string' : key && key[0] >= '0' && key[0] <= '2' ? 'number' : undefined);
+const kindOfKey = (key: string | undefined): IndexKind | undefined =>
+  key?.startsWith('"') ? 'string' : key && key[0] >= '0' && key[0] <= '2' ? 'number' : undefined;
 
 /** Up to this many records of each shard tell the layout of data stored before layouts were recorded. */
 const PROBE_RECORDS = 25;

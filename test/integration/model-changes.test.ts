@@ -8,6 +8,7 @@ import { defineModel, type Model } from '../../shared/models/define';
 import { db } from '../../shared/store/client';
 import { layoutKey } from '../../shared/store/layout';
 import { useApi } from '../support/api';
+import { spyOnLog } from '../support/log';
 import { shardOf } from '../../shared/store/keys';
 import { startSteerableProxy } from '../support/steerable-proxy';
 import { tableSnapshot } from '../support/table-snapshot';
@@ -143,6 +144,20 @@ describe('1. a field appended to indexed', () => {
       ],
       progress: { records_done: 0, shard: 0, shards: 1 },
     });
+  });
+
+  test('that 503 is an expected answer: logged by its request line, never as an error with a stack', async () => {
+    const info = spyOnLog('info');
+    const errors = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      expect((await post('list', { order_by: '-b' })).status).toBe(503);
+      expect(errors).not.toHaveBeenCalled();
+      const lines = info.mock.calls.map(([line]) => JSON.parse(String(line)));
+      expect(lines).toContainEqual(expect.objectContaining({ level: 'info', code: 'request', status: 503, error: 'index_building', model: 'evolving' }));
+    } finally {
+      errors.mockRestore();
+      info.mockRestore();
+    }
   });
 
   test('writes during the build keep the answers exact, and a build stopped half-way resumes where it stopped', async () => {
