@@ -26,7 +26,7 @@ import { isTimeout, isUnavailable, misconfiguration, refusedForSize, type Miscon
 import { settings } from '../config';
 import { stringifyExactJson } from '../json/exact-json';
 import { failure, success } from './envelope';
-import { ApiError } from './errors';
+import { ApiError, type ErrorCode } from './errors';
 import { causeOf, log } from '../log';
 import { countMisconfiguration } from '../health/emf';
 
@@ -151,11 +151,18 @@ export function classify(error: unknown): ApiError {
 export const errorAnswer = (apiError: ApiError): HttpResult =>
   jsonResult(apiError.status, failure(apiError.code, apiError.message, apiError.extra), apiError.headers);
 
+/**
+ * 5xx answers that are the service working as designed, not a fault to look into: an order by an
+ * index still building is answered 503 until its build is done. Like every 4xx, the request's
+ * own log line (its status and code, at info) records them.
+ */
+const EXPECTED_5XX: ReadonlySet<ErrorCode> = new Set(['index_building']);
+
 export function errorResult(thrown: unknown): HttpResult {
   const apiError = classify(thrown);
   // A store error that wraps another logs that one: the SDK's name and stack are what a person needs.
   const error = thrown instanceof StoreError && thrown.cause !== undefined ? thrown.cause : thrown;
-  if (apiError.status >= 500) log.error(apiError.code, causeOf(error, { stack: true }));
+  if (apiError.status >= 500 && !EXPECTED_5XX.has(apiError.code)) log.error(apiError.code, causeOf(error, { stack: true }));
   if (apiError.code === 'misconfigured') countMisconfiguration();
   return errorAnswer(apiError);
 }

@@ -50,6 +50,8 @@ export interface Model<S extends ModelSchema = ModelSchema, I extends string = s
   readonly description: string;
   readonly schema: S;
   readonly indexed: ReadonlyArray<I>;
+  /** indexKinds[N]: what indexed[N] holds as its index keys encode it (numbers and strings encode apart), sorted. */
+  readonly indexKinds: ReadonlyArray<ReadonlyArray<IndexKind>>;
   readonly shards: number;
   readonly access: ModelAccess;
   readonly retention?: (data: Record<string, unknown>) => number | undefined;
@@ -62,6 +64,9 @@ export interface Model<S extends ModelSchema = ModelSchema, I extends string = s
 type ObjectSchema = FieldSchema & { properties: Record<string, FieldSchema> };
 
 export type ModelRecord<M extends Model> = zm.infer<M['schema']>;
+
+/** What an index key tells apart of an indexed field's values. */
+export type IndexKind = 'number' | 'string';
 
 /** What list can order a model's records by: id, and each indexed field (whose index keys sort). */
 export const sortableFields = <I extends string>(model: Model<ModelSchema, I>): Array<'id' | I> => ['id', ...model.indexed];
@@ -105,12 +110,13 @@ export function defineModel<S extends ModelSchema, const I extends keyof zm.infe
   }
   const indexed: ReadonlyArray<I> = options.indexed ?? [];
   if (indexed.length > MAX_INDEXED_FIELDS) throw new Error(`model ${name}: at most ${MAX_INDEXED_FIELDS} indexed fields`);
-  for (const field of indexed) {
+  const indexKinds = indexed.map((field) => {
     const types = typesOf(zm.toJSONSchema(schema.shape[field], { io: 'input' }) as FieldSchema);
     if (types.length === 0 || !types.every((t) => t === 'string' || t === 'number' || t === 'integer')) {
       throw new Error(`model ${name}: indexed field ${field} must be a string or a number`);
     }
-  }
+    return [...new Set(types.map((t): IndexKind => (t === 'string' ? 'string' : 'number')))].sort();
+  });
   const shards = options.shards ?? 1;
   if (!Number.isInteger(shards) || shards < 1 || shards > LIMITS.maxShards) throw new Error(`model ${name}: shards must be 1..${LIMITS.maxShards}`);
   const built: Partial<Record<'input' | 'output', ObjectSchema>> = {};
@@ -126,6 +132,7 @@ export function defineModel<S extends ModelSchema, const I extends keyof zm.infe
     description,
     schema,
     indexed,
+    indexKinds,
     shards,
     access: options.access ?? 'read_write',
     retention: options.retention as Model['retention'],

@@ -142,7 +142,8 @@ export function filterComponents(models: ReadonlyArray<Model>): Record<string, J
         type: 'object',
         description:
           `A ${model.name} filter: keys at one level are ANDed; a field name (or a dotted path into an object field) takes a value, null, a list or operators. ` +
-          `At most ${LIMITS.maxFilterDepth} levels and ${LIMITS.maxFilterConditions} conditions.`,
+          `At most ${LIMITS.maxFilterDepth} levels, ${LIMITS.maxFilterConditions} conditions, ${LIMITS.maxFilterExpressionLength} characters once compiled, ` +
+          `and ${LIMITS.maxFilterStringLength} characters (Unicode code points) per string.`,
         properties: { ...properties, $and: logic, $or: logic, $not: ref(self) },
         ...(Object.keys(patternProperties).length > 0 ? { patternProperties } : {}),
         additionalProperties: false,

@@ -4,6 +4,7 @@ import { stringifyExactJson } from '../json/exact-json';
 import type { Model } from '../models/define';
 import type { AccessPlan } from './plan';
 import { InvalidCursor } from './errors';
+import { canonicalFilter, sortedKeys } from './filter/canonical';
 import { idOfIndexSortKey, VALUE_END } from './keys';
 
 /**
@@ -39,9 +40,15 @@ const sign = async (key: CursorKey, payload: string) =>
     .update(payload)
     .digest('base64url');
 
+/**
+ * What a cursor is bound to: the request's filter by its meaning (canonicalFilter: key order and
+ * `{"$eq": v}` for `v` do not matter) and the rest of the request (order_by, or an update's values,
+ * whose key order does not matter either). A filter already in that form hashes as it did before
+ * 2026-11-27, so the cursors issued for it then still resume.
+ */
 export function queryFingerprint(filters: unknown, orderBy: unknown): string {
   return createHash('sha256')
-    .update(stringifyExactJson({ filters: filters ?? {}, orderBy: orderBy ?? null }))
+    .update(stringifyExactJson({ filters: canonicalFilter(filters ?? {}), orderBy: sortedKeys(orderBy ?? null) }))
     .digest('base64url')
     .slice(0, 22);
 }
@@ -68,7 +75,11 @@ async function openCursor(key: CursorKey, cursor: string, model: Model, fingerpr
   }
   const head = zm.looseObject({ m: zm.string(), q: zm.string() }).safeParse(decoded);
   if (!head.success || head.data.m !== model.name) throw refuse(`The cursor belongs to another model than ${model.name}`);
-  if (head.data.q !== fingerprint) throw refuse('The cursor was issued for another request; send the same filters (and order_by or values) with it');
+  if (head.data.q !== fingerprint) {
+    throw refuse(
+      'The cursor was issued for another request; send the same filters (in any key order) and order_by or values with it. A cursor issued before 2026-11-27 for a request with keys out of alphabetical order or a {"$eq": ...} cannot resume: start again without it',
+    );
+  }
   return head.data;
 }
 

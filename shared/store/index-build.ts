@@ -17,7 +17,8 @@ import { isConditionFailure } from './write-token';
 export const schemaFingerprint = (model: Model): string => createHash('sha256').update(JSON.stringify(model.storedSchema)).digest('base64url').slice(0, 16);
 
 const same = (a: Layout, b: Layout) =>
-  JSON.stringify([a.slots, a.shards, a.building, a.progress, a.schema]) === JSON.stringify([b.slots, b.shards, b.building, b.progress, b.schema]);
+  JSON.stringify([a.slots, a.kinds, a.shards, a.building, a.progress, a.schema]) ===
+  JSON.stringify([b.slots, b.kinds, b.shards, b.building, b.progress, b.schema]);
 
 /** Writes `next` over the layout read as `stored` (none: over nothing); false when someone recorded another in between. */
 async function saveLayout(model: Model, stored: Layout | undefined, next: Layout): Promise<boolean> {

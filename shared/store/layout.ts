@@ -1,7 +1,7 @@
 import { inTime } from '../deadline';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../config';
-import type { Model } from '../models/define';
+import type { IndexKind, Model } from '../models/define';
 import { db } from './client';
 import { IndexBuilding, LayoutMismatch } from './errors';
 import { partitionKey, shardOf } from './keys';
@@ -10,8 +10,8 @@ import { shardPage } from './query';
 import { INDEX_SLOTS, TABLE_KEY } from './table';
 
 /**
- * What the stored records of a model were written with: which field each index slot holds, how
- * many shards, and which slots are still being filled for records written before their field was
+ * What the stored records of a model were written with: which field each index slot holds and
+ * what kinds of value its keys encode, how many shards, and which slots are still being filled for records written before their field was
  * indexed. One item per model under a partition no model can have (model names start with a
  * letter), holding no index key, so no index and no model's query ever reads it.
  */
@@ -28,6 +28,11 @@ export interface BuildProgress {
 export interface Layout {
   /** slots[N] is the field index slot N holds. */
   slots: string[];
+  /**
+   * kinds[N]: the kinds of value slot N's keys may hold (its field's declared ones, or those seen
+   * in stored keys). A layout recorded before kinds were has none, and takes the definition's.
+   */
+  kinds?: IndexKind[][];
   shards: number;
   /** The fields of the last slots whose entries are not yet written for every record: never read through. */
   building: string[];
@@ -43,8 +48,11 @@ export const layoutKey = (model: Model) => ({ [TABLE_KEY.partitionKey]: LAYOUT_P
 export const NO_PROGRESS: BuildProgress = { shard: 0, after: null, done: 0 };
 
 /** The layout a model's definition asks for, every index ready: what an empty model is given. */
+const kindsOf = (model: Model): IndexKind[][] => model.indexKinds.map((kinds) => [...kinds]);
+
 export const layoutOf = (model: Model, version = 0): Layout => ({
   slots: [...model.indexed],
+  kinds: kindsOf(model),
   shards: model.shards,
   building: [],
   progress: NO_PROGRESS,
@@ -57,6 +65,7 @@ export async function readLayout(model: Model): Promise<Layout | undefined> {
   if (!item) return undefined;
   return {
     slots: item.slots as string[],
+    kinds: item.kinds as IndexKind[][] | undefined,
     shards: Number(item.shards),
     building: (item.building as string[]) ?? [],
     progress: (item.progress as BuildProgress | undefined) ?? NO_PROGRESS,
@@ -64,6 +73,10 @@ export async function readLayout(model: Model): Promise<Layout | undefined> {
     version: Number(item.version),
   };
 }
+
+/** The kind of value an index sort key encodes (shared/store/keys.ts: strings `"...`, numbers `0...` to `2...`), or undefined for a missing one. */
+const kindOfKey = (key: string | undefined): IndexKind | undefined =>
+  key?.startsWith('"') ? 'string' : key && key[0] >= '0' && key[0] <= '2' ? 'number' : undefined;
 
 /** Up to this many records of each shard tell the layout of data stored before layouts were recorded. */
 const PROBE_RECORDS = 25;
@@ -77,7 +90,8 @@ export async function holdsData(model: Model, shards: number): Promise<boolean> 
 /**
  * The layout of records stored with no layout recorded (by a release before layouts were), as
  * their own keys tell it: the field of each index slot is in its partition key
- * (`<model>#<field>#<shard>`), a slot no record has is a field indexed since, and a record in a
+ * (`<model>#<field>#<shard>`) and the kinds of its values in its sort key, a slot no record has
+ * is a field indexed since, and a record in a
  * partition its id does not hash to under today's shard count was stored with another one.
  * Undefined when the model holds nothing. Shards lowered since cannot be seen: their records
  * are in partitions the definition no longer reads.
@@ -88,16 +102,19 @@ export async function inferLayout(model: Model): Promise<Layout | undefined> {
   if (items.length === 0) return undefined;
   const misplaced = items.some((item) => item[TABLE_KEY.partitionKey] !== partitionKey(model, shardOf(model, item.id as string)));
   const slots: string[] = [];
+  const kinds: IndexKind[][] = [];
   const building: string[] = [];
   for (const slot of INDEX_SLOTS) {
     const fields = new Set(items.map((item) => (item[slot.partitionKey] as string | undefined)?.split('#')[1]));
     const field = [...fields].find((f) => f !== undefined);
     if (field === undefined) break;
     slots.push(field);
+    const seen = new Set(items.map((item) => kindOfKey(item[slot.sortKey] as string | undefined)));
+    kinds.push((['number', 'string'] as const).filter((kind) => seen.has(kind)));
     // Some records hold the slot and some do not: written before and after the field was indexed.
     if (fields.has(undefined)) building.push(field);
   }
-  return { slots, shards: misplaced ? Number.NaN : model.shards, building, progress: NO_PROGRESS, version: 0 };
+  return { slots, kinds, shards: misplaced ? Number.NaN : model.shards, building, progress: NO_PROGRESS, version: 0 };
 }
 
 /** How the definition differs from the stored layout in a way stored records cannot follow, with what to do; undefined when they can. */
@@ -114,6 +131,17 @@ export function incompatibleChange(model: Model, stored: Layout): { change: stri
     return {
       change: `its records are indexed as [${stored.slots.join(', ')}], but its definition says indexed: [${model.indexed.join(', ')}], which drops or reorders an index slot`,
       fix: `keep [${stored.slots.join(', ')}] first and in that order (indexed fields are append only: add new ones at the end), or move the records to a new model`,
+    };
+  }
+  // Keys encode numbers and strings apart, and a filter takes only what the field holds now: a
+  // kind dropped from an indexed field leaves its stored values refused by filters and unfound.
+  const narrowed = stored.slots.findIndex((_, i) => (stored.kinds?.[i] ?? []).some((kind) => !model.indexKinds[i].includes(kind)));
+  if (narrowed >= 0) {
+    const field = stored.slots[narrowed];
+    const was = stored.kinds![narrowed].join(' and ');
+    return {
+      change: `its records' index on ${field} holds ${was} values, but its definition says ${field} holds ${model.indexKinds[narrowed].join(' or ')}, so filters would refuse the stored values and the index would not find them`,
+      fix: `declare ${field} to hold ${was} again (a union with the new type is fine), or move the records to a new model`,
     };
   }
   return undefined;
@@ -135,10 +163,12 @@ export async function resolveLayout(model: Model, recorded?: Layout): Promise<La
     if (await holdsData(model, shards)) throw new LayoutMismatch(model.name, incompatible.change, incompatible.fix);
     return layoutOf(model, stored.version);
   }
+  // Every stored kind is one the definition holds, so from now on its keys may hold the definition's.
+  const kept = { ...stored, kinds: kindsOf(model) };
   const added = model.indexed.slice(stored.slots.length);
-  if (added.length === 0) return stored;
-  if (!(await holdsData(model, model.shards))) return { ...stored, slots: [...model.indexed] };
-  return { ...stored, slots: [...model.indexed], building: [...stored.building, ...added], progress: NO_PROGRESS };
+  if (added.length === 0) return kept;
+  if (!(await holdsData(model, model.shards))) return { ...kept, slots: [...model.indexed] };
+  return { ...kept, slots: [...model.indexed], building: [...stored.building, ...added], progress: NO_PROGRESS };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { withinCharacters } from '../characters';
 import { LIMITS } from '../limits';
 import { sortableFields, type Model } from '../models/define';
 import { isMatchAll, type FilterNode } from './filter/ast';
@@ -136,13 +137,13 @@ const NOTHING = 'nothing';
 /**
  * The key condition an id comparison can be sent as, NOTHING, or undefined when the filter alone
  * must decide it. DynamoDB refuses an empty string as a key value (a 500 before) and one over
- * 1,024 bytes; ids are 1 to LIMITS.maxIdLength characters, so those operands are decided here by
+ * 1,024 bytes; ids are 1 to LIMITS.maxIdLength characters (code points, as create counts them), so those operands are decided here by
  * that fact: `= ""`, `< ""`, `<= ""`, and `=` or `begins_with` of a longer string match nothing;
  * `> ""`, `>= ""` and `begins_with ""` are no narrowing (the filter, which takes "", keeps the
  * answer exact); `between ["", b]` is `<= b`. A range bound longer than an id is left to the filter.
  */
 function idKey(c: Compare): Compare | typeof NOTHING | undefined {
-  const fits = (v: unknown) => typeof v === 'string' && v.length <= LIMITS.maxIdLength;
+  const fits = (v: unknown) => typeof v === 'string' && withinCharacters(v, LIMITS.maxIdLength);
   const [a, b] = c.operands;
   if (a === '') {
     if (c.op === 'eq' || c.op === 'lt' || c.op === 'lte' || (c.op === 'between' && b === '')) return NOTHING;

@@ -25,5 +25,10 @@ export function toRecord(item: Item, fields?: ReadonlyArray<string>): ApiRecord 
 export function checkFields(model: Model, fields: ReadonlyArray<string> | undefined): void {
   const known = new Set([...Object.keys(SYSTEM_FIELDS), ...Object.keys(model.storedSchema.properties)]);
   const unknown = (fields ?? []).find((f) => !known.has(f));
-  if (unknown !== undefined) throw new UnknownField(model.name, unknown, { path: 'fields', message: `unknown field ${unknown}` }, [...known]);
+  if (unknown === undefined) return;
+  // Paths reach into objects in filters; a projection of part of a field is not offered.
+  const whole = unknown.split('.')[0];
+  const message =
+    unknown.includes('.') && known.has(whole) ? `fields names whole fields: ask for "${whole}" (dotted paths are for filters)` : `unknown field ${unknown}`;
+  throw new UnknownField(model.name, unknown, { path: 'fields', message }, [...known]);
 }

@@ -63,3 +63,45 @@ describe('cursors the service did not issue for this query are 400 invalid_curso
     expect(next.body.data.items.map((r: { id: string }) => r.id)).toEqual(['a2', 'a3']);
   });
 });
+
+/** Issue 30: a cursor was bound to how the filter was spelt, so the same query written another way was 400. */
+describe('a cursor is bound to what the filter means, not how it is spelt', () => {
+  const idsOf = (r: { body: { data: { items: Array<{ id: string }> } } }) => r.body.data.items.map((i) => i.id);
+  const first = () => list({ filters: { user_id: { $gte: 1, $lte: 5 }, content: { $ne: 'c9' } }, order_by: 'user_id', limit: 2 });
+  beforeAll(async () => {
+    expect((await api.post('/api/db/reaction/create', { data: [0, 1].map(() => ({ user_id: 70, content: 'same' })), ids: ['b0', 'b1'] })).status).toBe(201);
+  });
+
+  test.each<[string, unknown]>([
+    ['keys in another order', { content: { $ne: 'c9' }, user_id: { $gte: 1, $lte: 5 } }],
+    ['operators of one field in another order', { user_id: { $lte: 5, $gte: 1 }, content: { $ne: 'c9' } }],
+    ['1.0 for 1', { user_id: { $gte: 1.0, $lte: 5 }, content: { $ne: 'c9' } }],
+  ])('%s: the next page', async (_, filters) => {
+    const page = await first();
+    const next = await list({ filters, order_by: 'user_id', limit: 2, cursor: page.body.data.next_cursor });
+    expect(next.status).toBe(200);
+    expect(idsOf(next)).toEqual(['a3', 'a4']);
+  });
+
+  test.each<[string, unknown, unknown]>([
+    ['{"$eq": v} for v', { user_id: { $eq: 70 } }, { user_id: 70 }],
+    ['v for {"$eq": v}', { user_id: 70 }, { user_id: { $eq: 70 } }],
+    ['$eq folded and keys reordered at once', { content: { $eq: 'same' }, user_id: { $gte: 70 } }, { user_id: { $gte: 70 }, content: 'same' }],
+  ])('%s: the next page', async (_, filters, spelt) => {
+    const page = await list({ filters, limit: 1 });
+    expect(idsOf(page)).toEqual(['b0']);
+    const next = await list({ filters: spelt, limit: 1, cursor: page.body.data.next_cursor });
+    expect({ status: next.status, ids: idsOf(next) }).toEqual({ status: 200, ids: ['b1'] });
+  });
+
+  test.each<[string, unknown, unknown]>([
+    ['another value', { user_id: 2 }, { user_id: 3 }],
+    ['$in of one value for the value', { user_id: 2 }, { user_id: [2] }],
+    ['another order_by', { user_id: 2 }, undefined],
+  ])('%s is another query: 400 invalid_cursor', async (what, filters, other) => {
+    const page = await list({ filters, limit: 1, ...(what === 'another order_by' ? { order_by: 'user_id' } : {}) });
+    const r = await list({ filters: other ?? filters, limit: 1, cursor: page.body.data.next_cursor });
+    expect(r.status).toBe(400);
+    expect(r.body.data.error).toBe('invalid_cursor');
+  });
+});

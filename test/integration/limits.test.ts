@@ -1,4 +1,4 @@
-import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, NumberValue } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../../shared/config';
 import { LIMITS } from '../../shared/limits';
 import { reaction as reactionModel } from '../../shared/models/reaction';
@@ -166,10 +166,28 @@ describe('filter size', () => {
     expect(r.body.data.path).toBe('filters.user_id.$nin');
   });
 
-  test(`a string operand over ${LIMITS.maxFilterStringLength} characters is invalid_filter`, async () => {
-    expect((await api.post(reaction('count'), { filters: { content: { $contains: 'c'.repeat(LIMITS.maxFilterStringLength) } } })).status).toBe(200);
+  // A number DynamoDB cannot hold is a bad filter, not bad data: 400 invalid_filter with its path
+  // (data with one is 422 validation_error), never a rounded comparison.
+  test.each(['1E+126', '1e-131', '123456789012345678901234567890123456789'])('the number %s in a filter is 400 invalid_filter', async (digits) => {
+    for (const [op, extra] of [
+      ['count', {}],
+      ['update', { values: { content: 'no' } }],
+      ['delete', {}],
+    ] as const) {
+      const r = await refusedUnchanged(
+        () => api.post(reaction(op), { filters: { user_id: { $gt: NumberValue.from(digits) } }, ...extra }),
+        400,
+        'invalid_filter',
+      );
+      expect(r.body.data.path).toBe('filters.user_id.$gt');
+    }
+  });
+
+  // Characters are code points: an emoji, two UTF-16 units, counts one, as it does in an id.
+  test.each(['c', '😀'])(`a string operand over ${LIMITS.maxFilterStringLength} characters (%s) is invalid_filter`, async (c) => {
+    expect((await api.post(reaction('count'), { filters: { content: { $contains: c.repeat(LIMITS.maxFilterStringLength) } } })).status).toBe(200);
     const r = await refusedUnchanged(
-      () => api.post(reaction('update'), { filters: { content: { $begins_with: 'c'.repeat(LIMITS.maxFilterStringLength + 1) } }, values: { content: 'no' } }),
+      () => api.post(reaction('update'), { filters: { content: { $begins_with: c.repeat(LIMITS.maxFilterStringLength + 1) } }, values: { content: 'no' } }),
       400,
       'invalid_filter',
     );

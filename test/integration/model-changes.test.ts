@@ -2,8 +2,13 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Context } from 'aws-lambda';
 import * as z from 'zod';
+import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { settings } from '../../shared/config';
 import { defineModel, type Model } from '../../shared/models/define';
+import { db } from '../../shared/store/client';
+import { layoutKey } from '../../shared/store/layout';
 import { useApi } from '../support/api';
+import { spyOnLog } from '../support/log';
 import { shardOf } from '../../shared/store/keys';
 import { startSteerableProxy } from '../support/steerable-proxy';
 import { tableSnapshot } from '../support/table-snapshot';
@@ -27,12 +32,25 @@ const MORE_SHARDS = define({ indexed: ['a', 'b'], shards: 4 });
 const REORDERED = define({ indexed: ['b', 'a'] });
 const REQUIRED_FIELD = define({ indexed: ['a', 'b'], required: true });
 
-const mockCurrent: Record<string, Model> = { evolving: V1, evolving_empty: define({ indexed: ['a'] }, 'evolving_empty') };
+/** A model whose indexed field `b` changes type: numbers, then strings, then either. */
+const kindModel = (b: z.ZodType<number | string>) =>
+  defineModel({ name: 'evolving_kind', description: 'a model whose indexed field changes type', schema: z.strictObject({ b }), indexed: ['b'] });
+
+/** A model that drops its field `note` while records hold it. */
+const removedModel = (more: z.ZodRawShape = {}) =>
+  defineModel({ name: 'evolving_removed', description: 'a model that loses a field', schema: z.strictObject({ a: z.string(), ...more }) });
+
+const mockCurrent: Record<string, Model> = {
+  evolving: V1,
+  evolving_empty: define({ indexed: ['a'] }, 'evolving_empty'),
+  evolving_kind: kindModel(z.number()),
+  evolving_removed: removedModel({ note: z.string().optional() }),
+};
 
 jest.mock('../../shared/models/catalog', () => {
   const actual = jest.requireActual('../../shared/models/catalog');
   return {
-    MODEL_NAMES: [...actual.MODEL_NAMES, 'evolving', 'evolving_empty'],
+    MODEL_NAMES: [...actual.MODEL_NAMES, 'evolving', 'evolving_empty', 'evolving_kind', 'evolving_removed'],
     findModel: (name: string) => mockCurrent[name] ?? actual.findModel(name),
   };
 });
@@ -126,6 +144,20 @@ describe('1. a field appended to indexed', () => {
       ],
       progress: { records_done: 0, shard: 0, shards: 1 },
     });
+  });
+
+  test('that 503 is an expected answer: logged by its request line, never as an error with a stack', async () => {
+    const info = spyOnLog('info');
+    const errors = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      expect((await post('list', { order_by: '-b' })).status).toBe(503);
+      expect(errors).not.toHaveBeenCalled();
+      const lines = info.mock.calls.map(([line]) => JSON.parse(String(line)));
+      expect(lines).toContainEqual(expect.objectContaining({ level: 'info', code: 'request', status: 503, error: 'index_building', model: 'evolving' }));
+    } finally {
+      errors.mockRestore();
+      info.mockRestore();
+    }
   });
 
   test('writes during the build keep the answers exact, and a build stopped half-way resumes where it stopped', async () => {
@@ -282,5 +314,104 @@ describe('4. the layout read on a first request fails', () => {
       await proxy.set('pass');
     }
     expect(await count({ b: 'x1' })).toBe(21);
+  });
+});
+
+describe('5. an indexed field whose type changes (number to string)', () => {
+  const kindPost = (op: string, body: unknown) => post(op, body, 'evolving_kind');
+  const NUMBERS = kindModel(z.number());
+  const refusedEverywhere = async () => {
+    const before = await tableSnapshot();
+    for (const [op, body] of [
+      ['count', { filters: { b: '7' } }],
+      ['list', {}],
+      ['create', { data: { b: 'x' } }],
+      ['delete', { filters: { b: '7' } }],
+    ] as const) {
+      const r = await kindPost(op, body);
+      expect({ op, status: r.status, error: r.body.data.error }).toEqual({ op, status: 500, error: 'model_layout_mismatch' });
+      expect(r.body.message).toMatch(/index on b holds number values, but its definition says b holds string.*declare b to hold number again/);
+    }
+    expect(await tableSnapshot()).toEqual(before);
+  };
+  const storedLayout = async () => (await db().send(new GetCommand({ TableName: settings().TABLE_NAME, Key: layoutKey(NUMBERS), ConsistentRead: true }))).Item;
+
+  beforeAll(async () => {
+    mockCurrent.evolving_kind = NUMBERS;
+    const data = [7, 7, 7, 7, 7, 8, 9].map((b) => ({ b }));
+    expect((await kindPost('create', { data })).status).toBe(201);
+  });
+  afterAll(() => {
+    mockCurrent.evolving_kind = NUMBERS;
+  });
+
+  test('with no layout recorded, the stored keys tell the kind: every operation answers 500 model_layout_mismatch', async () => {
+    // As a release before layouts were recorded left it (the deploy checks above recorded one).
+    await db().send(new DeleteCommand({ TableName: settings().TABLE_NAME, Key: layoutKey(NUMBERS) }));
+    mockCurrent.evolving_kind = kindModel(z.string());
+    await refusedEverywhere();
+  });
+
+  test('a layout recorded before kinds were takes the definition at its next recording, then refuses the change and fails the deploy', async () => {
+    await build(NUMBERS);
+    expect(await storedLayout()).toMatchObject({ slots: ['b'], kinds: [['number']] });
+    // As a release before kinds stored it.
+    await db().send(new UpdateCommand({ TableName: settings().TABLE_NAME, Key: layoutKey(NUMBERS), UpdateExpression: 'REMOVE kinds' }));
+    mockCurrent.evolving_kind = kindModel(z.number());
+    expect((await kindPost('count', { filters: { b: 7 } })).body.data.count).toBe(5);
+    await build(mockCurrent.evolving_kind);
+    expect(await storedLayout()).toMatchObject({ kinds: [['number']] });
+
+    mockCurrent.evolving_kind = kindModel(z.string());
+    await refusedEverywhere();
+    const answer = await deployCheck();
+    expect(answer.Status).toBe('FAILED');
+    expect(answer.Reason).toMatch(/Model evolving_kind cannot be served: its records' index on b holds number values/);
+  });
+
+  test('widening it to number or string keeps the stored values found, in filters and in order', async () => {
+    mockCurrent.evolving_kind = kindModel(z.union([z.number(), z.string()]));
+    expect((await kindPost('count', { filters: { b: 7 } })).body.data.count).toBe(5);
+    expect((await kindPost('create', { data: { b: 'x' } })).status).toBe(201);
+    const listed = await kindPost('list', { order_by: 'b', filters: { b: { $gte: 8 } } });
+    expect(listed.body.data.items.map((r: { b: number }) => r.b)).toEqual([8, 9]);
+    expect((await kindPost('count', { filters: { b: 'x' } })).body.data.count).toBe(1);
+  });
+});
+
+describe('6. a field removed from the schema while records hold it', () => {
+  const removedPost = (op: string, body: unknown) => post(op, body, 'evolving_removed');
+  const stored = async (id: string) => (await removedPost('get_one', { filters: { id } })).body.data;
+
+  beforeAll(async () => {
+    const data = [{ a: '1', note: 'x' }, { a: '2', note: 'y' }, { a: '3', note: 'z' }, { a: '4' }];
+    expect((await removedPost('create', { data, ids: ['n1', 'n2', 'n3', 'n4'] })).status).toBe(201);
+    mockCurrent.evolving_removed = removedModel();
+  });
+
+  test('reads return it as stored; filters, fields and new data refuse it as a field the model does not have', async () => {
+    expect(await stored('n1')).toMatchObject({ a: '1', note: 'x' });
+    expect((await removedPost('count', { filters: { note: 'x' } })).body.data).toMatchObject({ error: 'unknown_field', field: 'note' });
+    expect((await removedPost('list', { fields: ['note'] })).body.data).toMatchObject({ error: 'unknown_field', field: 'note' });
+    const created = await removedPost('create', { data: { a: '5', note: 'x' } });
+    expect(created.body.data).toMatchObject({ error: 'validation_error', details: [{ path: 'data.note' }] });
+  });
+
+  test('an update must leave the record valid: one that keeps it is 422 naming it, one that sets it to null removes it', async () => {
+    const kept = await removedPost('update', { filters: { id: 'n1' }, values: { a: 'q' } });
+    expect(kept.status).toBe(422);
+    expect(kept.body.data.details).toEqual([{ path: 'values.note', message: 'record n1: unknown property "note"' }]);
+    expect(await stored('n1')).toMatchObject({ a: '1', note: 'x', _version: 1 });
+    // A record without it updates as any other.
+    expect((await removedPost('update', { filters: { id: 'n4' }, values: { a: 'q' } })).body.data.updated).toBe(1);
+
+    const removed = await removedPost('update', { filters: { id: 'n1' }, values: { note: null, a: 'r' } });
+    expect(removed.body.data.updated).toBe(1);
+    expect(await stored('n1')).not.toHaveProperty('note');
+    expect(await stored('n1')).toMatchObject({ a: 'r', _version: 2 });
+    // Every record at once, those holding it or not.
+    const all = await removedPost('update', { filters: {}, allow_all: true, values: { note: null } });
+    expect(all.body.data).toMatchObject({ updated: 4, matched: 4 });
+    expect((await removedPost('list', {})).body.data.items.filter((r: object) => 'note' in r)).toEqual([]);
   });
 });

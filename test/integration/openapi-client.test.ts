@@ -8,7 +8,7 @@ import { useApi } from '../support/api';
 /**
  * A client generated from the served /openapi.json by openapi-typescript, called with
  * openapi-fetch, as a user of another language's generator would: its filtered calls compile (a
- * misspelt field or operator does not) and the service answers them. The program runs in a
+ * misspelt field or operator does not, on a model with no object field) and the service answers them. The program runs in a
  * directory of its own that sees this project's node_modules, as a user's project would.
  */
 const ROOT = path.resolve(__dirname, '../..');
@@ -140,6 +140,31 @@ describe('a wrong call does not compile', () => {
     expect(own[0]).toMatch(/^wrong-\d\.ts\(5,\d+\): error TS\d+:/);
     expect(own.join('\n')).toContain(named);
   });
+});
+
+/**
+ * The check above holds for models whose fields hold no object (reaction, onebot_rule). A model
+ * with an object field takes dotted paths into it (`patternProperties` `^status\.`), which
+ * openapi-typescript types as an index signature of any key: a misspelt field then compiles, and
+ * only the service refuses it. Operators on the declared fields are still checked.
+ */
+describe('a model with an object field (onebot_bot: status)', () => {
+  const head = `import type { components } from './api.js';\ntype Filter = components['schemas']['onebot_bot_filter'];\n`;
+  beforeAll(() => {
+    writeFileSync(path.join(dir, 'object-misspelt.ts'), `${head}export const filters: Filter = { onlinee: true, 'status.good': 1 };\n`);
+    writeFileSync(path.join(dir, 'object-operator.ts'), `${head}export const filters: Filter = { online: { $begins_with: 'x' } };\n`);
+  });
+
+  test('a misspelt field compiles, and the service answers it 400 unknown_field', async () => {
+    expect(await tsc('object-misspelt.ts')).toBe('');
+    const r = await api.post('/api/db/onebot_bot/count', { filters: { onlinee: true } });
+    expect(r.status).toBe(400);
+    expect(r.body.data).toMatchObject({ error: 'unknown_field', field: 'onlinee' });
+  }, 60_000);
+
+  test('an operator a declared field does not take still does not compile', async () => {
+    expect(await tsc('object-operator.ts')).toContain("'$begins_with'");
+  }, 60_000);
 });
 
 test('runs against the service: filtered list, count, get_one, update and delete answer and change what they say', async () => {

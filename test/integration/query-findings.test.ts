@@ -253,4 +253,14 @@ describe.each(MODELS.map((m) => [m.name]))('%s', (model) => {
       expect(await ids({ order_by: '-s' })).toEqual(['a', 'b', 'c']);
     });
   });
+
+  // Issue 30: `fields` names whole fields; a dotted path there is refused, saying which field to ask for.
+  test.each(['get_one', 'list'])('%s: a dotted path in fields is 400 unknown_field naming the whole field', async (op) => {
+    const r = await post(op, { filters: { id: 'a' }, fields: ['meta.inner.b'] });
+    expect(r.status).toBe(400);
+    expect(r.body.data).toMatchObject({ error: 'unknown_field', field: 'meta.inner.b', details: [{ path: 'fields' }] });
+    expect(r.body.data.details[0].message).toMatch(/fields names whole fields: ask for "meta"/);
+    const whole = await post(op, { filters: { id: 'a' }, fields: ['meta'] });
+    expect(whole.status).toBe(200);
+  });
 });

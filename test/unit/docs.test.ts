@@ -24,6 +24,18 @@ describe('the README is a front door', () => {
     expect(sentences.filter((sentence) => docs.includes(sentence))).toEqual([]);
   });
 
+  // Issue 30: the client example saved where the README says made the next `npm test` fail at `biome ci`.
+  test('whose client example, saved where it says, is a file biome leaves alone', () => {
+    const saved = read('README.md').match(/Saved as `([^`]+)` in this folder/)![1];
+    const biome = JSON.parse(
+      read('biome.jsonc')
+        .split('\n')
+        .filter((line) => !line.trim().startsWith('//'))
+        .join('\n'),
+    );
+    expect(biome.files.includes).toContain(`!${saved}`);
+  });
+
   test('with the two commands and a link to every document', () => {
     const readme = read('README.md');
     const setUp = readme.match(/```sh\n([\s\S]*?)```/)![1];

@@ -58,9 +58,11 @@ export const requestErrorMap: zm.core.$ZodErrorMap = (issue) => {
 export const idSchema = zm.string().check(
   zm.minLength(1, 'must not be empty'),
   zm.maxLength(LIMITS.maxIdLength),
+  // Unicode's control characters (category Cc: C0, DEL and C1), spelt as ranges so that the
+  // document's pattern reads the same in every JSON Schema validator's regex dialect.
   // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is this check's job
-  zm.regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters'),
-  zm.describe('Record id; any text without control characters'),
+  zm.regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, 'must not contain control characters'),
+  zm.describe(`Record id: 1 to ${LIMITS.maxIdLength} characters (Unicode code points), without control characters (U+0000-U+001F, U+007F-U+009F)`),
 );
 
 export const fieldsSchema = zm

@@ -1,5 +1,6 @@
 import { compareDecimal, dynamoNumberProblem } from '../../json/decimal';
 import { isExactNumber, isJsonObject, numberText, stringifyExactJson } from '../../json/exact-json';
+import { withinCharacters } from '../../characters';
 import { LIMITS } from '../../limits';
 import { pathText } from '../../models/details';
 import { isSystemField, SYSTEM_FIELDS, type FieldSchema, type Model } from '../../models/define';
@@ -324,7 +325,7 @@ class FilterParser {
   }
 
   private boundedString(value: string, at: PropertyKey[]): string {
-    if (value.length > LIMITS.maxFilterStringLength) throw invalid(at, `strings in filters are at most ${LIMITS.maxFilterStringLength} characters`);
+    if (!withinCharacters(value, LIMITS.maxFilterStringLength)) throw invalid(at, `strings in filters are at most ${LIMITS.maxFilterStringLength} characters`);
     return value;
   }
 }
