@@ -478,7 +478,8 @@ function headerVerdict(selfIds: string[], signatures: string[], withSecret: bool
   if (!withSecret) return undefined;
   const signature = asReceived(signatures).trim();
   if (!signature) return 401;
-  return signature.toLowerCase() === sign(SECRET, bytes) ? undefined : 403;
+  // The prefix is exact (as NoneBot compares it), the hex of either case.
+  return signature.startsWith('sha1=') && signature.toLowerCase() === sign(SECRET, bytes) ? undefined : 403;
 }
 
 // ---------------------------------------------------------------- checks
