@@ -516,9 +516,9 @@ function canonical(value: unknown): unknown {
 
 /**
  * Sends one delivery and holds it to the properties: safe answer; refused: table unchanged;
- * accepted: one record whose event is the body, and a byte-identical re-send on another route,
- * on go-cqhttp's schedule (its 5 s timeout and 1.5 s interval), gets the same answer and
- * changes nothing.
+ * accepted: one record whose event is the body, and the same bytes on another route after the
+ * 60 s window are that event, found again whatever the route: answered {} (a refusal the same),
+ * nothing changed. A first answered in time has no re-send (onebot-resends.test.ts).
  */
 async function deliverChecked(route: string, bytes: Buffer, headers: Array<[string, string]>, resendRoute: string): Promise<Answer> {
   const what = `POST ${route} ${JSON.stringify(headers).slice(0, 200)} ${bytes.toString('utf8').slice(0, 300)}`;
@@ -543,9 +543,9 @@ async function deliverChecked(route: string, bytes: Buffer, headers: Array<[stri
     const event = ref ? parseExactJson(readFileSync(join(process.env.DATA_DIR!, ref.location.slice('file:'.length)), 'utf8')) : stored[0].d.event;
     expect(canonical(event)).toEqual(canonical(parseExactJson(bytes.toString('utf8'))));
   }
-  clock.advance(6_500);
+  clock.advance(61_000);
   const again = await send(resendRoute, bytes, headers);
-  expect({ status: again.status, text: again.text }).toEqual({ status: r.status, text: r.text });
+  expect({ status: again.status, text: again.text }).toEqual({ status: r.status, text: r.status === 200 ? '{}' : r.text });
   expect(await table()).toEqual(after);
   return r;
 }
@@ -658,7 +658,7 @@ describe('fixed hostile cases', () => {
     },
   );
 
-  test('an X-Self-ID sent twice is the joined text, not the first bot, and a re-send finds that event', async () => {
+  test('an X-Self-ID sent twice is the joined text, not the first bot, and the same bytes again find that event', async () => {
     const bytes = Buffer.from('{"post_type":"message","message_type":"private","user_id":20002,"message_id":770001,"message":"hi"}');
     const headers: Array<[string, string]> = [
       ['x-self-id', String(SELF_ID)],
