@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ulid } from 'ulid';
 import { stringifyExactJson } from '../../json/exact-json';
+import { unstorableKeyPath } from '../../json/storable';
 import { ONEBOT_LIMITS } from '../../limits';
 import { onebotEvent } from '../../models/onebot';
 import { ItemTooLarge, RecordExists } from '../../store/errors';
@@ -71,16 +72,19 @@ export interface StoreResult {
 }
 
 /**
- * Creates the record; one too big for DynamoDB's 400 KB keeps the body whole as a blob and
- * the record points at it, so an event is never refused for its size once verified.
+ * Creates the record; an event DynamoDB cannot hold as a map keeps the body whole as a blob and
+ * the record points at it, so a verified event is never refused for its size (over 400 KB) or
+ * its keys (an empty, `__proto__` or `constructor` key: storable.ts).
  */
 async function create(id: string, data: EventData, rawBody: Buffer): Promise<EventData> {
-  try {
-    await createRecords(onebotEvent, [{ id, data }], () => []);
-    return data;
-  } catch (error) {
-    // The store's own size check, or DynamoDB's where an engine counts otherwise.
-    if (!(error instanceof ItemTooLarge || refusedForSize(error))) throw error;
+  if (unstorableKeyPath(data.event) === undefined) {
+    try {
+      await createRecords(onebotEvent, [{ id, data }], () => []);
+      return data;
+    } catch (error) {
+      // The store's own size check, or DynamoDB's where an engine counts otherwise.
+      if (!(error instanceof ItemTooLarge || refusedForSize(error))) throw error;
+    }
   }
   const location = await putBlob(`${BLOB_PREFIXES.events}${id}.json`, rawBody);
   const { event: _kept, ...rest } = data;
