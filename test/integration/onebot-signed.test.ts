@@ -64,7 +64,7 @@ describe('the signed bytes, as text or base64 in the event', () => {
 describe('signature check', () => {
   const body = bodyOf(EVENTS['notice friend_add'], 1_710_000_000);
 
-  test('upper-case hex (early Lagrange) is accepted', async () => {
+  test('upper-case hex (Lagrange.OneBot) is accepted', async () => {
     const other = bodyOf(EVENTS['notice friend_add'], 1_710_000_001);
     expect((await deliver(api, '/', other, { signature: `sha1=${sign(SECRET, other).slice(5).toUpperCase()}` })).status).toBe(200);
   });

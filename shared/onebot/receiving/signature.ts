@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
  * `sha1=` then 40 hex digits. The prefix is exact, as NoneBot compares it and every sender writes
- * it (go-cqhttp `"sha1="+hex`); the hex may be upper-case, as early Lagrange.OneBot sent it.
+ * it (go-cqhttp `"sha1="+hex`); the hex may be upper-case, as Lagrange.OneBot writes it (.NET's Convert.ToHexString).
  */
 const SIGNATURE = /^sha1=([0-9a-fA-F]{40})$/;
 
