@@ -2,6 +2,8 @@ import { mkdtempSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { identityOf, storeOnce, type EventData } from '../../shared/onebot/receiving/dedupe';
+import { senderOf } from '../../shared/onebot/receiving/senders';
 import { useApi } from '../support/api';
 import { goCqhttp, type Json } from '../support/onebot-senders';
 import { useSteerableProxy } from '../support/steerable-proxy';
@@ -106,4 +108,35 @@ describe('a real re-send, after a first answered too late for go-cqhttp, is stil
     expect(stored).toHaveLength(1);
     expect(stored[0].answered_late).toBe(true);
   }, 60_000);
+});
+
+// A first kept while the database hung is stored by the drain, after a re-send that came live:
+// the earlier of the two decides, whichever is stored first. Stored through the receiver's own
+// storeOnce, since which one the drain reaches first is not the test's to steer over HTTP.
+describe('whichever of the two is stored first', () => {
+  const goCq = senderOf({ 'user-agent': 'CQHttp/4.15.0' });
+  const base = Date.now();
+  const delivery = (event: Json, id: string, afterMs: number, late: boolean): EventData => ({
+    self_id: 23005,
+    post_type: 'notice',
+    user_id: event.user_id,
+    received_at: new Date(base + afterMs).toISOString(),
+    delivery_id: id,
+    ...(late ? { answered_late: true as const } : {}),
+    sender: 'go-cqhttp',
+    event,
+  });
+
+  test.each([
+    { first: 'answered late', late: true, outcomes: ['new', 'resend'], records: 1 },
+    { first: 'answered in time', late: false, outcomes: ['new', 'new'], records: 2 },
+  ])('a first $first, stored after its copy that came 6.5 s later: $records record(s)', async ({ late, outcomes, records }) => {
+    const event: Json = { ...groupPoke(GROUP, late ? 43005 : 43006, 23005), time: Math.floor(base / 1000) };
+    const bytes = Buffer.from(JSON.stringify(event));
+    const identity = identityOf(event as never, 23005);
+    const copy = await storeOnce(identity, delivery(event, `copy-${late}`, 6_500, false), bytes, goCq, false);
+    const first = await storeOnce(identity, delivery(event, `first-${late}`, 0, late), bytes, goCq, false);
+    expect([copy.outcome, first.outcome]).toEqual(outcomes);
+    expect(await storedEvents(api, { self_id: 23005, user_id: event.user_id })).toHaveLength(records);
+  });
 });
