@@ -25,8 +25,8 @@ export interface Delivery {
  * (base64, or a blob location when too big for a queue message), the headers the receiver
  * reads after verification, when it was received (the identity windows count from then), its
  * delivery id (the database may have stored it before its answer was lost: the id finds that
- * record), whether it was signed and whether its answer was late. Deliveries kept before ids existed get one from their
- * receive time and bytes, the same at every replay.
+ * record), whether it was signed and whether its answer was late. Deliveries kept before ids
+ * existed get one from their receive time and bytes, the same at every replay.
  */
 export const keptDelivery = zm.strictObject({
   body: zm.optional(zm.string()),
