@@ -3,6 +3,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { identityOf, storeOnce, type EventData } from '../../shared/onebot/receiving/dedupe';
+import type { OneBotEvent } from '../../shared/onebot/receiving/events';
 import { senderOf } from '../../shared/onebot/receiving/senders';
 import { useApi } from '../support/api';
 import { goCqhttp, type Json } from '../support/onebot-senders';
@@ -133,7 +134,7 @@ describe('whichever of the two is stored first', () => {
   ])('a first $first, stored after its copy that came 6.5 s later: $records record(s)', async ({ late, outcomes, records }) => {
     const event: Json = { ...groupPoke(GROUP, late ? 43005 : 43006, 23005), time: Math.floor(base / 1000) };
     const bytes = Buffer.from(JSON.stringify(event));
-    const identity = identityOf(event as never, 23005);
+    const identity = identityOf(event as OneBotEvent, 23005);
     const copy = await storeOnce(identity, delivery(event, `copy-${late}`, 6_500, false), bytes, goCq, false);
     const first = await storeOnce(identity, delivery(event, `first-${late}`, 0, late), bytes, goCq, false);
     expect([copy.outcome, first.outcome]).toEqual(outcomes);
