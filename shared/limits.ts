@@ -251,9 +251,11 @@ export const ONEBOT_LIMITS = {
   /** Milliseconds the receiver waits for a bot's HTTP API: go-cqhttp gives up on the receiver after 5 s. */
   botApiTimeoutMs: 3000,
   /**
-   * Milliseconds the receiver gives the database, from receipt, before it keeps the delivery
-   * instead and answers: go-cqhttp gives up on an answer after 5 s (its smallest timeout) and
-   * re-sends; DynamoDB answers in milliseconds, so only a database that hangs reaches this.
+   * Milliseconds the receiver gives the database, from the request's arrival (API Gateway's
+   * requestContext.timeEpoch), before it keeps the delivery instead and answers: go-cqhttp gives
+   * up on an answer after 5 s (its smallest timeout) and re-sends; DynamoDB answers in
+   * milliseconds, so only a database that hangs reaches this. A delivery whose handler starts
+   * when go-cqhttp has already given up gets this much from its start (shared/onebot/receive.ts).
    */
   storeWithinMs: 4000,
   /**

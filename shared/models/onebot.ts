@@ -68,9 +68,13 @@ export const onebotEvent = defineModel({
     message_id: opt(oneBotId),
     received_at: opt(
       zm.iso.datetime(),
-      'When the receiver accepted the delivery (service clock); earlier than _created_at only for events kept while the database was unreachable',
+      "When the delivery arrived (API Gateway's request time, service clock); earlier than _created_at only for events kept while the database was unreachable",
     ),
     delivery_id: opt(zm.string(), 'The delivery that stored it, given at receipt: a delivery kept and replayed after a lost answer finds its record by it'),
+    answered_late: opt(
+      zm.literal(true),
+      "Its answer was begun 5 s or more after it arrived (go-cqhttp's timeout): only then is an identical go-cqhttp delivery its re-send",
+    ),
     sender: opt(zm.enum(['go-cqhttp', 'LLOneBot', 'Lagrange.OneBot', 'other']), 'The implementation, as told by its headers'),
     event: opt(objectField, 'The whole event as received, numbers exact; absent when event_ref holds it'),
     event_ref: opt(

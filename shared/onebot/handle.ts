@@ -62,6 +62,7 @@ export async function handleEvent(delivery: Delivery, event: OneBotEvent, live: 
     ...fields,
     received_at: delivery.receivedAt,
     delivery_id: delivery.id,
+    ...(delivery.late ? { answered_late: true } : {}),
     sender: sender.name,
     event,
     ...(todo.answer ? { answer: todo.answer } : {}),

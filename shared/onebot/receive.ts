@@ -10,6 +10,7 @@ import { keepDelivery } from './keeping/keep';
 import { scheduleDrain } from './replay';
 import { waitsForDatabase, type Delivery } from './keeping/delivery';
 import { onebotSettings } from './receiving/settings';
+import { GO_CQHTTP_RESENDS } from './receiving/senders';
 import { signatureMatches } from './receiving/signature';
 
 /**
@@ -25,7 +26,7 @@ const NOTHING: HttpResult = jsonResult(200, {});
  * A verified event is answered 200 even when the database is down, hung or misconfigured: it
  * is kept and stored later.
  */
-export const onebotReceive: Operation = async ({ rawBody, headers, deadline }) => {
+export const onebotReceive: Operation = async ({ event: request, rawBody, headers, deadline }) => {
   const selfId = headers['x-self-id']?.trim();
   if (!selfId) throw new ApiError('invalid_request', 'The X-Self-ID header is missing', { details: [{ path: 'X-Self-ID', message: 'required' }] });
   const { secret, selfIds } = await onebotSettings();
@@ -41,16 +42,21 @@ export const onebotReceive: Operation = async ({ rawBody, headers, deadline }) =
   if (selfIds && event.self_id !== undefined && !sameId(event.self_id, selfId)) {
     throw new ApiError('forbidden', "The event's self_id is not the X-Self-ID bot");
   }
-  const received = Date.now();
-  const delivery: Delivery = { id: ulid(), rawBody, headers, receivedAt: new Date(received).toISOString(), signed: secret !== undefined };
-  // The database work stops early enough to keep the delivery instead, before the sender or the function gives up.
-  const cutoff = Math.min(received + ONEBOT_LIMITS.storeWithinMs, deadline - ONEBOT_LIMITS.keepReserveMs);
+  // The sender's clock runs from its request's arrival (API Gateway stamps it), not from this
+  // handler's start: a cold start or a slow body has already spent some of its timeout.
+  const arrived = request.requestContext.timeEpoch;
+  const lateAt = (at: number) => at - arrived >= GO_CQHTTP_RESENDS.timeoutMs;
+  const started = Date.now();
+  const delivery: Delivery = { id: ulid(), rawBody, headers, receivedAt: new Date(arrived).toISOString(), signed: secret !== undefined, late: lateAt(started) };
+  // The database work stops early enough to keep the delivery instead, before the sender or the
+  // function gives up; a delivery its sender has already given up on gets the whole budget.
+  const cutoff = Math.min((delivery.late ? started : arrived) + ONEBOT_LIMITS.storeWithinMs, deadline - ONEBOT_LIMITS.keepReserveMs);
   try {
     return jsonResult(200, await withCutoff(cutoff, () => handleEvent(delivery, event, true)));
   } catch (error) {
     if (!waitsForDatabase(error)) throw error;
     // Verified, and nobody re-sends on a 5xx: keep it and store it once the database is back.
-    if ((await keepDelivery(delivery, error)) === 'spool') scheduleDrain();
+    if ((await keepDelivery({ ...delivery, late: lateAt(Date.now()) }, error)) === 'spool') scheduleDrain();
     return NOTHING;
   }
 };

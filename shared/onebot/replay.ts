@@ -23,7 +23,7 @@ import { parseBody, parseEvent } from './receiving/events';
 export async function storeKept(kept: KeptDelivery): Promise<void> {
   const rawBody = kept.body_ref ? await getBlob(kept.body_ref) : Buffer.from(kept.body ?? '', 'base64');
   const id = kept.delivery_id ?? createHash('sha256').update(kept.received_at).update(rawBody).digest('hex');
-  const delivery: Delivery = { id, rawBody, headers: kept.headers, receivedAt: kept.received_at, signed: kept.signed ?? false };
+  const delivery: Delivery = { id, rawBody, headers: kept.headers, receivedAt: kept.received_at, signed: kept.signed ?? false, late: kept.late ?? false };
   await handleEvent(delivery, parseEvent(parseBody(rawBody)), false);
 }
 

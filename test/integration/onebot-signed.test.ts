@@ -64,9 +64,18 @@ describe('the signed bytes, as text or base64 in the event', () => {
 describe('signature check', () => {
   const body = bodyOf(EVENTS['notice friend_add'], 1_710_000_000);
 
-  test('upper-case hex (early Lagrange) is accepted', async () => {
+  test('upper-case hex (Lagrange.OneBot) is accepted', async () => {
     const other = bodyOf(EVENTS['notice friend_add'], 1_710_000_001);
-    expect((await deliver(api, '/', other, { signature: sign(SECRET, other).replace(/[a-f]/g, (c) => c.toUpperCase()) })).status).toBe(200);
+    expect((await deliver(api, '/', other, { signature: `sha1=${sign(SECRET, other).slice(5).toUpperCase()}` })).status).toBe(200);
+  });
+
+  // Issue 30, finding 7: NoneBot compares the prefix exactly and every sender writes `sha1=`.
+  test.each(['SHA1=', 'Sha1='])('the right HMAC of these very bytes behind a %s prefix: 403 forbidden, nothing stored', async (prefix) => {
+    const other = bodyOf(EVENTS['notice friend_add'], 1_710_000_002);
+    const r = await deliver(api, '/onebot/v11/', other, { signature: sign(SECRET, other).replace('sha1=', prefix) });
+    expect(r.status).toBe(403);
+    expect(r.body).toMatchObject({ status: 'error', data: { error: 'forbidden' } });
+    expect(await storedEvents(api, { time: 1_710_000_002 })).toHaveLength(0);
   });
 
   test.each([

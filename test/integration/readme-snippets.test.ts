@@ -157,6 +157,12 @@ test('the client snippet ran from the installed tarball, a copy without tests, a
 test('the signed OneBot example was verified with the secret, not let through: unsigned, it is refused', async () => {
   const stored = await api.post('/api/db/onebot_event/count', {});
   expect(stored.body.data.count).toBeGreaterThanOrEqual(1);
+  // Issue 30, finding 16b: a fixed `time` goes stale, and a signed event over 5 minutes old is never answered.
+  const example = await api.post('/api/db/onebot_event/list', { filters: { self_id: 10001, post_type: 'message' } });
+  expect(example.body.data.items.length).toBeGreaterThanOrEqual(1);
+  for (const event of example.body.data.items) {
+    expect(Date.parse(event.received_at) / 1000 - Number(event.time)).toBeLessThan(300);
+  }
   const unsigned = await api.post('/onebot/v11/', '{"time":1767225600,"self_id":10001,"post_type":"meta_event"}', { 'x-self-id': '10001' });
   expect(unsigned.status).toBe(401);
 });

@@ -9,9 +9,15 @@ export interface Delivery {
   rawBody: Buffer;
   /** The headers the receiver reads after verification (lower-case names): x-self-id, user-agent, content-type. */
   headers: Record<string, string | undefined>;
+  /** When its request arrived (API Gateway's requestContext.timeEpoch), not when its handler ran. */
   receivedAt: string;
   /** Whether its signature was checked (a secret was set). */
   signed: boolean;
+  /**
+   * Its answer was begun (stored or kept) go-cqhttp's timeout or more after it arrived: that
+   * sender had given up on it and re-sends it (dedupe.ts).
+   */
+  late: boolean;
 }
 
 /**
@@ -19,8 +25,8 @@ export interface Delivery {
  * (base64, or a blob location when too big for a queue message), the headers the receiver
  * reads after verification, when it was received (the identity windows count from then), its
  * delivery id (the database may have stored it before its answer was lost: the id finds that
- * record) and whether it was signed. Deliveries kept before ids existed get one from their
- * receive time and bytes, the same at every replay.
+ * record), whether it was signed and whether its answer was late. Deliveries kept before ids
+ * existed get one from their receive time and bytes, the same at every replay.
  */
 export const keptDelivery = zm.strictObject({
   body: zm.optional(zm.string()),
@@ -29,6 +35,7 @@ export const keptDelivery = zm.strictObject({
   received_at: zm.iso.datetime(),
   delivery_id: zm.optional(zm.string()),
   signed: zm.optional(zm.boolean()),
+  late: zm.optional(zm.boolean()),
 });
 
 export type KeptDelivery = zm.infer<typeof keptDelivery>;
@@ -63,5 +70,6 @@ export function toKept(delivery: Delivery, bodyRef?: string): KeptDelivery {
     received_at: delivery.receivedAt,
     delivery_id: delivery.id,
     signed: delivery.signed,
+    ...(delivery.late ? { late: true } : {}),
   };
 }

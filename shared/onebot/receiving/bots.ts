@@ -4,6 +4,7 @@ import { onebotBot } from '../../models/onebot';
 import { updateRecord } from '../../store/records';
 import type { EventFields, OneBotEvent } from './events';
 import { isJsonObject } from '../../json/exact-json';
+import { unstorableKeyPath } from '../../json/storable';
 
 type BotValues = Partial<ModelRecord<typeof onebotBot>>;
 
@@ -22,7 +23,8 @@ export function botValues(event: OneBotEvent, receivedAt: string): BotValues | u
       online: asBoolean(status?.online),
       good: asBoolean(status?.good),
       interval_ms: interval > 0 && interval <= Number.MAX_SAFE_INTEGER ? interval : undefined,
-      status,
+      // A status with a key DynamoDB cannot hold is not copied: the event keeps it whole.
+      status: status && unstorableKeyPath(status) === undefined ? status : undefined,
       last_heartbeat: receivedAt,
       last_event_at: receivedAt,
     };

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ulid } from 'ulid';
 import { stringifyExactJson } from '../../json/exact-json';
+import { unstorableKeyPath } from '../../json/storable';
 import { ONEBOT_LIMITS } from '../../limits';
 import { onebotEvent } from '../../models/onebot';
 import { ItemTooLarge, RecordExists } from '../../store/errors';
@@ -46,13 +47,18 @@ export function identityOf(event: OneBotEvent, selfId: unknown): Identity {
 }
 
 /** The record's data as written: ids may be exact NumberValues, which the model's zod types do not name. */
-export type EventData = Record<string, unknown> & { received_at: string; delivery_id: string; answer?: Record<string, unknown> };
+export type EventData = Record<string, unknown> & {
+  received_at: string;
+  delivery_id: string;
+  answered_late?: true;
+  answer?: Record<string, unknown>;
+};
 
 /**
  * What a delivery turned out to be:
  * - new: stored now (the only outcome that acts on the event);
  * - same_delivery: this very delivery was stored before (kept after a lost answer, replayed);
- * - resend: a re-send of a stored event whose answer may not have reached the sender: it gets that answer again;
+ * - resend: a re-send of a stored event whose answer came too late for the sender: it gets that answer again;
  * - duplicate: the same event delivered again when it cannot be a re-send: stored once, answered {};
  * - replay: identical to an event stored outside any re-send window, or signed and too old: not stored, answered {}.
  */
@@ -66,16 +72,19 @@ export interface StoreResult {
 }
 
 /**
- * Creates the record; one too big for DynamoDB's 400 KB keeps the body whole as a blob and
- * the record points at it, so an event is never refused for its size once verified.
+ * Creates the record; an event DynamoDB cannot hold as a map keeps the body whole as a blob and
+ * the record points at it, so a verified event is never refused for its size (over 400 KB) or
+ * its keys (an empty, `__proto__` or `constructor` key: storable.ts).
  */
 async function create(id: string, data: EventData, rawBody: Buffer): Promise<EventData> {
-  try {
-    await createRecords(onebotEvent, [{ id, data }], () => []);
-    return data;
-  } catch (error) {
-    // The store's own size check, or DynamoDB's where an engine counts otherwise.
-    if (!(error instanceof ItemTooLarge || refusedForSize(error))) throw error;
+  if (unstorableKeyPath(data.event) === undefined) {
+    try {
+      await createRecords(onebotEvent, [{ id, data }], () => []);
+      return data;
+    } catch (error) {
+      // The store's own size check, or DynamoDB's where an engine counts otherwise.
+      if (!(error instanceof ItemTooLarge || refusedForSize(error))) throw error;
+    }
   }
   const location = await putBlob(`${BLOB_PREFIXES.events}${id}.json`, rawBody);
   const { event: _kept, ...rest } = data;
@@ -87,16 +96,21 @@ async function create(id: string, data: EventData, rawBody: Buffer): Promise<Eve
 const WINDOW_MS = ONEBOT_LIMITS.identicalWindowSeconds * 1000;
 
 /**
- * What a delivery is to an identical event stored before. The receiver cannot see whether its
- * answer arrived; it sees when each delivery came. go-cqhttp re-sends only after an attempt
- * failed (its timeout, or the connection broke) and then waits its interval, so an identical
- * delivery sooner than that cannot be a re-send; the other senders never re-send.
+ * What a delivery is to an identical event stored before. go-cqhttp re-sends only a delivery it
+ * got no answer to within its timeout, and the re-send comes after that timeout: so a copy is
+ * its re-send only when the earlier of the two was answered late (`answered_late`, from the
+ * arrival times API Gateway stamps) and came at least that timeout before. An answer given in
+ * time but lost on the way back cannot be told from a second identical event, and is taken as one.
+ * The other senders never re-send. Either may be the one stored first: a kept delivery is stored
+ * after the live copies that came later.
  */
 function judge(kind: Identity['kind'], stored: ApiRecord, data: EventData, sender: Sender, old: boolean): Outcome | 'another' {
   if (stored.delivery_id === data.delivery_id) return 'same_delivery';
-  const gap = Math.abs(Date.parse(String(stored.received_at)) - Date.parse(data.received_at));
+  const storedAt = Date.parse(String(stored.received_at));
+  const gap = Math.abs(storedAt - Date.parse(data.received_at));
   if (old || !(gap <= WINDOW_MS)) return 'replay';
-  if (sender.resends && gap >= sender.resends.afterMs && gap <= sender.resends.withinMs) return 'resend';
+  const first = storedAt <= Date.parse(data.received_at) ? stored : data;
+  if (sender.resends && first.answered_late === true && gap >= sender.resends.timeoutMs && gap <= sender.resends.withinMs) return 'resend';
   return kind === 'natural' ? 'duplicate' : 'another';
 }
 

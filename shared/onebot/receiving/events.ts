@@ -3,7 +3,6 @@ import * as zm from '../../zod';
 import { ApiError } from '../../http/errors';
 import { parseJsonBody } from '../../http/json-body';
 import { isExactNumber, numberText, toExactNumber, type ExactNumber } from '../../json/exact-json';
-import { unstorableKeyPath } from '../../json/storable';
 import { issueDetails } from '../../models/details';
 import { ONEBOT_LIMITS } from '../../limits';
 
@@ -23,7 +22,7 @@ const INTEGER = { type: 'integer', minimum: Number.MIN_SAFE_INTEGER, maximum: Nu
  */
 export const onebotEventSchema = zm
   .looseObject({
-    post_type: zm.string().check(zm.minLength(1), zm.describe('message, notice, request, meta_event, message_sent, ...')),
+    post_type: zm.string().check(zm.describe('message, notice, request, meta_event, message_sent, ... (any string, empty too)')),
     self_id: zm.optional(id).check(zm.meta({ description: 'The bot account (int64, exact)', anyOf: [INTEGER, { type: 'string' }] })),
     time: zm.optional(zm.unknown()).check(zm.meta({ description: 'Unix seconds', ...INTEGER })),
   })
@@ -47,12 +46,6 @@ export function parseEvent(body: unknown): OneBotEvent {
   if (!result.success) {
     const [detail] = issueDetails(result.error.issues);
     throw new ApiError('invalid_request', `Not a OneBot event: ${detail.path}: ${detail.message}`, { details: [detail] });
-  }
-  const unstorable = unstorableKeyPath(body);
-  if (unstorable !== undefined) {
-    throw new ApiError('invalid_request', 'The event has an empty, __proto__ or constructor key, which cannot be stored', {
-      details: [{ path: unstorable, message: 'key cannot be stored' }],
-    });
   }
   return body as OneBotEvent;
 }

@@ -2,7 +2,8 @@
  * What the receiver needs to know about the implementation that posted, read from its headers
  * (each implementation's published source, docs/onebot.md's compatibility table):
  * - go-cqhttp sends `User-Agent: CQHttp/<version>`; it is the only sender that re-sends, the
- *   same cached bytes, after a network error or its >= 5 s timeout, 1.5 s after the failure.
+ *   same cached bytes, after a network error or no answer within its >= 5 s timeout, 1.5 s after
+ *   the failure; never after an answer, whatever its status.
  * - LLOneBot posts with Node's fetch, whose default User-Agent is `node`, and never re-sends.
  * - Lagrange.OneBot posts through .NET's HttpClient: no User-Agent, and
  *   `Content-Type: application/json; charset=utf-8`. It never reads the answer.
@@ -16,20 +17,25 @@ export interface Sender {
   readsAnswer: boolean;
 }
 
-/** The times between a first delivery's receipt and its re-sends, from the sender's retry loop. */
+/** When a sender re-sends, from its retry loop: only a delivery it got no answer to in time. */
 export interface ResendSchedule {
-  /** No re-send arrives sooner: the sender waits this long after a failed attempt. */
-  afterMs: number;
+  /**
+   * It waits this long from sending for an answer: a delivery answered later was a failed attempt,
+   * and only such a delivery is re-sent. No re-send arrives sooner after the first's arrival.
+   */
+  timeoutMs: number;
   /** No re-send arrives later: every attempt timing out, with the longest timeout allowed for. */
   withinMs: number;
 }
 
 /**
- * go-cqhttp (server/http.go): `max-retries` 3 and `retries-interval` 1500 ms by default, each
- * attempt bounded by `timeout` (5 s, smaller values raised to 5). The last re-send comes
- * 3 x (5 + 1.5) = 19.5 s after the first attempt; 60 s allows for a timeout raised to 18 s.
+ * go-cqhttp (server/http.go, onBotPushEvent): an attempt fails only when `client.Do` returns an
+ * error, a network error or no answer within `timeout` (5 s, smaller values raised to 5); any
+ * answer, 5xx too, ends the loop. Then `retries-interval` (1500 ms) and the same bytes, up to
+ * `max-retries` (3) times: the last comes 3 x (5 + 1.5) = 19.5 s after the first attempt; 60 s
+ * allows for a timeout raised to 18 s.
  */
-export const GO_CQHTTP_RESENDS: ResendSchedule = { afterMs: 1500, withinMs: 60_000 };
+export const GO_CQHTTP_RESENDS: ResendSchedule = { timeoutMs: 5000, withinMs: 60_000 };
 
 export function senderOf(headers: Readonly<Record<string, string | undefined>>): Sender {
   const agent = headers['user-agent']?.trim() ?? '';

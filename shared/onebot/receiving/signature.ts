@@ -1,7 +1,10 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-/** `sha1=` then 40 hex digits; early Lagrange.OneBot sent upper-case hex, so case is not significant. */
-const SIGNATURE = /^sha1=([0-9a-f]{40})$/i;
+/**
+ * `sha1=` then 40 hex digits. The prefix is exact, as NoneBot compares it and every sender writes
+ * it (go-cqhttp `"sha1="+hex`); the hex may be upper-case, as Lagrange.OneBot writes it (.NET's Convert.ToHexString).
+ */
+const SIGNATURE = /^sha1=([0-9a-fA-F]{40})$/;
 
 /**
  * Whether `header` is `sha1=<HMAC-SHA1(secret, body)>`. The HMAC covers the exact bytes

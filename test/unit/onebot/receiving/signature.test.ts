@@ -8,7 +8,8 @@ const HEX = '3b7b0505eacda5fa5b8806e733590de2164a19c2';
 test.each([
   [`sha1=${HEX}`, true],
   [`sha1=${HEX.toUpperCase()}`, true],
-  [`SHA1=${HEX}`, true],
+  [`SHA1=${HEX}`, false],
+  [`Sha1=${HEX}`, false],
   [` sha1=${HEX} `, true],
   [HEX, false],
   [`sha1=${HEX.slice(0, 38)}`, false],
