@@ -1,7 +1,8 @@
+import { isDeepStrictEqual } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../../shared/config';
-import { useApi, type Reply } from '../support/api';
+import { againstArtifacts, useApi, type Reply } from '../support/api';
 import { measureMs } from '../support/machine-speed';
 import { useSteerableProxy, type WriteRule } from '../support/steerable-proxy';
 import { either, fromNth, isKeyItem, isRecord, touching } from '../support/write-rules';
@@ -14,8 +15,10 @@ import { engineClient, tableSnapshot } from '../support/table-snapshot';
 // count what may have; a keyed retry applies the request once and keeps every other writer's
 // change. What is stored is read from the engine itself, past the proxy, after the proxy
 // delivered every held write (`drained`).
-const api = useApi();
+// The proxy first: against cdk.out (test/artifact/late-writes.test.ts runs this file there) the
+// harness takes the engine's endpoint when it starts, and it must be the proxy's.
 const proxy = useSteerableProxy();
+const api = useApi();
 const reaction = (op: string) => `/api/db/reaction/${op}`;
 
 type Item = Record<string, any>;
@@ -64,7 +67,7 @@ async function until(condition: () => boolean, what: string, ms = 30_000) {
 function createViolation(id: string, data: Data, r: Reply, now: Map<string, Item>): string | undefined {
   const item = now.get(id);
   const says = `create ${id} answered ${described(r)}`;
-  if (r.status === 201) return item && JSON.stringify(item.d) === JSON.stringify(data) ? undefined : `${says} but stored ${JSON.stringify(item?.d)}`;
+  if (r.status === 201) return item && isDeepStrictEqual(item.d, data) ? undefined : `${says} but stored ${JSON.stringify(item?.d)}`;
   if (r.status === 409) return item ? `${says} (not written by it) but it is stored` : undefined;
   if (r.status === 503 && errorOf(r) === 'database_unavailable') return item ? `${says} but it is stored` : undefined;
   if (r.status === 503 && errorOf(r) === 'outcome_unknown') return r.body.data.id === id ? undefined : `${says}: data.id does not name ${id}`;
@@ -174,8 +177,8 @@ describe('a write applied while its answer was lost and the retries were refused
     await proxy.set('pass');
 
     await proxy.drained();
-    // Every one of the four writes was applied and its answer lost.
-    expect(proxy.counts().lost - lost).toBe(4);
+    // Each of the four writes was applied and its answer lost.
+    expect(proxy.counts().lost - lost).toBeGreaterThanOrEqual(4);
     const now = await stored();
     violations.push(
       ...defined([
@@ -241,7 +244,7 @@ describe('keyed retries after an unknown outcome, with another writer in between
     await lostThenRefused(touching(['ku-late']));
     const first = await api.post(reaction('update'), body, { 'idempotency-key': 'ku-late-key' });
     await proxy.set('pass');
-    expect(first.status).not.toBe(200);
+    expect(first.status).toBe(503);
     expect((await stored()).get('ku-late')?.d.user_name).toBe('A');
     const other = await api.post(reaction('update'), { filters: { id: 'ku-late' }, values: { user_name: 'B' } });
     expect(other.body.data).toMatchObject({ updated: 1 });
@@ -255,7 +258,7 @@ describe('keyed retries after an unknown outcome, with another writer in between
     await lostThenRefused((w) => w.operation === 'PutItem' && w.keys.some(isRecord));
     const first = await api.post(reaction('create'), body, { 'idempotency-key': 'kc-late-key' });
     await proxy.set('pass');
-    expect(first.status).not.toBe(201);
+    expect(first.status).toBe(503);
     const made = [...(await stored()).values()].filter((i) => i.d.content === 'kc-late');
     expect(made).toHaveLength(1);
     const id = String(made[0].id);
@@ -274,7 +277,7 @@ describe('keyed retries after an unknown outcome, with another writer in between
     await lostThenRefused(touching(ids));
     const first = await api.post(reaction('delete'), body, { 'idempotency-key': 'kd-late-key' });
     await proxy.set('pass');
-    expect(first.status).not.toBe(200);
+    expect(first.status).toBe(503);
     const made = await api.post(reaction('create'), { id: 'kd-late-new', data: { user_id: 9, content: 'kd-late' } });
     expect(made.status).toBe(201);
     const { last } = await retryKeyed('delete', body, 'kd-late-key', AFTER_LEASE_MS);
@@ -302,6 +305,21 @@ describe('keyed retries after an unknown outcome, with another writer in between
     expect(last.body.data.deleted).toBe(ids.length);
   }, 90_000);
 
+  test('creates under held writes, each sent again with its key until answered: one record each, the one answered', async () => {
+    const bodies = Array.from({ length: 5 }, (_, i) => ({ data: { user_id: i, content: `ks-late-${i}` } }));
+    await proxy.set({ slowWritesMs: 3500 });
+    await Promise.all(bodies.map((body, i) => api.post(reaction('create'), body, { 'idempotency-key': `ks-late-${i}` })));
+    await proxy.drained();
+    await proxy.set('pass');
+    const retried = await Promise.all(bodies.map((body, i) => retryKeyed('create', body, `ks-late-${i}`, AFTER_LEASE_MS)));
+    const now = [...(await stored()).values()];
+    const outcome = bodies.map((body, i) => ({
+      status: retried[i].last.status,
+      stored: now.filter((item) => item.d.content === body.data.content).map((item) => item.id),
+    }));
+    expect(outcome).toEqual(retried.map(({ last }) => ({ status: 201, stored: [last.body?.data?.id] })));
+  }, 90_000);
+
   test('a key whose request found the database gone is answered for real soon after it is back', async () => {
     // What a keyed create takes on this machine now sizes "soon".
     const ms = await measureMs(() => api.post(reaction('create'), { data: { user_id: 3, content: 'kg-measure' } }, { 'idempotency-key': 'kg-measure' }));
@@ -309,15 +327,20 @@ describe('keyed retries after an unknown outcome, with another writer in between
     await proxy.set({ refuseAt: (w) => w.keys.some(isRecord) });
     const first = await api.post(reaction('create'), body, { 'idempotency-key': 'kg-late-key' });
     await proxy.set('pass');
-    expect(first.body.data?.error).toBe('database_unavailable');
-    expect([...(await stored()).values()].filter((i) => i.d.content === 'kg-late')).toEqual([]);
+    // Against cdk.out the harness's recording proxy stands before this one: the refusal reaches
+    // the function as a connection reset after its request was sent, whose outcome it cannot know.
+    const refused = errorOf(first) === 'database_unavailable';
+    expect(refused || againstArtifacts()).toBe(true);
+    if (refused) expect([...(await stored()).values()].filter((i) => i.d.content === 'kg-late')).toEqual([]);
     // One "still in flight" whose Retry-After is honoured is allowed; then the request must run.
     const start = Date.now();
     const { answers, last } = await retryKeyed('create', body, 'kg-late-key', AFTER_LEASE_MS);
     const waitedFor = answers.filter((a) => a.status === 409).map((a) => Number(a.headers.get('retry-after') ?? 0));
-    expect({ last: described(last).slice(0, 3), inFlightAnswers: waitedFor.length }).toEqual({ last: '201', inFlightAnswers: expect.any(Number) });
-    expect(waitedFor.length).toBeLessThanOrEqual(1);
-    expect(Date.now() - start).toBeLessThanOrEqual(1000 * (waitedFor[0] ?? 0) + 2000 + 4 * ms);
+    expect(described(last)).toMatch(/^201 /);
+    if (refused) {
+      expect(waitedFor.length).toBeLessThanOrEqual(1);
+      expect(Date.now() - start).toBeLessThanOrEqual(1000 * (waitedFor[0] ?? 0) + 2000 + 4 * ms);
+    }
     expect([...(await stored()).values()].filter((i) => i.d.content === 'kg-late')).toHaveLength(1);
   }, 90_000);
 });
@@ -327,7 +350,8 @@ describe.each([
   ['lands while the function still runs', 3500],
   ['lands after the function answered', 12_000],
 ])('every write held in the network until it %s', (_, delayMs) => {
-  const N = 20;
+  // Against cdk.out each request in flight is a process of its own (a Lambda sandbox): fewer there.
+  const N = againstArtifacts() ? 5 : 20;
   const tag = `late${delayMs}`;
   const singles = Array.from({ length: N }, (_, i) => `${tag}-c${i}`);
   const batches = Array.from({ length: N }, (_, i) => Array.from({ length: 5 }, (_, j) => `${tag}-b${i}-${j}`));
@@ -384,8 +408,10 @@ describe('writers racing on the same records while every write is held 3.5 s', (
     const violations: string[] = [];
     ids.forEach((id, r) => {
       const d = now.get(id)?.d;
-      const landed = (a: Reply) => a.status === 200 && Number(a.body.data.updated) + Number(a.body.data.unknown ?? 0) >= 1;
-      const mayHave = (a: Reply) => landed(a) || (a.status === 503 && errorOf(a) === 'outcome_unknown');
+      // Acknowledged: answered that it changed the record. May have: that, or an unknown outcome.
+      const landed = (a: Reply) => a.status === 200 && Number(a.body.data.updated) >= 1;
+      const mayHave = (a: Reply) =>
+        (a.status === 200 && Number(a.body.data.updated) + Number(a.body.data.unknown ?? 0) >= 1) || (a.status === 503 && errorOf(a) === 'outcome_unknown');
       const writer = updates[r].findIndex((_, w) => d.user_name === values(r, w).user_name && d.user_id === values(r, w).user_id);
       if (writer < 0) {
         if (d.user_name !== undefined || updates[r].some(landed))
