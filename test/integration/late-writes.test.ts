@@ -3,6 +3,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../../shared/config';
 import { againstArtifacts, useApi, type Reply } from '../support/api';
+import { httpFramer } from '../support/http-frames';
 import { measureMs } from '../support/machine-speed';
 import { useSteerableProxy, type WriteRule } from '../support/steerable-proxy';
 import { either, fromNth, isKeyItem, isRecord, touching } from '../support/write-rules';
@@ -111,6 +112,20 @@ function bulkViolation(what: string, count: 'updated' | 'deleted', changed: numb
 const defined = (list: Array<string | undefined>) => list.filter((v): v is string => v !== undefined);
 
 describe('the proxy itself', () => {
+  test('its framer cuts a byte stream into whole messages, bodies by Content-Length or chunked, however the bytes arrive', () => {
+    const messages: Array<[string, string]> = [];
+    const feed = httpFramer((m) => messages.push([m.startLine, m.body.toString()]));
+    const stream = Buffer.from(
+      'POST / HTTP/1.1\r\nContent-Length: 5\r\n\r\nhelloHTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\nGET / HTTP/1.1\r\n\r\n',
+    );
+    for (let at = 0; at < stream.length; at += 7) feed(stream.subarray(at, at + 7));
+    expect(messages).toEqual([
+      ['POST / HTTP/1.1', 'hello'],
+      ['HTTP/1.1 200 OK', 'abcde'],
+      ['GET / HTTP/1.1', ''],
+    ]);
+  });
+
   // The SDK as the service runs it, with a short answer timeout and no retry: its call fails, the write still lands.
   const shortClient = () =>
     DynamoDBDocumentClient.from(
