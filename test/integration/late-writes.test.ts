@@ -146,11 +146,13 @@ describe('the proxy itself', () => {
   test('a held write lands after its caller gave up; a lost answer belongs to an applied write; reads pass a slow link at once', async () => {
     const client = shortClient();
     const before = proxy.counts();
-    await proxy.set({ slowWritesMs: 1000 });
+    await proxy.set({ slowWritesMs: 3000 });
     await expect(put(client, 'held')).rejects.toThrow();
-    expect(await engineHas('held')).toBe(false);
-    // A read is not held: it answers within the 300 ms the client waits.
-    await client.send(new GetCommand({ TableName: settings().TABLE_NAME, Key: { pk: 'proxy-self-test', sk: 'held' } }));
+    // A read through the proxy is not held: it passes the held write and does not see it yet.
+    const read = await engineClient(process.env.DYNAMODB_ENDPOINT!).send(
+      new GetCommand({ TableName: settings().TABLE_NAME, Key: { pk: 'proxy-self-test', sk: 'held' }, ConsistentRead: true }),
+    );
+    expect(read.Item).toBeUndefined();
     await proxy.drained();
     expect(await engineHas('held')).toBe(true);
 
