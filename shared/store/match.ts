@@ -90,8 +90,12 @@ export async function matchForWrite(
   model: Model,
   guard: BulkGuard,
   fingerprint: string,
-  { keyRun, cursorKey = PROCESS_CURSOR_KEY }: BulkOptions,
+  { keyRun, cursorKey: keyOf = PROCESS_CURSOR_KEY }: BulkOptions,
 ): Promise<Matched> {
+  // Read before any write: the cursor of a call that stops early is signed after its writes
+  // settled, which may be at the invocation's cutoff, when a secret could no longer be read.
+  const key = await keyOf();
+  const cursorKey: CursorKey = async () => key;
   const readiness = await indexReadiness(model);
   let filter = parseFilter(model, guard.filters);
   if (isMatchAll(filter) && guard.allow_all !== true) throw new EmptyFilter();
