@@ -8,17 +8,16 @@
  * that started it, drain before stopping (docs/local-server.md).
  */
 import { resolve } from 'node:path';
-import { allModels } from '../shared/models/catalog';
 import { ROUTES } from '../shared/http/routes';
-import { scheduleDrain } from '../shared/onebot/replay';
 import { cursorKeyOf } from './local/cursor-key';
 import { prepareTable, startDynalite } from './local/engine';
 import { startLocalServer } from './local/server';
 import { drain, DRAIN_MS, FORCING_SIGNAL, RequestTracker, watchParent } from './local/shutdown';
-import { buildInBackground, checkDataDir, checkPort, readConfig, recordModelLayouts, StartupError } from './local/startup';
+import { buildInBackground, checkDataDir, checkPort, loadModels, readConfig, recordModelLayouts, StartupError } from './local/startup';
 
 async function main(): Promise<void> {
   const config = readConfig(process.env, (dir) => resolve(dir));
+  const models = loadModels();
   await checkPort(config.host, config.port);
   await checkDataDir(config.dataDir);
   process.env.TABLE_NAME = config.tableName;
@@ -37,10 +36,10 @@ async function main(): Promise<void> {
     );
   });
   console.log(`table ${config.tableName} ${created ? 'created' : 'found'} at ${endpoint}`);
-  const models = allModels();
   const building = await recordModelLayouts(models);
   // OneBot events kept while the database was unreachable (a previous run's too) are stored now.
-  scheduleDrain();
+  // Loaded after the models were checked: the receiver's modules declare the OneBot models as they load.
+  (await import('../shared/onebot/replay')).scheduleDrain();
   const { server, url } = await startLocalServer({ port: config.port, host: config.host });
   const requests = new RequestTracker(server);
   console.log(`recordgate listening on ${url}`);
