@@ -1,6 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { spawnServe, stopServe, type ServeProcess } from '../../scripts/local/serve-process';
 import { startSteerableProxy, type LinkMode, type SteerableProxy } from '../support/steerable-proxy';
 import { bodyOf, groupMessage } from './onebot-fixtures';
@@ -41,6 +41,13 @@ async function until(condition: () => boolean | Promise<boolean>, what: string, 
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
+
+const ROOT = resolve(__dirname, '../..');
+/** The environment that makes a served process load `standIn` for the reaction model, as an edited model file would. */
+const reactionAs = (standIn: string): Record<string, string> => ({
+  NODE_OPTIONS: `--require ${resolve(ROOT, 'test/support/served-models/swap.cjs')}`,
+  RG_SWAP_MODEL: `${resolve(ROOT, 'shared/models/reaction.ts')}=${resolve(ROOT, 'test/support/served-models', standIn)}`,
+});
 
 const SELF_ID = 20930;
 const deliveries = [1, 2, 3].map((n) => bodyOf(groupMessage(30930, 9300 + n, 40930, `kept ${n}`), 1_810_000_000 + n, SELF_ID));
@@ -89,4 +96,29 @@ onOneEngine('npm start with its database down', () => {
     },
     180_000,
   );
+
+  test('a model layout its records cannot follow, found once the engine is back, still refuses the start in one line', async () => {
+    const proxy = await startSteerableProxy(process.env.DYNAMODB_ENDPOINT!);
+    proxies.push(proxy);
+    const dataDir = mkdtempSync(join(tmpdir(), 'recordgate-down-layout-'));
+    dirs.push(dataDir);
+    const env = { DATA_DIR: dataDir, DYNAMODB_ENDPOINT: proxy.endpoint, TABLE_NAME: `down_layout_${Date.now()}` };
+    // A record stored while the model has one shard.
+    const first = spawnServe(env);
+    servers.push(first);
+    const created = await post(await first.ready, '/api/db/reaction/create', JSON.stringify({ data: { user_id: 1, content: 'stored' } }));
+    expect(created.status).toBe(201);
+    await stopServe(first);
+
+    await proxy.set('refuse');
+    const again = spawnServe({ ...env, ...reactionAs('reaction-four-shards.ts') });
+    servers.push(again);
+    await again.ready;
+    expect(again.output()).toMatch(/does not answer .*serving anyway/);
+    await proxy.set('pass');
+    expect(await again.exited).toEqual({ code: 1, signal: null });
+    expect(again.output()).toMatch(
+      /^recordgate cannot start: Model reaction cannot be served: its records are stored with shards: 1, but its definition says shards: 4/m,
+    );
+  }, 180_000);
 });
