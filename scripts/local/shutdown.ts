@@ -97,6 +97,9 @@ export async function drain(
   await stopListening(server, requests);
   while ((requests.inFlight > 0 || requests.arriving() > 0) && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 25));
+    // Looked at after a poll phase: when the process was too busy to read for a while, the
+    // requests that arrived meanwhile are read first, not taken for silent connections and cut.
+    await new Promise((resolve) => setImmediate(resolve));
   }
   const cut = requests.inFlight;
   server.closeAllConnections();
