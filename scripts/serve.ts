@@ -1,10 +1,11 @@
 /**
- * `npm start`: the whole API on localhost. Checks every setting, the port and the data
- * directory before creating anything; starts an embedded DynamoDB engine (dynalite, data kept
- * in DATA_DIR) unless DYNAMODB_ENDPOINT names another, creates the table if missing, checks and
- * records every model's layout (refusing to start on a change the stored records cannot follow,
- * building new indexes in the background) and serves
- * every route through the same handlers Lambda runs. SIGTERM/SIGINT, or the end of the process
+ * `npm start`: the whole API on localhost. Checks every setting, every model's definition, the
+ * port and the data directory before creating anything; starts an embedded DynamoDB engine
+ * (dynalite, data kept in DATA_DIR) unless DYNAMODB_ENDPOINT names another, creates the table if
+ * missing, checks and records every model's layout (refusing to start on a change the stored
+ * records cannot follow, building new indexes in the background) and serves every route through
+ * the same handlers Lambda runs. An engine out of reach is waited for while the server answers
+ * (the table's routes 503, OneBot deliveries kept). SIGTERM/SIGINT, or the end of the process
  * that started it, drain before stopping (docs/local-server.md).
  */
 import { resolve } from 'node:path';
@@ -41,7 +42,7 @@ async function main(): Promise<void> {
   } catch (error) {
     if (!isOutage(error)) throw error;
     console.log(
-      `DynamoDB at ${endpoint} does not answer (${(error as Error).name}: ${(error as Error).message}); serving anyway: record requests answer 503 database_unavailable and OneBot deliveries are kept in ${spoolDir()} until it does; trying again every ${DATABASE_RETRY_MS / 1000} s`,
+      `DynamoDB at ${endpoint} does not answer (${(error as Error).name}: ${(error as Error).message}); serving anyway: the routes that use the table answer 503 database_unavailable and OneBot deliveries are kept in ${spoolDir()} until it does; trying again every ${DATABASE_RETRY_MS / 1000} s`,
     );
   }
   // Loaded after the models were checked: the receiver's modules declare the OneBot models as they load.
