@@ -1,24 +1,26 @@
 /**
- * `npm start`: the whole API on localhost. Checks every setting, the port and the data
- * directory before creating anything; starts an embedded DynamoDB engine (dynalite, data kept
- * in DATA_DIR) unless DYNAMODB_ENDPOINT names another, creates the table if missing, checks and
- * records every model's layout (refusing to start on a change the stored records cannot follow,
- * building new indexes in the background) and serves
- * every route through the same handlers Lambda runs. SIGTERM/SIGINT, or the end of the process
+ * `npm start`: the whole API on localhost. Checks every setting, every model's definition, the
+ * port and the data directory before creating anything; starts an embedded DynamoDB engine
+ * (dynalite, data kept in DATA_DIR) unless DYNAMODB_ENDPOINT names another, creates the table if
+ * missing, checks and records every model's layout (refusing to start on a change the stored
+ * records cannot follow, building new indexes in the background) and serves every route through
+ * the same handlers Lambda runs. An engine out of reach is waited for while the server answers
+ * (the table's routes 503, OneBot deliveries kept). SIGTERM/SIGINT, or the end of the process
  * that started it, drain before stopping (docs/local-server.md).
  */
 import { resolve } from 'node:path';
-import { allModels } from '../shared/models/catalog';
 import { ROUTES } from '../shared/http/routes';
-import { scheduleDrain } from '../shared/onebot/replay';
 import { cursorKeyOf } from './local/cursor-key';
-import { prepareTable, startDynalite } from './local/engine';
+import { spoolDir } from '../shared/onebot/keeping/spool';
+import { DATABASE_RETRY_MS, isOutage, prepareDatabase, untilPrepared, type PreparedDatabase } from './local/database';
+import { startDynalite } from './local/engine';
 import { startLocalServer } from './local/server';
 import { drain, DRAIN_MS, FORCING_SIGNAL, RequestTracker, watchParent } from './local/shutdown';
-import { buildInBackground, checkDataDir, checkPort, readConfig, recordModelLayouts, StartupError } from './local/startup';
+import { buildInBackground, checkDataDir, checkPort, loadModels, readConfig, StartupError } from './local/startup';
 
 async function main(): Promise<void> {
   const config = readConfig(process.env, (dir) => resolve(dir));
+  const models = loadModels();
   await checkPort(config.host, config.port);
   await checkDataDir(config.dataDir);
   process.env.TABLE_NAME = config.tableName;
@@ -31,17 +33,27 @@ async function main(): Promise<void> {
     console.log(`embedded DynamoDB (dynalite) on ${engine.endpoint}, data in ${config.dataDir}`);
   }
   const endpoint = process.env.DYNAMODB_ENDPOINT!;
-  const created = await prepareTable(endpoint, config.tableName).catch((error: Error) => {
-    throw new StartupError(
-      `cannot reach DynamoDB at ${endpoint} (${error.name}: ${error.message}); start it, or unset DYNAMODB_ENDPOINT for the embedded engine`,
+  const prepare = () => prepareDatabase(endpoint, config.tableName, models, engine === undefined);
+  // An engine out of reach is waited out while the server answers (docs/local-server.md): every
+  // OneBot delivery refused meanwhile would be lost, since no sender re-sends.
+  let database: PreparedDatabase | undefined;
+  try {
+    database = await prepare();
+  } catch (error) {
+    if (!isOutage(error)) throw error;
+    console.log(
+      `DynamoDB at ${endpoint} does not answer (${(error as Error).name}: ${(error as Error).message}); serving anyway: the routes that use the table answer 503 database_unavailable and OneBot deliveries are kept in ${spoolDir()} until it does; trying again every ${DATABASE_RETRY_MS / 1000} s`,
     );
-  });
-  console.log(`table ${config.tableName} ${created ? 'created' : 'found'} at ${endpoint}`);
-  const models = allModels();
-  const building = await recordModelLayouts(models);
-  // OneBot events kept while the database was unreachable (a previous run's too) are stored now.
-  scheduleDrain();
-  const { server, url } = await startLocalServer({ port: config.port, host: config.host });
+  }
+  // Loaded after the models were checked: the receiver's modules declare the OneBot models as they load.
+  const { scheduleDrain } = await import('../shared/onebot/replay');
+  const reached = ({ created }: PreparedDatabase) => {
+    console.log(`table ${config.tableName} ${created ? 'created' : 'found'} at ${endpoint}`);
+    // OneBot events kept while the database was unreachable (a previous run's too) are stored now.
+    scheduleDrain();
+  };
+  if (database) reached(database);
+  const { server, url } = await startLocalServer({ port: config.port, host: config.host, databaseReady: () => database !== undefined });
   const requests = new RequestTracker(server);
   console.log(`recordgate listening on ${url}`);
   console.log(config.tokens ? `auth: on, ${config.tokens.length} API token(s) from API_TOKENS` : 'auth: no API_TOKENS set, open on loopback only');
@@ -52,10 +64,10 @@ async function main(): Promise<void> {
       .join(', ')}`,
   );
   for (const route of ROUTES) console.log(`  ${route.method.padEnd(4)} ${url}${route.path}`);
-  void buildInBackground(building, (line) => console.log(line));
+  if (database) void buildInBackground(database.building, (line) => console.log(line));
 
   let stopping = false;
-  const stop = async (why: string) => {
+  const stop = async (why: string, exitCode = 0) => {
     if (stopping) return;
     stopping = true;
     console.log(`\n${why}: no new connections; ${requests.inFlight} request(s) in flight get up to ${DRAIN_MS / 1000} s to finish`);
@@ -72,7 +84,7 @@ async function main(): Promise<void> {
         : Promise.resolve();
     const { drained, cut } = await drain(server, requests, closeEngine);
     console.log(`stopped: ${drained} request(s) drained${cut > 0 ? `, ${cut} cut off after ${DRAIN_MS / 1000} s` : ''}, engine closed`);
-    process.exit(cut > 0 ? 1 : 0);
+    process.exit(cut > 0 ? 1 : exitCode);
   };
   let signals = 0;
   const onSignal = (signal: NodeJS.Signals) => {
@@ -87,10 +99,27 @@ async function main(): Promise<void> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   watchParent((parent) => void stop(`the process that started this one (${parent}) exited`));
+  if (database) return;
+  untilPrepared(prepare).then(
+    (prepared) => {
+      reached(prepared);
+      database = prepared;
+      console.log('database reached: every route is served');
+      void buildInBackground(prepared.building, (line) => console.log(line));
+    },
+    // A model layout its records cannot follow, found once the database answered: refused as at
+    // any start, after what is in flight (OneBot deliveries kept meanwhile stay in the spool).
+    (error: unknown) => {
+      console.error(cannotStart(error));
+      void stop('the start-up checks failed', 1);
+    },
+  );
 }
 
+/** One line that names the problem and its fix; a stack only for what was not foreseen. */
+const cannotStart = (error: unknown) => (error instanceof StartupError ? `recordgate cannot start: ${error.message}` : error);
+
 main().catch((error) => {
-  // One line that names the problem and its fix; a stack only for what was not foreseen.
-  console.error(error instanceof StartupError ? `recordgate cannot start: ${error.message}` : error);
+  console.error(cannotStart(error));
   process.exit(1);
 });

@@ -1,7 +1,8 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import dynalite from 'dynalite';
+import { BOUNDED_HTTP } from '../../shared/deadline';
 import { ensureTable } from '../../shared/store/table';
 
 /** Starts dynalite in this process (on disk when `path` is given) and returns its endpoint. */
@@ -15,12 +16,16 @@ export async function startDynalite(options: { path?: string; port?: number } = 
   return { endpoint: `http://127.0.0.1:${port}`, server };
 }
 
-export function adminClient(endpoint: string, region = 'us-east-1'): DynamoDBClient {
-  return new DynamoDBClient({ endpoint, region, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+export function adminClient(endpoint: string, region = 'us-east-1', config: DynamoDBClientConfig = {}): DynamoDBClient {
+  return new DynamoDBClient({ endpoint, region, credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, ...config });
 }
 
-export async function prepareTable(endpoint: string, tableName: string): Promise<boolean> {
-  const client = adminClient(endpoint);
+/**
+ * Creates the table unless it exists. `once`: one attempt, each call bounded as the service's are
+ * (shared/deadline.ts), for an engine that may be down or hung: its caller tries again.
+ */
+export async function prepareTable(endpoint: string, tableName: string, { once = false } = {}): Promise<boolean> {
+  const client = adminClient(endpoint, undefined, once ? { maxAttempts: 1, requestHandler: BOUNDED_HTTP } : {});
   try {
     return await ensureTable(client, tableName);
   } finally {

@@ -49,6 +49,9 @@ export function gatewayRequest(req: IncomingMessage): GatewayRequest {
  */
 const TEXT_TYPE = /^(text\/[^;\s]*|application\/(json|javascript|xml))\s*(;|$)/i;
 
+/** Whether a body of this type travels in the event as text (when its bytes are UTF-8), not base64. */
+export const travelsAsText = (contentType: string | undefined): boolean => contentType !== undefined && TEXT_TYPE.test(contentType);
+
 /**
  * The body as the event carries it. A text body whose bytes are not UTF-8 travels base64-encoded:
  * AWS does not document what it does with them, and this keeps them exact, so the function's own
@@ -56,7 +59,7 @@ const TEXT_TYPE = /^(text\/[^;\s]*|application\/(json|javascript|xml))\s*(;|$)/i
  */
 function eventBody(body: Buffer, contentType: string | undefined): Pick<APIGatewayProxyEventV2, 'body' | 'isBase64Encoded'> {
   if (body.length === 0) return { body: undefined, isBase64Encoded: false };
-  if (contentType !== undefined && TEXT_TYPE.test(contentType) && isUtf8(body)) return { body: body.toString('utf8'), isBase64Encoded: false };
+  if (travelsAsText(contentType) && isUtf8(body)) return { body: body.toString('utf8'), isBase64Encoded: false };
   return { body: body.toString('base64'), isBase64Encoded: true };
 }
 

@@ -19,6 +19,33 @@ function handlerOf(name: string): Promise<Handler> {
   return handler;
 }
 
+/**
+ * Whether a function answers 503 database_unavailable while npm start has not reached its
+ * database yet: every one that uses the table but the OneBot receiver, which keeps what it
+ * receives in the spool (shared/onebot/keeping/) and acknowledges it, since no sender re-sends.
+ */
+const waitsForDatabase = (name: HttpFunctionName): boolean => FUNCTION_DESCRIPTORS[name].table.length > 0 && name !== 'onebot';
+
+const standIns = new Map<string, Promise<Handler>>();
+
+/**
+ * A function's own middleware chain (auth, envelope, headers, request log) around an operation
+ * that answers what an unreachable table answers: 503 database_unavailable with Retry-After.
+ */
+function unavailableHandlerOf(name: HttpFunctionName): Promise<Handler> {
+  let handler = standIns.get(name);
+  if (!handler) {
+    handler = Promise.all([import('../../shared/http/middleware'), import('../../shared/store/errors')]).then(
+      ([{ httpHandler }, { TableUnreachable }]) =>
+        httpHandler(name, async () => {
+          throw new TableUnreachable(new Error('npm start has not reached its database yet'));
+        }) as Handler,
+    );
+    standIns.set(name, handler);
+  }
+  return handler;
+}
+
 /** A function's timeout in seconds, asked at each invocation. */
 type TimeoutOf = (name: HttpFunctionName) => number;
 /** The deployed setting. Tests on a loaded machine give more (test/support/api.ts), never less. */
@@ -37,12 +64,12 @@ const configuredTimeout: TimeoutOf = (name) => FUNCTION_DESCRIPTORS[name].lambda
  * and the handler sees in its context the time really left. A request whose time is up before
  * its handler starts never reaches it: the gateway answers 503 and nothing happens.
  */
-async function invokeInProcess(name: HttpFunctionName, event: APIGatewayProxyEventV2, timeoutOf: TimeoutOf): Promise<Invocation> {
+async function invokeInProcess(name: HttpFunctionName, event: APIGatewayProxyEventV2, timeoutOf: TimeoutOf, databaseReady: () => boolean): Promise<Invocation> {
   const timeoutSeconds = timeoutOf(name);
   const deadline = event.requestContext.timeEpoch + timeoutSeconds * 1000;
   let timer: NodeJS.Timeout | undefined;
   try {
-    const handler = await handlerOf(name);
+    const handler = await (databaseReady() || !waitsForDatabase(name) ? handlerOf(name) : unavailableHandlerOf(name));
     if (Date.now() >= deadline) return { kind: 'not-started' };
     const context = lambdaContext(name, event.requestContext.requestId, deadline);
     const timedOut = new Promise<Invocation>((resolve) => {
@@ -60,16 +87,22 @@ async function invokeInProcess(name: HttpFunctionName, event: APIGatewayProxyEve
 /**
  * The whole API on localhost, routed as the deployed HTTP API routes: the route keys of the one
  * route table (shared/http/routes.ts), `$default` for everything else, each served by the same
- * handler that is deployed for it.
+ * handler that is deployed for it (or, while the database has not been reached, unavailableHandlerOf).
  */
-export function startLocalServer(options: { port: number; host: string; timeoutSeconds?: TimeoutOf }): Promise<{ server: Server; url: string }> {
-  const { timeoutSeconds: timeoutOf = configuredTimeout, ...listen } = options;
+export function startLocalServer(options: {
+  port: number;
+  host: string;
+  timeoutSeconds?: TimeoutOf;
+  /** False while npm start has not reached its database: the functions that need it answer 503 meanwhile. */
+  databaseReady?: () => boolean;
+}): Promise<{ server: Server; url: string }> {
+  const { timeoutSeconds: timeoutOf = configuredTimeout, databaseReady = () => true, ...listen } = options;
   return startGateway({
     ...listen,
     route: (method, rawPath) => {
       const { key, fn, params } = dispatch(method, rawPath);
       return { key, target: fn, params };
     },
-    invoke: (name, event) => invokeInProcess(name, event, timeoutOf),
+    invoke: (name, event) => invokeInProcess(name, event, timeoutOf, databaseReady),
   });
 }

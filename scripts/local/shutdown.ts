@@ -18,15 +18,26 @@ const PARENT_CHECK_MS = 500;
 /** A connection this young without a request yet is a client still sending one. */
 const ARRIVING_MS = 1_000;
 
+/**
+ * After a signal the listener stays open until this long passes without a new connection (at
+ * most LISTENING_AFTER_SIGNAL_MS): closing it resets every connection the kernel has accepted
+ * but the server has not taken yet, and those are requests already sent.
+ */
+const QUIET_MS = 50;
+const LISTENING_AFTER_SIGNAL_MS = 2_000;
+
 /** Counts a server's requests from their headers to their answer's end, and its connections that have not sent one yet. */
 export class RequestTracker {
   inFlight = 0;
   finished = 0;
+  /** Connections taken from the listener so far. */
+  accepted = 0;
   draining = false;
   private readonly waiting = new Map<Socket, number>();
 
   constructor(server: Server) {
     server.on('connection', (socket: Socket) => {
+      this.accepted++;
       this.waiting.set(socket, Date.now());
       socket.once('close', () => this.waiting.delete(socket));
     });
@@ -50,9 +61,29 @@ export class RequestTracker {
 }
 
 /**
- * Stops accepting connections, lets the requests in flight finish (at most `drainMs`), cuts
- * what is left, then runs `closeEngine`: the engine outlives every request that may still write.
- * Returns how many requests finished during the drain and how many were cut.
+ * Closes the listener once a QUIET_MS passed in which the server took no new connection. The
+ * check runs from setImmediate, right after the event loop's poll phase, which takes every
+ * connection the kernel has completed: one the listener's close would reset. Whatever is taken
+ * meanwhile is served as any request in flight, and answered with `Connection: close`.
+ */
+async function stopListening(server: Server, requests: RequestTracker): Promise<void> {
+  const giveUp = Date.now() + LISTENING_AFTER_SIGNAL_MS;
+  for (;;) {
+    const before = requests.accepted;
+    await new Promise((resolve) => setTimeout(resolve, QUIET_MS));
+    await new Promise((resolve) => setImmediate(resolve));
+    if (requests.accepted === before || Date.now() >= giveUp) break;
+  }
+  // net's close, not http's: http's also drops every connection without a request in progress,
+  // which includes a client whose request is on the wire but not yet read.
+  NetServer.prototype.close.call(server);
+}
+
+/**
+ * Stops accepting connections once none is waiting to be taken (stopListening), lets the
+ * requests in flight finish (at most `drainMs` from the call), cuts what is left, then runs
+ * `closeEngine`: the engine outlives every request that may still write. Returns how many
+ * requests finished during the drain and how many were cut.
  */
 export async function drain(
   server: Server,
@@ -62,12 +93,13 @@ export async function drain(
 ): Promise<{ drained: number; cut: number }> {
   const finishedBefore = requests.finished;
   requests.draining = true;
-  // net's close, not http's: http's also drops every connection without a request in progress,
-  // which includes a client whose request is on the wire but not yet read.
-  NetServer.prototype.close.call(server);
   const deadline = Date.now() + drainMs;
+  await stopListening(server, requests);
   while ((requests.inFlight > 0 || requests.arriving() > 0) && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 25));
+    // Looked at after a poll phase: when the process was too busy to read for a while, the
+    // requests that arrived meanwhile are read first, not taken for silent connections and cut.
+    await new Promise((resolve) => setImmediate(resolve));
   }
   const cut = requests.inFlight;
   server.closeAllConnections();

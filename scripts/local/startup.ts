@@ -2,7 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { parseTokenTable, type TokenTable } from '../../shared/auth/tokens';
-import type { Model } from '../../shared/models/define';
+import { allModels } from '../../shared/models/catalog';
+import { InvalidModelDefinition, type Model } from '../../shared/models/define';
 import { LayoutMismatch } from '../../shared/store/errors';
 import { buildIndexes, recordLayout } from '../../shared/store/index-build';
 
@@ -43,6 +44,19 @@ export function readConfig(env: NodeJS.ProcessEnv, resolveDir: (dir: string) => 
     }
   }
   return { port, host: env.HOST ?? '127.0.0.1', dataDir: resolveDir(env.DATA_DIR ?? '.data'), endpoint, tableName, tokens };
+}
+
+/**
+ * Loads every model, each checked as it is declared (shared/models/define.ts): a definition the
+ * service cannot serve stops the start in one line, before the engine or the table is touched.
+ */
+export function loadModels(): Model[] {
+  try {
+    return allModels();
+  } catch (error) {
+    if (!(error instanceof InvalidModelDefinition)) throw error;
+    throw new StartupError(`${error.message}; fix the model's definition (shared/models/)`);
+  }
 }
 
 /** Fails when another process holds the port, before the engine or the table is touched. */

@@ -72,6 +72,10 @@ export type IndexKind = 'number' | 'string';
 export const sortableFields = <I extends string>(model: Model<ModelSchema, I>): Array<'id' | I> => ['id', ...model.indexed];
 
 export const MAX_INDEXED_FIELDS = 3;
+
+/** A model definition the service cannot serve (a name, a field, its indexes or shards), refused as the model is declared. */
+export class InvalidModelDefinition extends Error {}
+
 const MODEL_NAME = /^[a-z][a-z0-9_]{0,62}$/;
 const FIELD_NAME = /^[A-Za-z][A-Za-z0-9_]{0,254}$/;
 
@@ -102,23 +106,28 @@ export function typesOf(schema: FieldSchema): string[] {
  */
 export function defineModel<S extends ModelSchema, const I extends keyof zm.infer<S> & string = never>(options: ModelOptions<S, I>): Model<S, I> {
   const { name, schema, description } = options;
-  if (!MODEL_NAME.test(name)) throw new Error(`model name ${name} must match ${MODEL_NAME}`);
+  if (!MODEL_NAME.test(name)) throw new InvalidModelDefinition(`model name ${name} must match ${MODEL_NAME}`);
   for (const field of Object.keys(schema.shape)) {
     if (!FIELD_NAME.test(field) || isSystemField(field)) {
-      throw new Error(`model ${name}: field ${field} collides with a system field or is not a plain name`);
+      throw new InvalidModelDefinition(`model ${name}: field ${field} collides with a system field or is not a plain name`);
     }
   }
   const indexed: ReadonlyArray<I> = options.indexed ?? [];
-  if (indexed.length > MAX_INDEXED_FIELDS) throw new Error(`model ${name}: at most ${MAX_INDEXED_FIELDS} indexed fields`);
+  if (indexed.length > MAX_INDEXED_FIELDS) {
+    throw new InvalidModelDefinition(
+      `model ${name}: indexed lists ${indexed.length} fields (${indexed.join(', ')}), but the table has ${MAX_INDEXED_FIELDS} index slots`,
+    );
+  }
   const indexKinds = indexed.map((field) => {
     const types = typesOf(zm.toJSONSchema(schema.shape[field], { io: 'input' }) as FieldSchema);
     if (types.length === 0 || !types.every((t) => t === 'string' || t === 'number' || t === 'integer')) {
-      throw new Error(`model ${name}: indexed field ${field} must be a string or a number`);
+      throw new InvalidModelDefinition(`model ${name}: indexed field ${field} must be a string or a number`);
     }
     return [...new Set(types.map((t): IndexKind => (t === 'string' ? 'string' : 'number')))].sort();
   });
   const shards = options.shards ?? 1;
-  if (!Number.isInteger(shards) || shards < 1 || shards > LIMITS.maxShards) throw new Error(`model ${name}: shards must be 1..${LIMITS.maxShards}`);
+  if (!Number.isInteger(shards) || shards < 1 || shards > LIMITS.maxShards)
+    throw new InvalidModelDefinition(`model ${name}: shards must be 1..${LIMITS.maxShards}`);
   const built: Partial<Record<'input' | 'output', ObjectSchema>> = {};
   const toJsonSchema = (io: 'input' | 'output'): ObjectSchema => {
     if (!built[io]) {

@@ -1,12 +1,13 @@
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { spawnServe, stopServe, type ServeProcess } from '../../scripts/local/serve-process';
 import { call } from '../../scripts/crash/client';
 
 // npm start's process itself: on dynalite with its own embedded engine on disk, on DynamoDB Local
 // through DYNAMODB_ENDPOINT (each start-up gets a table of its own there).
+const ROOT = resolve(__dirname, '../..');
 const embedded = process.env.RG_TEST_ENGINE === 'dynalite';
 const onEmbeddedEngine = embedded ? describe : describe.skip;
 const dirs: string[] = [];
@@ -95,6 +96,14 @@ describe('start-up failures: one line, exit 1, nothing created', () => {
   test('a malformed API_TOKENS', async () => {
     const dataDir = join(freshDir(), 'new');
     await failsToStart(serve({ DATA_DIR: dataDir, API_TOKENS: '{"t": ["read", "sudo"]}' }), /API_TOKENS/);
+    expect(existsSync(dataDir)).toBe(false);
+  }, 120_000);
+
+  test('a model with a fourth indexed field (issue 30, 16a)', async () => {
+    const dataDir = join(freshDir(), 'new');
+    const swap = `${resolve(ROOT, 'shared/models/reaction.ts')}=${resolve(ROOT, 'test/support/served-models/reaction-four-indexed.ts')}`;
+    const server = serve({ DATA_DIR: dataDir, NODE_OPTIONS: `--require ${resolve(ROOT, 'test/support/served-models/swap.cjs')}`, RG_SWAP_MODEL: swap });
+    await failsToStart(server, /^recordgate cannot start: model reaction: indexed lists 4 fields .* 3 index slots; fix the model's definition/);
     expect(existsSync(dataDir)).toBe(false);
   }, 120_000);
 

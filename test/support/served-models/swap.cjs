@@ -1,0 +1,10 @@
+// Preloaded into a served process (NODE_OPTIONS=--require): RG_SWAP_MODEL=<model file>=<stand-in>
+// makes every require of the model file load the stand-in, as an edited model file would.
+const Module = require('node:module');
+
+const [original, standIn] = (process.env.RG_SWAP_MODEL ?? '').split('=');
+const resolveFilename = Module._resolveFilename;
+Module._resolveFilename = function swapped(request, ...rest) {
+  const resolved = resolveFilename.call(this, request, ...rest);
+  return resolved === original ? standIn : resolved;
+};
