@@ -48,11 +48,11 @@ const ARTIFACT_SUITES = [
 ];
 
 const javaAvailable = spawnSync('java', ['-version']).status === 0;
-// Found here, never installed by a test: npm runs `pretest` (scripts/chromium.js) before
-// `npm test`, which finds or installs it, so CI always drives the browser (docs/testing.md).
+// Found here, never installed: `npm test` changes nothing on the machine. `npm run browser`
+// installs it, and .ci/run runs that first, so CI always drives the browser (docs/testing.md).
 const chromium = findChromium();
 if (chromium) process.env.CHROMIUM_PATH = chromium;
-else console.warn('jest: no Chromium found, so the e2e project (the /docs page in a browser) does not run; `npm run browser` says why.');
+else console.warn('jest: no Chromium found, so the e2e project (the /docs page in a browser) does not run; `npm run browser` installs it.');
 
 module.exports = {
   projects: [

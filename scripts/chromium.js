@@ -1,7 +1,7 @@
 // The Chromium that the docs end-to-end test (test/e2e) drives through playwright-core. Plain
-// CommonJS because jest.config.js reads it to decide whether the e2e project runs, and npm runs
-// it before `npm test` (the `pretest` script, with --if-possible) so that the README's test
-// command sets up everything it needs; `npm run browser` runs it alone.
+// CommonJS because jest.config.js reads it to decide whether the e2e project runs (it only
+// finds, never installs: `npm test` changes nothing on the machine); `npm run browser` runs it
+// alone to install the browser, as .ci/run does before `npm test`.
 const { spawnSync } = require('node:child_process');
 const { existsSync } = require('node:fs');
 
@@ -17,15 +17,11 @@ function findChromium() {
   return undefined;
 }
 
-/**
- * Finds Chromium or installs it with apt-get (root only). When neither works it exits non-zero,
- * or, with `ifPossible` (before `npm test`), says so and exits 0: the e2e project then skips,
- * and every other test still runs.
- */
-function ensureChromium(ifPossible) {
+/** Finds Chromium or installs Debian's with apt-get (root only); exits non-zero, saying why, when it can do neither. */
+function ensureChromium() {
   const fail = (message) => {
-    console.error(ifPossible ? `${message}. npm test goes on without the browser test of /docs (the e2e project skips).` : message);
-    process.exit(ifPossible ? 0 : 1);
+    console.error(message);
+    process.exit(1);
   };
   const found = findChromium();
   if (found) return console.log(`chromium: ${found}`);
@@ -42,4 +38,4 @@ function ensureChromium(ifPossible) {
 
 module.exports = { findChromium };
 
-if (require.main === module) ensureChromium(process.argv.includes('--if-possible'));
+if (require.main === module) ensureChromium();

@@ -7,6 +7,7 @@ import { settings } from '../../shared/config';
 import { LIMITS } from '../../shared/limits';
 import { db } from '../../shared/store/client';
 import { useApi } from '../support/api';
+import { measureMs, secondsFor } from '../support/machine-speed';
 import { callWithBudget as callAs, type Handler } from '../support/bulk-calls';
 import { storedItems } from '../support/stored';
 
@@ -16,26 +17,37 @@ const ROOT = { authorization: 'Bearer root' };
 const api = useApi();
 const reaction = { name: 'reaction', shards: 1 };
 const N = 400;
+/** What one full batch create takes on this machine now (beforeAll). */
+let batchMs = 0;
 
 async function seed(prefix: string, content: string) {
   for (let start = 0; start < N; start += LIMITS.maxCreateBatch) {
     const ids = Array.from({ length: LIMITS.maxCreateBatch }, (_, i) => `${prefix}-${String(start + i).padStart(4, '0')}`);
     const r = await api.post('/api/db/reaction/create', { data: ids.map((_, i) => ({ user_id: start + i, content })), ids }, ROOT);
-    expect(r.status).toBe(201);
+    expect({ status: r.status, body: r.body }).toMatchObject({ status: 201 });
   }
 }
 
 /** A bulk call as Lambda makes it, with `budgetMs` left, as the root caller. */
 const callWithBudget = (handler: Handler, op: string, body: Record<string, unknown>, budgetMs: number) => callAs(handler, op, body, budgetMs, ROOT);
 
+/**
+ * The first window of writes: every call reads what it matches before it writes, within the
+ * reserve plus the window (the reserve less CALL_LIMITS.answerReserveMs, 1 s, before its calls are
+ * cut). A loaded machine reads the 400 records in more than that (1.5 s at a load of 17 on DynamoDB
+ * Local, a 503 there: issue 30 finding 10), so the window is twice that read, timed now, straight
+ * against the engine; 25 ms when that is more.
+ */
+const firstWindow = async () => Math.max(25, Math.ceil(2 * (await measureMs(() => storedItems(reaction)))));
+
 /** Goes on with next_cursor until complete, the window doubling each call so that few calls are needed. */
-async function untilComplete(handler: Handler, op: string, body: Record<string, unknown>) {
+async function untilComplete(handler: Handler, op: string, body: Record<string, unknown>, firstCall?: Record<string, any>) {
   const answers: Array<Record<string, any>> = []; // eslint-disable-line @typescript-eslint/no-explicit-any
-  let cursor: string | undefined;
-  let window = 25;
+  let cursor: string | undefined = firstCall?.next_cursor;
+  let window = await firstWindow();
   for (let call = 0; call < 200; call++) {
     const r = await callWithBudget(handler, op, { ...body, ...(cursor ? { cursor } : {}) }, LIMITS.bulkStopBeforeDeadlineMs + window);
-    expect(r.status).toBe(200);
+    expect({ call, window, ms: r.ms, status: r.status, body: r.body }).toMatchObject({ status: 200 });
     answers.push(r.body.data);
     if (r.body.data.complete) return answers;
     expect(typeof r.body.data.next_cursor).toBe('string');
@@ -50,15 +62,28 @@ describe('bulk writes within the function deadline', () => {
   // model, which takes allow_all (409 matches_all, test/integration/request-findings.test.ts).
   beforeAll(async () => {
     expect((await api.post('/api/db/reaction/create', { id: 'bystander', data: { user_id: 0, content: 'bystander' } }, ROOT)).status).toBe(201);
-  });
+    // A full batch is one transaction of maxCreateBatch records: on a loaded machine it outlasts
+    // the 3 s a call gets by default (a 503 seeding at a load of 19 on DynamoDB Local, issue 30
+    // finding 10). A tenth of one, timed now, sizes what the functions get.
+    const ids = Array.from({ length: LIMITS.maxCreateBatch / 10 }, (_, i) => `calibration-${i}`);
+    batchMs =
+      10 *
+      (await measureMs(async () => {
+        const r = await api.post('/api/db/reaction/create', { data: ids.map((_, i) => ({ user_id: i, content: 'calibration' })), ids }, ROOT);
+        expect(r.status).toBe(201);
+      }));
+    api.giveTime(secondsFor(batchMs));
+  }, 60_000);
 
   test('an update that cannot finish stops at a safe point, answers 200 with its counts, and goes on with next_cursor', async () => {
     await seed('bu', 'budget-up');
     const body = { filters: { content: 'budget-up' }, values: { user_name: 'done' } };
-    // No time at all: nothing is written, and the cursor starts from the beginning.
-    const none = await callWithBudget(updateHandler, 'update', body, LIMITS.bulkStopBeforeDeadlineMs - 1);
-    expect(none.status).toBe(200);
-    expect(none.body.data).toMatchObject({ updated: 0, skipped: 0, matched: N, complete: false, next_cursor: expect.any(String) });
+    // No time at all: nothing is written, and the cursor starts from the beginning. One record, as
+    // its reads must fit in the second left before the calls are cut, however loaded the machine.
+    const one = { ...body, filters: { ...body.filters, id: 'bu-0000' } };
+    const none = await callWithBudget(updateHandler, 'update', one, LIMITS.bulkStopBeforeDeadlineMs - 1);
+    expect({ status: none.status, ms: none.ms, body: none.body }).toMatchObject({ status: 200 });
+    expect(none.body.data).toMatchObject({ updated: 0, skipped: 0, matched: 1, complete: false, next_cursor: expect.any(String) });
     expect((await storedItems(reaction)).filter((i) => (i.d as { content: string }).content === 'budget-up' && i._version !== 1)).toEqual([]);
 
     const answers = await untilComplete(updateHandler, 'update', body);
@@ -70,22 +95,22 @@ describe('bulk writes within the function deadline', () => {
     expect(stored).toHaveLength(N);
     expect(new Set(stored.map((i) => i._version))).toEqual(new Set([2]));
     expect(new Set(stored.map((i) => (i.d as { user_name: string }).user_name))).toEqual(new Set(['done']));
-  }, 90_000);
+  }, 180_000);
 
   test('a delete that cannot finish leaves the rest untouched and finishes with the cursor', async () => {
     await seed('bd', 'budget-del');
     const body = { filters: { content: 'budget-del' } };
-    const first = await callWithBudget(deleteHandler, 'delete', body, LIMITS.bulkStopBeforeDeadlineMs + 30);
-    expect(first.status).toBe(200);
+    const first = await callWithBudget(deleteHandler, 'delete', body, LIMITS.bulkStopBeforeDeadlineMs + (await firstWindow()));
+    expect({ status: first.status, ms: first.ms, body: first.body }).toMatchObject({ status: 200 });
     expect(first.body.data.complete).toBe(false);
     const left = (await storedItems(reaction)).filter((i) => (i.d as { content: string }).content === 'budget-del');
     expect(left).toHaveLength(N - first.body.data.deleted);
     // What was deleted is a prefix in id order: the cursor goes on after it.
     expect(left[0].id).toBe(`bd-${String(first.body.data.deleted).padStart(4, '0')}`);
-    const answers = await untilComplete(deleteHandler, 'delete', { ...body, cursor: first.body.data.next_cursor });
+    const answers = await untilComplete(deleteHandler, 'delete', body, first.body.data);
     expect(first.body.data.deleted + answers.reduce((n, a) => n + a.deleted, 0)).toBe(N);
     expect((await storedItems(reaction)).filter((i) => (i.d as { content: string }).content === 'budget-del')).toEqual([]);
-  }, 90_000);
+  }, 180_000);
 
   test('a cursor is bound to its request: other values or another operation get 400 invalid_cursor', async () => {
     await api.post('/api/db/reaction/create', { id: 'bc-1', data: { user_id: 1, content: 'budget-cursor' } }, ROOT);
@@ -105,24 +130,27 @@ describe('bulk writes within the function deadline', () => {
     expect(same.body.data).toEqual({ updated: 1, matched: 1, skipped: 0, complete: true, next_cursor: null });
   });
 
-  test('a batch create is all or nothing whatever time is left: 201 with every record, or 503 with none stored', async () => {
+  test('a batch create is all or nothing whatever time is left: 201 with every record, 503 database_unavailable with none, outcome_unknown with all or none', async () => {
     const statuses = new Set<number>();
-    for (const [round, window] of [0, 2, 5, 10, 20, 40, 80, 5_000].entries()) {
+    // Plenty is four times what a batch takes on this machine now (beforeAll), 5 s at least.
+    for (const [round, window] of [0, 2, 5, 10, 20, 40, 80, Math.max(5_000, Math.ceil(4 * batchMs))].entries()) {
       const ids = Array.from({ length: LIMITS.maxCreateBatch }, (_, i) => `bc-${round}-${String(i).padStart(3, '0')}`);
       const body = { data: ids.map((_, i) => ({ user_id: i, content: `batch-${round}` })), ids };
       const r = await callWithBudget(createHandler, 'create', body, LIMITS.bulkStopBeforeDeadlineMs + window);
       statuses.add(r.status ?? 0);
       const stored = (await storedItems(reaction)).filter((i) => (i.d as { content: string }).content === `batch-${round}`);
+      const answer = { round, status: r.status, error: r.body.data.error };
       if (r.status === 201) expect(stored).toHaveLength(LIMITS.maxCreateBatch);
+      // Sent, cut at the cutoff, and not read back before it (a load of 19 on DynamoDB Local): it may have landed, whole.
+      else if (answer.error === 'outcome_unknown') expect([0, LIMITS.maxCreateBatch]).toContain(stored.length);
       else {
-        expect(r.status).toBe(503);
-        expect(r.body.data).toMatchObject({ error: 'database_unavailable' });
+        expect(answer).toEqual({ round, status: 503, error: 'database_unavailable' });
         expect(stored).toEqual([]);
       }
     }
     // No time at all refuses the batch; plenty of time stores it.
     expect(statuses).toEqual(new Set([503, 201]));
-  }, 90_000);
+  }, 180_000);
 
   test('an update that another writer keeps beating until the cutoff answers 409 record_busy and has written nothing', async () => {
     await api.post(

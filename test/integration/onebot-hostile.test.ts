@@ -10,7 +10,7 @@ import { deep, LEAKS, NESTINGS } from '../support/hostile';
 import { tableSnapshot, watchedTable } from '../support/table-snapshot';
 import { dynamoNumberProblem, parseDecimal } from '../../shared/json/decimal';
 import { parseExactJson } from '../../shared/json/exact-json';
-import { idOf, ROUTES, SELF_ID, sign } from './onebot-fixtures';
+import { idOf, ROUTES, SELF_ID, sign, spoolDrained } from './onebot-fixtures';
 
 /**
  * Hostile OneBot deliveries, generated: whatever a sender (or someone posing as one) puts in
@@ -525,6 +525,8 @@ async function deliverChecked(route: string, bytes: Buffer, headers: Array<[stri
   const before = await table();
   const r = await send(route, bytes, headers);
   expectSafe(r, what);
+  // An event the receiver could not store within its time is kept, answered 200, and stored by the spool's drain.
+  await spoolDrained();
   const after = await table();
   if (r.status >= 400) {
     expect(after).toEqual(before);
@@ -753,14 +755,18 @@ test('the same signed message delivered 20 times at once across the four routes:
       font: 0,
     }),
   );
+  // From LLOneBot, which never re-sends: identical go-cqhttp deliveries received 1.5 s apart
+  // are a re-send to the receiver, and a loaded machine receives twenty "at once" over longer.
   const headers: Array<[string, string]> = [
     ['x-self-id', String(SELF_ID)],
     ['x-signature', sign(SECRET, bytes)],
+    ['user-agent', 'node'],
   ];
   const before = await tableSnapshot();
   const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => send(ROUTES[i % ROUTES.length], bytes, headers)));
   for (const r of answers) expectSafe(r, 'concurrent delivery');
-  // None can be a re-send of another (go-cqhttp waits 1.5 s after a failed attempt): one reply, not 20.
+  await spoolDrained();
+  // None can be a re-send of another (LLOneBot never re-sends): one reply, not 20.
   expect(answers.map((r) => `${r.status} ${r.text}`).sort()).toEqual([
     '200 {"reply":"pong","auto_escape":false,"at_sender":false}',
     ...Array(19).fill('200 {}'),
@@ -783,12 +789,19 @@ test('the same first heartbeat of a new bot 20 times at once: 20 events (none ca
       interval: 5000,
     }),
   );
+  // From LLOneBot, which never re-sends, as above: on a loaded machine 2 of 20 go-cqhttp ones
+  // came 1.5 s after an identical one and were rightly taken for its re-sends.
   const headers: Array<[string, string]> = [
     ['x-self-id', String(bot)],
     ['x-signature', sign(SECRET, bytes)],
+    ['user-agent', 'node'],
   ];
   const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => send(ROUTES[i % ROUTES.length], bytes, headers)));
   expect(answers.map((r) => `${r.status} ${r.text}`)).toEqual(Array(20).fill('200 {}'));
+  // On a loaded machine some are kept rather than stored within the receiver's time (answered
+  // 200 all the same) and stored by the spool's drain: counted before that, they were missing
+  // here and landed in the next test's table (issue 30 finding 10).
+  await spoolDrained();
   const after = await tableSnapshot();
   const key = idOf(bytes);
   expect(after.filter((i) => String(i.pk).startsWith('onebot_event#') && String(i.sk).startsWith(key))).toHaveLength(20);

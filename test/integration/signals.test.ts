@@ -66,9 +66,12 @@ function treeOf(npm: number): Tree {
   return { group: npm, npm, between: server.ppid, server: server.pid, all: rows.map((r) => r.pid) };
 }
 
+/** An HTTP answer's status and, for an error, its code; else `refused` when the server no longer took connections, or the transport error that stood for an answer. */
+type Told = { status: number; error?: string } | string;
+
 interface Outcome {
-  /** Per batch: its status, `refused` when the server no longer took connections, or the transport error that stood for an answer. */
-  answers: Array<number | string>;
+  /** Per batch: what it was told. */
+  answers: Told[];
   /** Per batch: how many of its records a restarted server lists. */
   stored: number[];
   /** What the server said of the requests in flight when it began to stop. */
@@ -78,11 +81,11 @@ interface Outcome {
   leftRunning: string[];
 }
 
-async function sendBatch(url: string, batch: string): Promise<number | string> {
+async function sendBatch(url: string, batch: string): Promise<Told> {
   const ids = Array.from({ length: BATCH_SIZE }, (_, i) => `${batch}-${i}`);
   try {
     const answer = await call(url, 'reaction/create', { ids, data: ids.map((id, i) => ({ user_id: i, content: id })) });
-    return answer.status;
+    return answer.status === 201 ? { status: 201 } : { status: answer.status, error: answer.data?.error };
   } catch (error) {
     // A connection the stopping server no longer accepts carried no request: not a cut one.
     const cause = (error as Error & { cause?: { cause?: { code?: string }; code?: string } }).cause;
@@ -92,12 +95,12 @@ async function sendBatch(url: string, batch: string): Promise<number | string> {
 }
 
 /** One client: a batch at a time, each named `<client>.<n>`, until `stopped` or the server no longer answers. */
-async function client(url: string, c: number, stopped: () => boolean, sent: Array<{ batch: string; answer: Promise<number | string> }>): Promise<void> {
+async function client(url: string, c: number, stopped: () => boolean, sent: Array<{ batch: string; answer: Promise<Told> }>): Promise<void> {
   for (let n = 0; !stopped(); n++) {
     const batch = `c${c}.${n}`;
     const answer = sendBatch(url, batch);
     sent.push({ batch, answer });
-    if (typeof (await answer) !== 'number') return;
+    if (typeof (await answer) === 'string') return;
   }
 }
 
@@ -123,7 +126,7 @@ async function stopMidBatches(stopIt: (tree: Tree, npmStart: ServeProcess) => Pr
   const closed = new Promise<void>((done) => npmStart.child.once('close', () => done()));
   const url = await npmStart.ready;
   const tree = treeOf(npmStart.child.pid!);
-  const sent: Array<{ batch: string; answer: Promise<number | string> }> = [];
+  const sent: Array<{ batch: string; answer: Promise<Told> }> = [];
   // The clients go on until the server has begun to drain (a signal to npm or the shell reaches it
   // through its parent watch, up to half a second later), so requests are in flight then.
   const draining = () => /in flight get up to/.test(npmStart.output());
@@ -157,7 +160,7 @@ async function stopMidBatches(stopIt: (tree: Tree, npmStart: ServeProcess) => Pr
 function expectDrained(outcome: Outcome): void {
   const lines = outcome.output.split('\n').filter((line) => /in flight|stopped|again|stopping now/.test(line));
   // A batch refused at connect carried no request; any other transport error cut one.
-  const answered = outcome.answers.map((a) => (typeof a === 'number' || a === 'refused' ? 'answered' : a));
+  const answered = outcome.answers.map((a) => (typeof a !== 'string' || a === 'refused' ? 'answered' : a));
   expect({ answers: answered, lines, leftRunning: outcome.leftRunning }).toEqual({
     answers: Array(answered.length).fill('answered'),
     lines: expect.arrayContaining([expect.stringMatching(/^stopped: \d+ request\(s\) drained, engine closed$/)]),
@@ -166,7 +169,16 @@ function expectDrained(outcome: Outcome): void {
   expect(outcome.output).not.toMatch(/cut off|stopping now/);
   // The stop came mid-batch, not after the work was done.
   expect(outcome.inFlightAtStop).toBeGreaterThan(0);
-  expect(outcome.stored).toEqual(outcome.answers.map((status) => (status === 201 ? BATCH_SIZE : 0)));
+  // Each batch with what it was told, so that a failure shows the answer beside what is stored:
+  // 201 all of it; outcome_unknown (sent, its answer lost) all or none; any other answer none.
+  const told = (a: Told) => (typeof a === 'string' ? a : `${a.status}${a.error ? ` ${a.error}` : ''}`);
+  const due = (a: Told, stored: number) => {
+    if (typeof a !== 'string' && a.status === 201) return BATCH_SIZE;
+    return typeof a !== 'string' && a.error === 'outcome_unknown' && stored === BATCH_SIZE ? BATCH_SIZE : 0;
+  };
+  expect(outcome.answers.map((a, i) => `${told(a)}: ${outcome.stored[i]} stored`)).toEqual(
+    outcome.answers.map((a, i) => `${told(a)}: ${due(a, outcome.stored[i])} stored`),
+  );
 }
 
 onEmbeddedEngine('npm start stops with a drain however it is signalled, mid-batch', () => {
