@@ -46,8 +46,9 @@ export const currentCutoff = (): number | undefined => cutoffs.getStore();
 export function callSignal(maxMs?: number): AbortSignal | undefined {
   const cutoff = cutoffs.getStore();
   const signals: AbortSignal[] = [];
-  if (cutoff !== undefined) signals.push(AbortSignal.timeout(Math.max(0, cutoff - Date.now())));
-  if (maxMs !== undefined) signals.push(AbortSignal.timeout(maxMs));
+  // AbortSignal.timeout takes whole milliseconds only (a RangeError otherwise); a cutoff may carry a fraction.
+  if (cutoff !== undefined) signals.push(AbortSignal.timeout(Math.max(0, Math.ceil(cutoff - Date.now()))));
+  if (maxMs !== undefined) signals.push(AbortSignal.timeout(Math.ceil(maxMs)));
   return signals.length > 1 ? AbortSignal.any(signals) : signals[0];
 }
 

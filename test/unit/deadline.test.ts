@@ -54,3 +54,8 @@ test("a test run's TEST_CALL_TIMEOUT_MS lengthens a call's answer timeout, never
     delete process.env.TEST_CALL_TIMEOUT_MS;
   }
 });
+
+test('a cutoff that is not a whole millisecond still gives a signal (AbortSignal.timeout takes whole milliseconds only)', async () => {
+  const name = await withCutoff(Date.now() + 20.5, async () => aborted(callSignal(10.25)));
+  expect(name).toBe('TimeoutError');
+});
