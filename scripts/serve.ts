@@ -55,17 +55,6 @@ async function main(): Promise<void> {
   if (database) reached(database);
   const { server, url } = await startLocalServer({ port: config.port, host: config.host, databaseReady: () => database !== undefined });
   const requests = new RequestTracker(server);
-  console.log(`recordgate listening on ${url}`);
-  console.log(config.tokens ? `auth: on, ${config.tokens.length} API token(s) from API_TOKENS` : 'auth: no API_TOKENS set, open on loopback only');
-  console.log(
-    `models: ${models
-      .filter((m) => m.access !== 'hidden')
-      .map((m) => m.name)
-      .join(', ')}`,
-  );
-  for (const route of ROUTES) console.log(`  ${route.method.padEnd(4)} ${url}${route.path}`);
-  if (database) void buildInBackground(database.building, (line) => console.log(line));
-
   let stopping = false;
   const stop = async (why: string, exitCode = 0) => {
     if (stopping) return;
@@ -99,6 +88,18 @@ async function main(): Promise<void> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   watchParent((parent) => void stop(`the process that started this one (${parent}) exited`));
+  // Said only once a signal would be handled: whoever waits for this line may stop the server at once.
+  console.log(`recordgate listening on ${url}`);
+  console.log(config.tokens ? `auth: on, ${config.tokens.length} API token(s) from API_TOKENS` : 'auth: no API_TOKENS set, open on loopback only');
+  console.log(
+    `models: ${models
+      .filter((m) => m.access !== 'hidden')
+      .map((m) => m.name)
+      .join(', ')}`,
+  );
+  for (const route of ROUTES) console.log(`  ${route.method.padEnd(4)} ${url}${route.path}`);
+  if (database) void buildInBackground(database.building, (line) => console.log(line));
+
   if (database) return;
   untilPrepared(prepare).then(
     (prepared) => {
