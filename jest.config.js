@@ -80,7 +80,7 @@ module.exports = {
   testTimeout: 30_000,
   // Jest's default on 2 cores is one worker, and most integration suites spend their time waiting:
   // on writes a proxy holds past the answer timeout, on functions settling until their cutoff, on
-  // an engine's answers. Three workers overlap those waits (a full run went from about 25 to 12
+  // an engine's answers. Three workers overlap those waits (a clean-clone run went from 25 to 10
   // minutes); every suite sizes its budgets from the machine's measured speed, so the extra load
   // makes a run slower, never its answers different (docs/testing.md, "Timing").
   maxWorkers: 3,
