@@ -400,7 +400,9 @@ describe('6. a field removed from the schema while records hold it', () => {
   test('an update must leave the record valid: one that keeps it is 422 naming it, one that sets it to null removes it', async () => {
     const kept = await removedPost('update', { filters: { id: 'n1' }, values: { a: 'q' } });
     expect(kept.status).toBe(422);
-    expect(kept.body.data.details).toEqual([{ path: 'values.note', message: 'record n1: unknown property "note"' }]);
+    expect(kept.body.data.details).toEqual([
+      { path: 'values.note', message: 'record n1: unknown property "note"; evolving_removed no longer declares it: add "note": null to values to remove it' },
+    ]);
     expect(await stored('n1')).toMatchObject({ a: '1', note: 'x', _version: 1 });
     // A record without it updates as any other.
     expect((await removedPost('update', { filters: { id: 'n4' }, values: { a: 'q' } })).body.data.updated).toBe(1);

@@ -1,6 +1,7 @@
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { LIMITS } from '../../../limits';
 import { SYSTEM_FIELDS, type Model } from '../../../models/define';
+import { DATA_ATTRIBUTE } from '../../table';
 import type { ErrorDetail } from '../../../models/details';
 import { checkAgainst } from '../../../models/validate';
 import { db } from '../../client';
@@ -29,10 +30,21 @@ function checkValues(values: Record<string, unknown>): void {
   if (Object.keys(values).length === 0) throw new InvalidValues('values is empty: name at least one field to set', [{ path: 'values', message: 'empty' }]);
 }
 
+/**
+ * A field the model no longer declares, still held by the stored record, fails the record as a
+ * whole: the detail says how to let it go, since the caller never named it.
+ */
+function withRemovalHint(model: Model, item: Item, detail: ErrorDetail): ErrorDetail {
+  const field = detail.path.startsWith('values.') ? detail.path.slice('values.'.length) : undefined;
+  const held = item[DATA_ATTRIBUTE] as Record<string, unknown>;
+  if (field === undefined || Object.hasOwn(model.schema.shape, field) || !Object.hasOwn(held, field)) return detail;
+  return { ...detail, message: `${detail.message}; ${model.name} no longer declares it: add "${field}": null to values to remove it` };
+}
+
 /** The record's data after the update, checked against its model and DynamoDB's item size; undefined with the problems when invalid. */
 async function updatedData(model: Model, item: Item, values: Record<string, unknown>): Promise<{ data?: Record<string, unknown>; details: ErrorDetail[] }> {
   const result = await checkAgainst(model.schema, mergedData(item, values), ['values']);
-  if (!result.value) return { details: result.details };
+  if (!result.value) return { details: result.details.map((detail) => withRemovalHint(model, item, detail)) };
   const data = result.value as Record<string, unknown>;
   checkItemSize(updatedItem(model, item, data), item.id as string);
   return { data, details: [] };
