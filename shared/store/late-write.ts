@@ -99,22 +99,18 @@ export const judgeChange =
 
 /**
  * Writes a change of the record read as `before` (an update or delete made under
- * unchangedSince(before)), each copy with a token of its own: true once a copy landed, false
- * when another writer changed the record first, so that none of this write ever will.
- * OutcomeUnknown when that cannot be told before the cutoff.
+ * unchangedSince(before); `commandOf` makes each copy, an update's with a token of its own):
+ * true once a copy landed, which `ours` recognises in the stored item (an update's token), or
+ * the record is gone after a delete; false when another writer changed the record first, so
+ * that none of this write ever will. OutcomeUnknown when that cannot be told before the cutoff.
  */
 export async function changeRecord(
   model: Model,
   before: Item,
-  commandOf: (writeToken: string) => UpdateCommand | DeleteCommand,
-  { newToken, ours = () => false, deletes }: { newToken: () => string; ours?: (item: Item) => boolean; deletes: boolean },
+  commandOf: () => UpdateCommand | DeleteCommand,
+  { ours = () => false, deletes }: { ours?: (item: Item) => boolean; deletes: boolean },
 ): Promise<boolean> {
-  const tokens = new Set<unknown>();
-  const send = async () => {
-    const writeToken = newToken();
-    tokens.add(writeToken);
-    await db().send(settledByCaller(commandOf(writeToken)), inTime());
-  };
+  const send = () => db().send(settledByCaller(commandOf()), inTime());
   try {
     await send();
     return true;
@@ -124,11 +120,10 @@ export async function changeRecord(
       if (isConditionFailure(cause)) return false;
       throw cause;
     }
-    const mine = (item: Item) => tokens.has(item[WRITE_TOKEN_ATTRIBUTE]) || ours(item);
     const verdict = await settleLateWrite(cause, {
       model,
       id: before.id as string,
-      judge: judgeChange(before, mine, { deletes }),
+      judge: judgeChange(before, ours, { deletes }),
       resend: async () => {
         await send();
         return undefined;

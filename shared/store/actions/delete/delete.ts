@@ -12,7 +12,6 @@ import { mapPool } from '../../pool';
 import type { Item } from '../../query';
 import { settle } from '../../settle';
 import type { BulkGuard, DeleteAnswer } from '../../types';
-import { newWriteToken } from '../../write-token';
 import { rereadParams } from '../update/params';
 import { deleteParams } from './params';
 
@@ -25,7 +24,7 @@ async function deleteOne(model: Model, { filter }: Matched, paramsOf: ReturnType
   let item: Item | undefined = first;
   for (let attempt = 1; item; attempt++) {
     const before: Item = item;
-    if (await changeRecord(model, before, () => new DeleteCommand(paramsOf(before)), { newToken: newWriteToken, deletes: true })) return true;
+    if (await changeRecord(model, before, () => new DeleteCommand(paramsOf(before)), { deletes: true })) return true;
     await awaitTurn(attempt, id, deadline);
     item = (await db().send(new QueryCommand(rereadParams(model, filter, id)), inTime())).Items?.[0] as Item | undefined;
   }

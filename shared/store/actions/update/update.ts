@@ -84,11 +84,12 @@ async function updateOne(
     if (writtenBy(item, operation)) return true;
     const before: Item = item;
     const keyRuns = keyed ? rememberedAfter(before, operation) : undefined;
+    // Every copy's token starts with the operation's, so writtenBy recognises whichever landed.
     const written = await changeRecord(
       model,
       before,
-      (writeToken) => new UpdateCommand(updateParams(model, { item: before, data, writeToken, now: new Date().toISOString(), keyRuns })),
-      { newToken: () => operationWriteToken(operation), ours: (stored) => writtenBy(stored, operation), deletes: false },
+      () => new UpdateCommand(updateParams(model, { item: before, data, writeToken: operationWriteToken(operation), now: new Date().toISOString(), keyRuns })),
+      { ours: (stored) => writtenBy(stored, operation), deletes: false },
     );
     if (written) return true;
     await awaitTurn(attempt, id, deadline);
