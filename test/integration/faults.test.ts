@@ -1,4 +1,6 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { FinalizeHandlerArguments } from '@smithy/types';
+import { settings } from '../../shared/config';
 import { LIMITS } from '../../shared/limits';
 import { db } from '../../shared/store/client';
 import { useApi } from '../support/api';
@@ -170,6 +172,23 @@ describe('bulk writes that give up part way', () => {
     expect(rest.body.data).toMatchObject({ complete: true, next_cursor: null });
     const after = (await tableSnapshot()).filter((i) => ids.includes(i.id as string));
     expect(after.every((i) => i._version === 2 && (i.d as Record<string, unknown>).user_name === 'changed')).toBe(true);
+  }, 30_000);
+
+  test('a record whose write landed unseen counts as unknown, and the cursor recognises it: counted updated, not written again', async () => {
+    // One record the filter leaves, so that it does not match the whole model (matches_all) when this test runs alone.
+    await api.post(reaction('create'), { id: 'bulk-bystander', data: { user_id: 99, content: 'not bulk' } });
+    const body = { filters: { content: 'bulk' }, values: { user_name: 'changed' } };
+    // bulk-3's update is applied, its answer lost and its record cannot be read back until the cutoff.
+    const { result } = await withFaults(
+      (c) => (c.id === 'bulk-3' && (c.command === 'UpdateItem' || c.command === 'GetItem') ? { kind: 'reset', after: c.command === 'UpdateItem' } : undefined),
+      () => api.post(reaction('update'), body),
+    );
+    expect(result.status).toBe(200);
+    expect(result.body.data).toMatchObject({ updated: 9, unknown: 1, matched: 10, complete: false, next_cursor: expect.any(String) });
+    const rest = await api.post(reaction('update'), { ...body, cursor: result.body.data.next_cursor });
+    expect(rest.body.data).toMatchObject({ updated: 7, matched: 7, complete: true });
+    const stored = (await tableSnapshot()).filter((i) => ids.includes(i.id as string));
+    expect(stored.map((i) => [i.id, i._version, (i.d as Record<string, unknown>).user_name])).toEqual(ids.map((id) => [id, 2, 'changed']));
   }, 30_000);
 
   test('an update that changed nothing before failing is the error, with its counts', async () => {
@@ -422,6 +441,30 @@ describe('keyed retries after outcome_unknown, with another writer in between', 
     expect((await tableSnapshot()).filter((i) => ['keyed-gone', 'keyed-newer'].includes(i.id as string)).map((i) => i.id)).toEqual(['keyed-newer']);
   }, 30_000);
 
+  test("without a kept plan (its ids over the size kept), a delete's retry still leaves a record created after the first run began", async () => {
+    const limits = LIMITS as { maxKeptPlanBytes: number };
+    const kept = limits.maxKeptPlanBytes;
+    limits.maxKeptPlanBytes = 0;
+    try {
+      await api.post(reaction('create'), { id: 'unplanned-gone', data: { user_id: 26, content: 'unplanned-del' } });
+      const headers = { 'idempotency-key': 'unknown-delete-unplanned' };
+      const body = { filters: { content: 'unplanned-del' } };
+      const first = await withFaults(landsUnseen('unplanned-gone', 'DeleteItem'), () => api.post(reaction('delete'), body, headers));
+      expect(first.result.body.data).toMatchObject({ error: 'outcome_unknown', unknown: 1 });
+      const keyItem = (await tableSnapshot()).find((i) => i.sk === 'unknown-delete-unplanned');
+      expect(keyItem).toBeDefined();
+      expect(keyItem).not.toHaveProperty('plan');
+      await api.post(reaction('create'), { id: 'unplanned-newer', data: { user_id: 27, content: 'unplanned-del' } });
+      const again = await api.post(reaction('delete'), body, headers);
+      expect(again.status).toBe(200);
+      expect((await tableSnapshot()).filter((i) => ['unplanned-gone', 'unplanned-newer'].includes(i.id as string)).map((i) => i.id)).toEqual([
+        'unplanned-newer',
+      ]);
+    } finally {
+      limits.maxKeptPlanBytes = kept;
+    }
+  }, 30_000);
+
   test('a key whose request failed with database_unavailable is given back once the database answers again, not held until its deadline', async () => {
     const headers = { 'idempotency-key': 'given-back' };
     const body = { id: 'given-back-record', data: { user_id: 25, content: 'given-back' } };
@@ -466,4 +509,41 @@ describe('a keyed bulk write whose answer could not be kept', () => {
     expect(again.status).toBe(200);
     expect(again.body.data).toMatchObject({ deleted: 3, matched: 3, skipped: 0, complete: true });
   }, 60_000);
+});
+
+describe('a delete racing another writer', () => {
+  test('a record another writer changed between the read and the delete, and that still matches, is re-read and deleted', async () => {
+    await api.post(reaction('create'), { id: 'raced-delete', data: { user_id: 40, content: 'raced' } });
+    await api.post(reaction('create'), { id: 'raced-other', data: { user_id: 41, content: 'not raced' } });
+    let bumped = 0;
+    const name = 'anotherWriterBeforeDelete';
+    db().middlewareStack.add(
+      (next, context) => async (args) => {
+        const input = args.input as { Key?: { sk?: string } };
+        if (/^Delete(Item)?Command$/.test(String(context.commandName)) && input.Key?.sk === 'raced-delete' && bumped === 0) {
+          bumped += 1;
+          // A fresh token, as every writer stamps: the delete read the record before this write.
+          await db().send(
+            new UpdateCommand({
+              TableName: settings().TABLE_NAME,
+              Key: input.Key as Record<string, string>,
+              UpdateExpression: 'SET #v = #v + :one, #w = :other',
+              ExpressionAttributeNames: { '#v': '_version', '#w': '_w' },
+              ExpressionAttributeValues: { ':one': 1, ':other': 'another-writer-delete' },
+            }),
+          );
+        }
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    try {
+      const result = await api.post(reaction('delete'), { filters: { content: 'raced' } });
+      expect(result.body.data).toMatchObject({ deleted: 1, matched: 1, skipped: 0 });
+    } finally {
+      db().middlewareStack.remove(name);
+    }
+    expect(bumped).toBe(1);
+    expect((await tableSnapshot()).filter((i) => i.id === 'raced-delete')).toEqual([]);
+  }, 30_000);
 });
