@@ -122,6 +122,10 @@ export async function matchForWrite(
   return { filter, items, operation, cursorKey };
 }
 
+/** The record as stored now (strongly consistent), if it still matches `filter`: for a write that must re-check it. */
+export const stillMatching = async (model: Model, filter: FilterNode, id: string): Promise<Item | undefined> =>
+  (await db().send(new QueryCommand(rereadParams(model, filter, id)), inTime())).Items?.[0] as Item | undefined;
+
 /**
  * A keyed retry's records: those its run planned to change (KeyRun.plan), each read again. A
  * record the run already wrote is kept (its write is recognised and counted, not made again), as
@@ -139,7 +143,7 @@ async function plannedItems(
   const reads = await mapPool(plan, LIMITS.writeConcurrency, async (id) => {
     const stored = await currentItem(model, id);
     if (!stored || writtenBy(stored, operation)) return stored ?? 'gone';
-    return ((await db().send(new QueryCommand(rereadParams(model, filter, id)), inTime())).Items?.[0] as Item | undefined) ?? 'stale';
+    return (await stillMatching(model, filter, id)) ?? 'stale';
   });
   for (const read of reads) {
     if (read.status === 'rejected') throw read.reason;

@@ -1,11 +1,10 @@
 import { handler as createHandler } from '../../functions/create/handler';
 import { handler as deleteHandler } from '../../functions/delete/handler';
 import { handler as updateHandler } from '../../functions/update/handler';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { InitializeHandlerArguments } from '@smithy/types';
-import { settings } from '../../shared/config';
 import { LIMITS } from '../../shared/limits';
 import { db } from '../../shared/store/client';
+import { writeAsAnotherWriter } from '../support/another-writer';
 import { useApi } from '../support/api';
 import { measureMs, secondsFor } from '../support/machine-speed';
 import { callWithBudget as callAs, type Handler } from '../support/bulk-calls';
@@ -174,16 +173,7 @@ describe('bulk writes within the function deadline', () => {
         if (!bumping && input.Key?.sk === 'busy-1' && input.UpdateExpression) {
           bumping = true;
           try {
-            await db().send(
-              new UpdateCommand({
-                TableName: settings().TABLE_NAME,
-                Key: input.Key as Record<string, string>,
-                UpdateExpression: 'SET #v = #v + :one, #w = :other',
-                ExpressionAttributeNames: { '#v': '_version', '#w': '_w' },
-                // A token of its own each time, as every writer's: a write is conditional on the token it read.
-                ExpressionAttributeValues: { ':one': 1, ':other': `another-writer-${beaten}` },
-              }),
-            );
+            await writeAsAnotherWriter(input.Key as Record<string, string>, `another-writer-${beaten}`);
             beaten += 1;
           } finally {
             bumping = false;

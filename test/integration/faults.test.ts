@@ -1,8 +1,7 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { FinalizeHandlerArguments } from '@smithy/types';
-import { settings } from '../../shared/config';
 import { LIMITS } from '../../shared/limits';
 import { db } from '../../shared/store/client';
+import { writeAsAnotherWriter } from '../support/another-writer';
 import { useApi } from '../support/api';
 import { tableSnapshot } from '../support/table-snapshot';
 
@@ -522,16 +521,8 @@ describe('a delete racing another writer', () => {
         const input = args.input as { Key?: { sk?: string } };
         if (/^Delete(Item)?Command$/.test(String(context.commandName)) && input.Key?.sk === 'raced-delete' && bumped === 0) {
           bumped += 1;
-          // A fresh token, as every writer stamps: the delete read the record before this write.
-          await db().send(
-            new UpdateCommand({
-              TableName: settings().TABLE_NAME,
-              Key: input.Key as Record<string, string>,
-              UpdateExpression: 'SET #v = #v + :one, #w = :other',
-              ExpressionAttributeNames: { '#v': '_version', '#w': '_w' },
-              ExpressionAttributeValues: { ':one': 1, ':other': 'another-writer-delete' },
-            }),
-          );
+          // The delete read the record before this write.
+          await writeAsAnotherWriter(input.Key as Record<string, string>, 'another-writer-delete');
         }
         return next(args);
       },

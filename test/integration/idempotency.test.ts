@@ -34,6 +34,16 @@ describe('Idempotency-Key on create, update and delete', () => {
     expect(await storedWith('idem-create')).toHaveLength(2);
   });
 
+  test('a body that is not JSON is refused before its key is read: the key then runs the corrected request as its first', async () => {
+    const broken = await post('create', '{"data": {"user_id": 1, "content": "idem-broken"', 'k-broken');
+    expect(broken.status).toBe(400);
+    expect(broken.body.data.error).toBe('malformed_json');
+    const fixed = await post('create', { data: { user_id: 1, content: 'idem-broken' } }, 'k-broken');
+    expect(fixed.status).toBe(201);
+    expect(fixed.headers.get('idempotent-replayed')).toBeNull();
+    expect(await storedWith('idem-broken')).toHaveLength(1);
+  });
+
   test('the same key with another body is 422 and writes nothing', async () => {
     expect((await post('create', { data: { user_id: 2, content: 'idem-other' } }, 'k-other')).status).toBe(201);
     const other = await post('create', { data: { user_id: 3, content: 'idem-other' } }, 'k-other');

@@ -1,18 +1,15 @@
-import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { inTime } from '../../../deadline';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { LIMITS } from '../../../limits';
 import type { Model } from '../../../models/define';
-import { db } from '../../client';
 import { awaitTurn } from '../../contention';
 import { queryFingerprint } from '../../cursor';
 import { beforeCutoff } from '../../deadline';
 import { changeRecord } from '../../late-write';
-import { matchForWrite, type BulkOptions, type Matched } from '../../match';
+import { matchForWrite, stillMatching, type BulkOptions, type Matched } from '../../match';
 import { mapPool } from '../../pool';
 import type { Item } from '../../query';
 import { settle } from '../../settle';
 import type { BulkGuard, DeleteAnswer } from '../../types';
-import { rereadParams } from '../update/params';
 import { deleteParams } from './params';
 
 /**
@@ -26,7 +23,7 @@ async function deleteOne(model: Model, { filter }: Matched, paramsOf: ReturnType
     const before: Item = item;
     if (await changeRecord(model, before, () => new DeleteCommand(paramsOf(before)), { deletes: true })) return true;
     await awaitTurn(attempt, id, deadline);
-    item = (await db().send(new QueryCommand(rereadParams(model, filter, id)), inTime())).Items?.[0] as Item | undefined;
+    item = await stillMatching(model, filter, id);
   }
   return false;
 }

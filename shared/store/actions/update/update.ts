@@ -1,16 +1,15 @@
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { LIMITS } from '../../../limits';
 import { SYSTEM_FIELDS, type Model } from '../../../models/define';
 import { DATA_ATTRIBUTE } from '../../table';
 import type { ErrorDetail } from '../../../models/details';
 import { checkAgainst } from '../../../models/validate';
-import { db } from '../../client';
 import { awaitTurn } from '../../contention';
 import { queryFingerprint } from '../../cursor';
 import { beforeCutoff } from '../../deadline';
 import { InvalidRecord, InvalidValues } from '../../errors';
 import { checkItemSize } from '../../item-size';
-import { matchForWrite, type BulkOptions, type Matched } from '../../match';
+import { matchForWrite, stillMatching, type BulkOptions, type Matched } from '../../match';
 import { mapPool } from '../../pool';
 import type { Item } from '../../query';
 import { settle } from '../../settle';
@@ -18,8 +17,7 @@ import type { UpdateAnswer, UpdateRequest } from '../../types';
 import { changeRecord } from '../../late-write';
 import { operationWriteToken, rememberedAfter, writtenBy } from '../../write-token';
 import { mergedData, updatedItem } from './merge';
-import { rereadParams, updateParams } from './params';
-import { inTime } from '../../../deadline';
+import { updateParams } from './params';
 
 /** Refuses values that no record could take: system fields, or nothing at all. */
 function checkValues(values: Record<string, unknown>): void {
@@ -93,7 +91,7 @@ async function updateOne(
     );
     if (written) return true;
     await awaitTurn(attempt, id, deadline);
-    item = (await db().send(new QueryCommand(rereadParams(model, filter, id)), inTime())).Items?.[0] as Item | undefined;
+    item = await stillMatching(model, filter, id);
     if (item) {
       const result = await updatedData(model, item, values);
       if (!result.data) return false;
