@@ -23,7 +23,7 @@ export function apiEvent(method: string, path: string, body?: string, headers: R
 
 export const benchContext = (functionName: string): Context => lambdaContext(functionName, 'bench');
 
-/** The OneBot 11 contract (docs/research onebot11.md): the receiver's path and how a sender signs. */
+/** The OneBot 11 contract (https://github.com/botuniverse/onebot-11, communication/http-post.md): the receiver's path and how a sender signs. */
 export const ONEBOT_PATH = '/onebot/v11/';
 
 export const onebotHeaders = (secret: string, selfId: number, raw: string): Record<string, string> => ({
