@@ -12,7 +12,7 @@ import { Construct } from 'constructs';
 import { ONEBOT_QUEUE } from '../shared/limits';
 import { maxReceiveCount } from '../shared/onebot/keeping/backoff';
 import { BLOB_PREFIXES } from '../shared/onebot/keeping/blobs';
-import { serviceFunction, type FunctionResources } from './function';
+import { serviceFunction, type FunctionResources } from './service-function';
 
 /** The queue alarms, stated once here and in the README. */
 export const QUEUE_THRESHOLDS = {

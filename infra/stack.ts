@@ -5,7 +5,7 @@ import { ServiceAlarms } from './alarms';
 import { ServiceApi } from './api';
 import type { DeployContext } from './context';
 import { ServiceDashboard } from './dashboard';
-import { ApiFunctions } from './functions';
+import { ApiFunctions } from './api-functions';
 import { HealthCheck } from './health-check';
 import { IndexBuild } from './index-build';
 import { OneBotQueue } from './onebot-queue';

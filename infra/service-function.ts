@@ -5,8 +5,8 @@ import { Code, Function as LambdaFunction, LoggingFormat, Runtime } from 'aws-cd
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { LAMBDA_NODE_MAJOR } from './bundling';
-import { bundleFunction, DOCS_ASSETS_DIR, PROJECT_ROOT } from './bundle';
+import { LAMBDA_NODE_MAJOR } from './esbuild-options';
+import { bundleFunction, DOCS_ASSETS_DIR, PROJECT_ROOT } from './function-bundle';
 import { accessOf } from './access';
 import type { SecretName } from '../shared/config';
 import { FUNCTION_DESCRIPTORS, type FunctionName } from '../shared/http/functions';
@@ -20,7 +20,7 @@ const RUNTIME: Runtime = (() => {
 })();
 
 /**
- * Bundles a function on this machine with the files it serves beside it (infra/bundle.ts), the
+ * Bundles a function on this machine with the files it serves beside it (infra/function-bundle.ts), the
  * openapi function's document built here at synthesis. NodejsFunction cannot be used:
  * it always passes esbuild --outfile, which esbuild refuses with code splitting
  * (https://github.com/evanw/esbuild/issues/1666). Docker is neither needed nor assumed.
@@ -51,7 +51,7 @@ export interface FunctionResources {
 }
 
 /**
- * One Lambda function of the service: `functions/<name>/handler.ts` on Lambda's Node.js runtime (infra/bundling.ts), arm64 where the
+ * One Lambda function of the service: `functions/<name>/handler.ts` on Lambda's Node.js runtime (infra/esbuild-options.ts), arm64 where the
  * region has the secrets extension for it (infra/platform.ts), with its own log group kept a month, JSON logs, and exactly the
  * table and secret access, memory and timeout of its descriptor (shared/http/functions.ts).
  *
