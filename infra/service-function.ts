@@ -1,4 +1,4 @@
-import { AssetHashType, DockerImage, Duration, type ILocalBundling, type RemovalPolicy } from 'aws-cdk-lib';
+import { AssetHashType, Duration, type ILocalBundling, type RemovalPolicy } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Code, Function as LambdaFunction, LoggingFormat, Runtime } from 'aws-cdk-lib/aws-lambda';
@@ -39,7 +39,9 @@ class LocalBundling implements ILocalBundling {
 function functionCode(name: FunctionName): Code {
   return Code.fromAsset(PROJECT_ROOT, {
     assetHashType: AssetHashType.OUTPUT,
-    bundling: { local: new LocalBundling(name), image: DockerImage.fromRegistry('public.ecr.aws/sam/build-nodejs22.x') },
+    // The image is only CDK's fallback when local bundling declines, which it never does; it is
+    // the runtime's own build image so that it cannot name another Node major.
+    bundling: { local: new LocalBundling(name), image: RUNTIME.bundlingImage },
   });
 }
 
