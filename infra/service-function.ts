@@ -8,7 +8,7 @@ import { Construct } from 'constructs';
 import { LAMBDA_NODE_MAJOR } from './esbuild-options';
 import { bundleFunction, DOCS_ASSETS_DIR, PROJECT_ROOT } from './function-bundle';
 import { accessOf } from './access';
-import type { SecretName } from '../shared/config';
+import { DEPLOYED_VARIABLES, type SecretName, secretArnVariable } from '../shared/config';
 import { FUNCTION_DESCRIPTORS, type FunctionName } from '../shared/http/functions';
 import type { LambdaPlatform } from './platform';
 
@@ -72,11 +72,11 @@ export function serviceFunction(scope: Construct, name: FunctionName, resources:
   const descriptor = FUNCTION_DESCRIPTORS[name];
   const access = accessOf(name);
   const environment: Record<string, string> = {};
-  if (access.tableActions.length > 0) environment.TABLE_NAME = resources.table.tableName;
+  if (access.tableActions.length > 0) environment[DEPLOYED_VARIABLES.tableName] = resources.table.tableName;
   for (const secretName of access.secrets) {
-    environment[`${secretName}_SECRET_ARN`] = resources.secrets[secretName].secretArn;
+    environment[secretArnVariable(secretName)] = resources.secrets[secretName].secretArn;
   }
-  if (descriptor.docsAssets) environment.DOCS_ASSETS_DIR = `/var/task/${DOCS_ASSETS_DIR}`;
+  if (descriptor.docsAssets) environment[DEPLOYED_VARIABLES.docsAssetsDir] = `/var/task/${DOCS_ASSETS_DIR}`;
 
   const fn = new LambdaFunction(node, 'Function', {
     code: functionCode(name),
