@@ -33,14 +33,23 @@ export const DEPLOYED_VARIABLES = {
   onebotBucket: 'ONEBOT_BUCKET',
 } as const;
 
+/** The table `npm start` and a function without TABLE_NAME use. */
+export const DEFAULT_TABLE_NAME = 'recordgate';
+
+/** Why `name` is not a DynamoDB table name (3-255 letters, digits, `_`, `.` or `-`), or undefined when it is one. */
+export function tableNameProblem(name: string): string | undefined {
+  return /^[a-zA-Z0-9_.-]{3,255}$/.test(name) ? undefined : 'is not a DynamoDB table name; use 3-255 letters, digits, _ . or -';
+}
+
 class SettingError extends Error {
   override readonly name = 'SettingError';
 }
 
 function readSettings(): Settings {
   const { DYNAMODB_ENDPOINT, AWS_REGION = 'us-east-1', AWS_ACCESS_KEY_ID } = process.env;
-  const TABLE_NAME = process.env[DEPLOYED_VARIABLES.tableName] ?? 'recordgate';
-  if (TABLE_NAME.length < 3) throw new SettingError(`TABLE_NAME ${JSON.stringify(TABLE_NAME)} is too short: DynamoDB table names have 3 to 255 characters`);
+  const TABLE_NAME = process.env[DEPLOYED_VARIABLES.tableName] ?? DEFAULT_TABLE_NAME;
+  const problem = tableNameProblem(TABLE_NAME);
+  if (problem) throw new SettingError(`${DEPLOYED_VARIABLES.tableName} ${JSON.stringify(TABLE_NAME)} ${problem}`);
   if (DYNAMODB_ENDPOINT !== undefined && !URL.canParse(DYNAMODB_ENDPOINT))
     throw new SettingError(`DYNAMODB_ENDPOINT ${JSON.stringify(DYNAMODB_ENDPOINT)} is not a URL`);
   return { TABLE_NAME, DYNAMODB_ENDPOINT, AWS_REGION, AWS_ACCESS_KEY_ID };
