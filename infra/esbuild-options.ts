@@ -11,7 +11,7 @@ import { FUNCTION_DESCRIPTORS, type FunctionName } from '../shared/http/function
  */
 /**
  * The Node.js major the functions run on: the stack deploys Lambda's `nodejs<major>.x` (infra/service-function.ts),
- * esbuild builds for it, and npm scripts run on it (the `node` devDependency; test/unit/infra/runtime.test.ts
+ * esbuild builds for it, and npm scripts run on it (the `node` devDependency; test/build/infra/runtime.test.ts
  * holds the three together). 24 is the newest Lambda runtime CDK knows, deprecated by AWS last (docs/decisions.md).
  */
 export const LAMBDA_NODE_MAJOR = 24;
