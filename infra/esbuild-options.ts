@@ -2,7 +2,7 @@ import type { BuildOptions, Metafile } from 'esbuild';
 import { FUNCTION_DESCRIPTORS, type FunctionName } from '../shared/http/functions';
 
 /**
- * How every Lambda function is bundled, read by the CDK stack (infra/service-function.ts) and by the
+ * How every Lambda function is bundled, read by the CDK app (infra/function-bundle.ts) and by the
  * cold-start benchmark, so both measure and ship the same thing: the SDK bundled, `module` entry
  * points preferred, minified, as ES modules split into chunks. esbuild splits only ES modules
  * (https://esbuild.github.io/api/#splitting), and a split bundle loads at init only its entry and
