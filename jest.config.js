@@ -1,5 +1,6 @@
-// Projects: pure-code unit tests, the integration suite twice, once on dynalite
-// (in-process) and once on AWS's own DynamoDB Local when Java is on the PATH, as it is in CI;
+// Projects: pure-code unit tests; the suites that build (the CDK app synthesized, the bundles,
+// the typed client compiled, the OpenAPI document linted); the integration suite twice, once on
+// dynalite (in-process) and once on AWS's own DynamoDB Local when Java is on the PATH, as in CI;
 // the artifact tests, which run the bundles `npm run synth` leaves in cdk.out behind the
 // template's route keys (the contract suites below again, plus test/artifact); and the browser
 // end-to-end tests (e2e) on dynalite.
@@ -56,10 +57,14 @@ else console.warn('jest: no Chromium found, so the e2e project (the /docs page i
 
 module.exports = {
   projects: [
+    // Pure code only, so `--selectProjects unit` is the quick loop (docs/testing.md).
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
+    // Suites that run a compiler, a bundler, a synthesis or a linter: in the unit project they
+    // were most of its time (docs/testing.md).
     {
       ...common,
-      displayName: 'unit',
-      testMatch: ['<rootDir>/test/unit/**/*.test.ts'],
+      displayName: 'build',
+      testMatch: ['<rootDir>/test/build/**/*.test.ts'],
       // The infra tests' syntheses, made once per run (test/support/synth).
       globalSetup: '<rootDir>/test/support/synth/setup.ts',
       globalTeardown: '<rootDir>/test/support/synth/teardown.ts',

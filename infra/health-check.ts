@@ -3,7 +3,7 @@ import { Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import type { Function as ServiceFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { HEALTH_METRICS, type HealthMetricName } from '../shared/health/metrics';
-import { serviceFunction, type FunctionResources } from './function';
+import { serviceFunction, type FunctionResources } from './service-function';
 import { runEvery } from './schedule';
 
 /** The scheduled health check: functions/health_check every minute, and the metrics it emits. */

@@ -3,7 +3,7 @@ import type { Function as ServiceFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { allModels } from '../shared/models/catalog';
 import { schemaFingerprint } from '../shared/store/index-build';
-import { serviceFunction, type FunctionResources } from './function';
+import { serviceFunction, type FunctionResources } from './service-function';
 import { runEvery } from './schedule';
 
 /** What the deploy check compares with the table: a deploy that changes any of it runs the check again. */

@@ -9,10 +9,11 @@ import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3'
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { DEPLOYED_VARIABLES } from '../shared/config';
 import { ONEBOT_QUEUE } from '../shared/limits';
 import { maxReceiveCount } from '../shared/onebot/keeping/backoff';
 import { BLOB_PREFIXES } from '../shared/onebot/keeping/blobs';
-import { serviceFunction, type FunctionResources } from './function';
+import { serviceFunction, type FunctionResources } from './service-function';
 
 /** The queue alarms, stated once here and in the README. */
 export const QUEUE_THRESHOLDS = {
@@ -93,9 +94,9 @@ export class OneBotQueue extends Construct {
     for (const fn of [props.receiver, this.function]) fn.addToRolePolicy(bodies);
     this.queue.grantSendMessages(props.receiver);
     for (const fn of [props.receiver as LambdaFunction, this.function]) {
-      fn.addEnvironment('ONEBOT_BUCKET', this.bucket.bucketName);
+      fn.addEnvironment(DEPLOYED_VARIABLES.onebotBucket, this.bucket.bucketName);
       // The receiver sends to it; the consumer changes its messages' visibility.
-      fn.addEnvironment('ONEBOT_QUEUE_URL', this.queue.queueUrl);
+      fn.addEnvironment(DEPLOYED_VARIABLES.onebotQueueUrl, this.queue.queueUrl);
     }
 
     const validations = Validations.of(Stack.of(this));

@@ -5,7 +5,7 @@ import { ServiceAlarms } from './alarms';
 import { ServiceApi } from './api';
 import type { DeployContext } from './context';
 import { ServiceDashboard } from './dashboard';
-import { ApiFunctions } from './functions';
+import { ApiFunctions } from './api-functions';
 import { HealthCheck } from './health-check';
 import { IndexBuild } from './index-build';
 import { OneBotQueue } from './onebot-queue';
@@ -13,6 +13,7 @@ import { acknowledgeFindings } from './nag';
 import { lambdaPlatform } from './platform';
 import { ServiceSecrets } from './secrets';
 import { RecordTable } from './table';
+import { DEPLOYED_VARIABLES } from '../shared/config';
 
 export interface RecordgateStackProps extends StackProps {
   settings: DeployContext;
@@ -30,15 +31,16 @@ export class RecordgateStack extends Stack {
     const platform = lambdaPlatform(this, settings.secretsLayerArn);
     const resources = { table, secrets: secrets.byName, logRemovalPolicy: removalPolicy, platform };
     const apiFunctions = new ApiFunctions(this, 'Functions', resources);
-    if (settings.corsOrigins) for (const fn of apiFunctions.byName.values()) fn.addEnvironment('CORS_ORIGINS', settings.corsOrigins.join(','));
-    if (settings.onebotSelfIds) apiFunctions.byName.get('onebot')?.addEnvironment('ONEBOT_SELF_IDS', settings.onebotSelfIds.join(','));
+    if (settings.corsOrigins) for (const fn of apiFunctions.byName.values()) fn.addEnvironment(DEPLOYED_VARIABLES.corsOrigins, settings.corsOrigins.join(','));
+    if (settings.onebotSelfIds) apiFunctions.byName.get('onebot')?.addEnvironment(DEPLOYED_VARIABLES.onebotSelfIds, settings.onebotSelfIds.join(','));
     if (settings.jwtIssuer) {
       // The functions read the caller's scopes from the verified JWT, less the provider's prefix.
-      for (const [name, fn] of apiFunctions.byName) if (checksTokens(name)) fn.addEnvironment('JWT_SCOPE_PREFIX', settings.jwtScopePrefix);
+      for (const [name, fn] of apiFunctions.byName) if (checksTokens(name)) fn.addEnvironment(DEPLOYED_VARIABLES.jwtScopePrefix, settings.jwtScopePrefix);
     }
     const receiver = apiFunctions.byName.get('onebot');
     const onebotQueue = receiver ? new OneBotQueue(this, 'OneBotQueue', { ...resources, receiver }) : undefined;
-    if (settings.onebotApiRoots) for (const fn of [receiver, onebotQueue?.function]) fn?.addEnvironment('ONEBOT_API_ROOTS', settings.onebotApiRoots);
+    if (settings.onebotApiRoots)
+      for (const fn of [receiver, onebotQueue?.function]) fn?.addEnvironment(DEPLOYED_VARIABLES.onebotApiRoots, settings.onebotApiRoots);
     const healthCheck = new HealthCheck(this, 'HealthCheck', resources);
     // After the record functions: the deploy's check runs against the code now serving.
     const indexBuild = new IndexBuild(this, 'IndexBuild', { ...resources, after: apiFunctions });

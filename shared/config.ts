@@ -18,13 +18,38 @@ export interface Settings {
   AWS_ACCESS_KEY_ID?: string;
 }
 
+/**
+ * The names of the variables a deployment sets, spelt once: the stack (infra/) writes each into
+ * the environment of the functions that read it here.
+ */
+export const DEPLOYED_VARIABLES = {
+  tableName: 'TABLE_NAME',
+  docsAssetsDir: 'DOCS_ASSETS_DIR',
+  corsOrigins: 'CORS_ORIGINS',
+  jwtScopePrefix: 'JWT_SCOPE_PREFIX',
+  onebotSelfIds: 'ONEBOT_SELF_IDS',
+  onebotApiRoots: 'ONEBOT_API_ROOTS',
+  onebotQueueUrl: 'ONEBOT_QUEUE_URL',
+  onebotBucket: 'ONEBOT_BUCKET',
+} as const;
+
+/** The table `npm start` and a function without TABLE_NAME use. */
+export const DEFAULT_TABLE_NAME = 'recordgate';
+
+/** Why `name` is not a DynamoDB table name (3-255 letters, digits, `_`, `.` or `-`), or undefined when it is one. */
+export function tableNameProblem(name: string): string | undefined {
+  return /^[a-zA-Z0-9_.-]{3,255}$/.test(name) ? undefined : 'is not a DynamoDB table name; use 3-255 letters, digits, _ . or -';
+}
+
 class SettingError extends Error {
   override readonly name = 'SettingError';
 }
 
 function readSettings(): Settings {
-  const { TABLE_NAME = 'recordgate', DYNAMODB_ENDPOINT, AWS_REGION = 'us-east-1', AWS_ACCESS_KEY_ID } = process.env;
-  if (TABLE_NAME.length < 3) throw new SettingError(`TABLE_NAME ${JSON.stringify(TABLE_NAME)} is too short: DynamoDB table names have 3 to 255 characters`);
+  const { DYNAMODB_ENDPOINT, AWS_REGION = 'us-east-1', AWS_ACCESS_KEY_ID } = process.env;
+  const TABLE_NAME = process.env[DEPLOYED_VARIABLES.tableName] ?? DEFAULT_TABLE_NAME;
+  const problem = tableNameProblem(TABLE_NAME);
+  if (problem) throw new SettingError(`${DEPLOYED_VARIABLES.tableName} ${JSON.stringify(TABLE_NAME)} ${problem}`);
   if (DYNAMODB_ENDPOINT !== undefined && !URL.canParse(DYNAMODB_ENDPOINT))
     throw new SettingError(`DYNAMODB_ENDPOINT ${JSON.stringify(DYNAMODB_ENDPOINT)} is not a URL`);
   return { TABLE_NAME, DYNAMODB_ENDPOINT, AWS_REGION, AWS_ACCESS_KEY_ID };
@@ -49,12 +74,15 @@ const list = (text: string | undefined): string[] =>
 export const inLambda = (): boolean => Boolean(env('AWS_LAMBDA_FUNCTION_NAME'));
 
 /** The identity provider's prefix on this service's JWT scopes (`recordgate/read`), stripped before use. */
-export const jwtScopePrefix = (): string => env('JWT_SCOPE_PREFIX') ?? '';
+export const jwtScopePrefix = (): string => env(DEPLOYED_VARIABLES.jwtScopePrefix) ?? '';
 
 /** The settings that are secrets in AWS: `NAME_SECRET_ARN` there (shared/secrets.ts), `NAME` locally. */
 export type SecretName = 'API_TOKENS' | 'CURSOR_SECRET' | 'ONEBOT_SECRET' | 'ONEBOT_ACCESS_TOKEN';
 
-export const secretSource = (name: SecretName): { arn?: string; value?: string } => ({ arn: env(`${name}_SECRET_ARN`) || undefined, value: env(name) });
+/** Where a deployment names a secret's ARN. */
+export const secretArnVariable = (name: SecretName): `${SecretName}_SECRET_ARN` => `${name}_SECRET_ARN`;
+
+export const secretSource = (name: SecretName): { arn?: string; value?: string } => ({ arn: env(secretArnVariable(name)) || undefined, value: env(name) });
 
 /**
  * Where the AWS Parameters and Secrets Lambda Extension listens (PARAMETERS_SECRETS_EXTENSION_HTTP_PORT,
@@ -67,17 +95,17 @@ export const secretsExtension = (): { port: string; token: string } => ({
 });
 
 /** Bot accounts the OneBot receiver accepts (ONEBOT_SELF_IDS, comma-separated); empty: any. */
-export const onebotSelfIds = (): string[] => list(env('ONEBOT_SELF_IDS'));
+export const onebotSelfIds = (): string[] => list(env(DEPLOYED_VARIABLES.onebotSelfIds));
 
 /** Days heartbeat and lifecycle events are kept (ONEBOT_META_RETENTION_DAYS, default 7); shared/models/onebot.ts says what 0 or junk means. */
 export const onebotMetaRetentionDays = (): number => Number(env('ONEBOT_META_RETENTION_DAYS') ?? 7);
 
 /** ONEBOT_API_ROOTS as text, '' when unset; shared/onebot/reacting/bot-api.ts parses it (and keeps the result while the text stays the same). */
-export const onebotApiRootsText = (): string => env('ONEBOT_API_ROOTS')?.trim() ?? '';
+export const onebotApiRootsText = (): string => env(DEPLOYED_VARIABLES.onebotApiRoots)?.trim() ?? '';
 
 /** Where a deployed receiver keeps deliveries during a database outage, and bodies too big for a record. */
-export const onebotQueueUrl = (): string | undefined => env('ONEBOT_QUEUE_URL') || undefined;
-export const onebotBucket = (): string | undefined => env('ONEBOT_BUCKET') || undefined;
+export const onebotQueueUrl = (): string | undefined => env(DEPLOYED_VARIABLES.onebotQueueUrl) || undefined;
+export const onebotBucket = (): string | undefined => env(DEPLOYED_VARIABLES.onebotBucket) || undefined;
 
 /**
  * Test runs only (docs/testing.md, "Timing"): how long one SDK call may wait for its answer
@@ -94,7 +122,7 @@ export const testCallTimeoutMs = (): number | undefined => {
 export const dataDir = (): string => resolve(env('DATA_DIR') ?? '.data');
 
 /** Where the docs function's bundle keeps Swagger UI's files (DOCS_ASSETS_DIR); unset: the installed package. */
-export const docsAssetsDir = (): string | undefined => env('DOCS_ASSETS_DIR') || undefined;
+export const docsAssetsDir = (): string | undefined => env(DEPLOYED_VARIABLES.docsAssetsDir) || undefined;
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -115,4 +143,4 @@ export function logLevel(): LogLevel {
  * `https://*.example.com`). Unset: CORS is off, and browsers keep pages of other origins out
  * (docs/decisions.md). Read when a function's handler is built.
  */
-export const corsOrigins = (): string[] => list(env('CORS_ORIGINS'));
+export const corsOrigins = (): string[] => list(env(DEPLOYED_VARIABLES.corsOrigins));

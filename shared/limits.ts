@@ -147,7 +147,7 @@ export const AWS_LIMITS = {
   transactionActions: 100,
 } as const;
 
-/** Every function's Lambda settings (infra/function.ts); the local server runs with the same. */
+/** Every function's Lambda settings (infra/service-function.ts); the local server runs with the same. */
 export const FUNCTION_SETTINGS = {
   memoryMb: 512,
   /** A request that needs more is a bug to see; long bulk writes stop short of it (README). */

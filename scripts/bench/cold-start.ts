@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BUNDLE_ENTRY, buildOptionsFor, handlerEntry, loadedAtInit } from '../../infra/bundling';
+import { BUNDLE_ENTRY, buildOptionsFor, handlerEntry, loadedAtInit } from '../../infra/esbuild-options';
 import { FUNCTIONS } from '../../shared/http/functions';
 import type { BenchContext } from './context';
 import type { Section } from './report';
@@ -30,7 +30,7 @@ async function bundle(name: string, entry: string, outdir: string): Promise<Meta
   return result.metafile;
 }
 
-/** KiB a cold start loads (infra/bundling.ts loadedAtInit), and KiB of every file of the bundle. */
+/** KiB a cold start loads (infra/esbuild-options.ts loadedAtInit), and KiB of every file of the bundle. */
 function loadedBytes(metafile: Metafile): { kb: number; allKb: number; loaded: Set<string> } {
   const loaded = loadedAtInit(metafile);
   const bytes = (files: Iterable<string>) => [...files].reduce((sum, f) => sum + metafile.outputs[f].bytes, 0) / 1024;
@@ -127,7 +127,7 @@ export async function coldStartBench(ctx: BenchContext): Promise<Section> {
       title: 'Cold start',
       method: `
 Each function is bundled exactly as the CDK app bundles it (\`buildOptionsFor()\` from
-infra/bundling.ts: ES modules split into chunks, minified, SDK bundled), and so is the baseline
+infra/esbuild-options.ts: ES modules split into chunks, minified, SDK bundled), and so is the baseline
 (scripts/bench/baseline/get-item.ts: a document client made at module load and one GetItem).
 Each bundle's index.mjs is then imported by a fresh \`node\` process, ${runs} times, the bundles
 interleaved. *import* is the time of \`import()\` measured inside the child; *process* is from the

@@ -5,8 +5,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { bundleFunction } from '../../infra/bundle';
-import { BUNDLE_ENTRY, buildOptionsFor } from '../../infra/bundling';
+import { bundleFunction } from '../../infra/function-bundle';
+import { BUNDLE_ENTRY, buildOptionsFor } from '../../infra/esbuild-options';
 import type { FunctionName } from '../../shared/http/functions';
 import { ROUTES } from '../../shared/http/routes';
 import { dispatch } from '../local/route-selection';
@@ -123,7 +123,7 @@ interface Loaded {
 const fileUrl = (path: string) => pathToFileURL(path).href;
 
 /**
- * Builds `fn` as the CDK app does (infra/bundle.ts: ES modules, minified, the SDK bundled) and
+ * Builds `fn` as the CDK app does (infra/function-bundle.ts: ES modules, minified, the SDK bundled) and
  * imports it. The entry adds one export to the shipped code, the function's document client,
  * so that the benchmark can answer its calls.
  */
@@ -268,7 +268,7 @@ export async function warmCpuBench(ctx: BenchContext): Promise<Section> {
       id: 'warm-cpu',
       title: 'Warm CPU per invocation',
       method: `
-Each function is bundled as the CDK app bundles it (infra/bundle.ts: an ES module split into
+Each function is bundled as the CDK app bundles it (infra/function-bundle.ts: an ES module split into
 chunks, minified, the SDK bundled), from an entry that also exports its document client, and its
 handler is called in process with the API Gateway event the local server builds, for a typical
 request, with a bearer token (API_TOKENS set, as in production). The SDK's network is replaced by a

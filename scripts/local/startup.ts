@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { parseTokenTable, type TokenTable } from '../../shared/auth/tokens';
+import { DEFAULT_TABLE_NAME, tableNameProblem } from '../../shared/config';
 import { allModels } from '../../shared/models/catalog';
 import { InvalidModelDefinition, type Model } from '../../shared/models/define';
 import { LayoutMismatch } from '../../shared/store/errors';
@@ -25,10 +26,9 @@ export function readConfig(env: NodeJS.ProcessEnv, resolveDir: (dir: string) => 
   if (!/^\d{1,5}$/.test(env.PORT ?? '3000') || port > 65535) {
     throw new StartupError(`PORT=${JSON.stringify(env.PORT)} is not a port number; set PORT to 0-65535 (0: any free port)`);
   }
-  const tableName = env.TABLE_NAME ?? 'recordgate';
-  if (!/^[a-zA-Z0-9_.-]{3,255}$/.test(tableName)) {
-    throw new StartupError(`TABLE_NAME=${JSON.stringify(tableName)} is not a DynamoDB table name; use 3-255 letters, digits, _ . or -`);
-  }
+  const tableName = env.TABLE_NAME ?? DEFAULT_TABLE_NAME;
+  const tableNameIs = tableNameProblem(tableName);
+  if (tableNameIs) throw new StartupError(`TABLE_NAME=${JSON.stringify(tableName)} ${tableNameIs}`);
   const endpoint = env.DYNAMODB_ENDPOINT || undefined;
   if (endpoint !== undefined && !URL.canParse(endpoint)) {
     throw new StartupError(

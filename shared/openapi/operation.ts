@@ -4,7 +4,7 @@ import type { Operation } from '../http/middleware';
 import { jsonTextResult } from '../http/respond';
 
 /**
- * The document's file name beside the bundle, defined by the bundler (infra/bundling.ts) for the
+ * The document's file name beside the bundle, defined by the bundler (infra/esbuild-options.ts) for the
  * openapi function only. The document is a pure function of the code, so it is built when bundling
  * and the function never loads the full zod API and its JSON Schema generator (issue 24: cold start).
  */

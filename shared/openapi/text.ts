@@ -1,5 +1,5 @@
 import { stringifyExactJson } from '../json/exact-json';
 import { buildOpenApiDocument } from './document';
 
-/** The bytes GET /openapi.json answers, written into the openapi bundle when it is built (infra/function.ts). */
+/** The bytes GET /openapi.json answers, written into the openapi bundle when it is built (infra/function-bundle.ts). */
 export const openApiDocumentText = (): string => stringifyExactJson(buildOpenApiDocument());

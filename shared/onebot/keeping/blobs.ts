@@ -10,7 +10,7 @@ import { loadOnce } from '../../load-once';
  * `ONEBOT_BUCKET` in AWS, the data directory (`DATA_DIR`, default `.data`) locally. A location
  * is `s3://bucket/key` or `file:<key>` (relative to the data directory). The S3 client is loaded
  * on first use: most events fit a record, and the receiver's cold start should not pay for it
- * (issue 24; a chunk of its own, infra/bundling.ts).
+ * (issue 24; a chunk of its own, infra/esbuild-options.ts).
  */
 let s3: S3Client | undefined;
 const s3Api = loadOnce(() => import('@aws-sdk/client-s3'));

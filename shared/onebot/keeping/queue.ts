@@ -25,7 +25,7 @@ export async function queueMessage(queueUrl: string, delivery: Delivery): Promis
 }
 
 // The receiver sends to the queue only while the database is unreachable, so the client is
-// loaded on first use, not at every cold start (issue 24; a chunk of its own, infra/bundling.ts).
+// loaded on first use, not at every cold start (issue 24; a chunk of its own, infra/esbuild-options.ts).
 const sqsApi = loadOnce(() => import('@aws-sdk/client-sqs'));
 async function sqsClient(): Promise<SQSClient> {
   const { SQSClient } = await sqsApi();

@@ -11,7 +11,7 @@ const out = process.argv[2];
 for (const [name, { context, env }] of Object.entries<VariantSpec>(SYNTH_VARIANTS)) {
   let result: unknown;
   try {
-    // No bundling (fast); `npm run synth` and test/unit/infra/bundling.test.ts bundle for real.
+    // No bundling (fast); `npm run synth` and test/build/infra/function-bundle.test.ts bundle for real.
     const { app, stack } = buildApp({ 'aws:cdk:bundling-stacks': [], ...context }, env);
     const template = app.synth().getStackArtifact(stack.artifactId).template;
     const nag = new AwsSolutionsChecks(app).validateScope(stack);

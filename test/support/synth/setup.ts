@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /**
- * jest globalSetup of the unit project: a folder for this run's syntheses (./index.ts), named in
+ * jest globalSetup of the build project: a folder for this run's syntheses (./index.ts), named in
  * the environment the test workers inherit. Nothing is synthesized until a test asks.
  */
 export default function setup(): void {

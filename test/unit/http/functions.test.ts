@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import { handlerEntry } from '../../../infra/bundling';
+import { handlerEntry } from '../../../infra/esbuild-options';
 import { FUNCTION_DESCRIPTORS, FUNCTIONS, functionNamed } from '../../../shared/http/functions';
 
 const ROOT = path.resolve(__dirname, '../../..');

@@ -7,7 +7,7 @@ import { API_THROTTLES, ONEBOT_QUEUE } from '../../../shared/limits';
 import { backoffSeconds, maxReceiveCount, outageCoveredSeconds, secondsBeforeReceive } from '../../../shared/onebot/keeping/backoff';
 import { createTableInput, TTL_ATTRIBUTE } from '../../../shared/store/table';
 import { accessOf } from '../../../infra/access';
-import { LAMBDA_NODE_MAJOR } from '../../../infra/bundling';
+import { LAMBDA_NODE_MAJOR } from '../../../infra/esbuild-options';
 import { THRESHOLDS } from '../../../infra/alarms';
 import { QUEUE_THRESHOLDS } from '../../../infra/onebot-queue';
 import { readContext } from '../../../infra/context';

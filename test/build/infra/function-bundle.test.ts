@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { App, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { FUNCTION_DESCRIPTORS, FUNCTIONS } from '../../../shared/http/functions';
-import { serviceFunction } from '../../../infra/function';
+import { serviceFunction } from '../../../infra/service-function';
 import { lambdaPlatform } from '../../../infra/platform';
 import { ServiceSecrets } from '../../../infra/secrets';
 import { RecordTable } from '../../../infra/table';
@@ -33,7 +33,7 @@ const openapi = FUNCTIONS.find((name) => FUNCTION_DESCRIPTORS[name].openApiDocum
     expect(bundles).toHaveLength(2);
     const docsBundle = bundles.find((b) => readdirSync(b).includes('docs-assets'))!;
     const openApiBundle = bundles.find((b) => b !== docsBundle)!;
-    // index.mjs and its chunks (infra/bundling.ts), nothing else but what the function serves.
+    // index.mjs and its chunks (infra/esbuild-options.ts), nothing else but what the function serves.
     expect(readdirSync(docsBundle).sort()).toEqual(['chunks', 'docs-assets', 'index.mjs']);
     const assets = readdirSync(path.join(docsBundle, 'docs-assets')).sort();
     expect(assets).toEqual(['favicon-16x16.png', 'favicon-32x32.png', 'swagger-ui-bundle.js', 'swagger-ui.css']);

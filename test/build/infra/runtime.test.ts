@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ESBUILD_OPTIONS, LAMBDA_NODE_MAJOR } from '../../../infra/bundling';
+import { ESBUILD_OPTIONS, LAMBDA_NODE_MAJOR } from '../../../infra/esbuild-options';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const major = (version: string) => Number(version.replace(/^v/, '').split('.')[0]);

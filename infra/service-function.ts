@@ -1,14 +1,14 @@
-import { AssetHashType, DockerImage, Duration, type ILocalBundling, type RemovalPolicy } from 'aws-cdk-lib';
+import { AssetHashType, Duration, type ILocalBundling, type RemovalPolicy } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Code, Function as LambdaFunction, LoggingFormat, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { LAMBDA_NODE_MAJOR } from './bundling';
-import { bundleFunction, DOCS_ASSETS_DIR, PROJECT_ROOT } from './bundle';
+import { LAMBDA_NODE_MAJOR } from './esbuild-options';
+import { bundleFunction, DOCS_ASSETS_DIR, PROJECT_ROOT } from './function-bundle';
 import { accessOf } from './access';
-import type { SecretName } from '../shared/config';
+import { DEPLOYED_VARIABLES, type SecretName, secretArnVariable } from '../shared/config';
 import { FUNCTION_DESCRIPTORS, type FunctionName } from '../shared/http/functions';
 import type { LambdaPlatform } from './platform';
 
@@ -20,7 +20,7 @@ const RUNTIME: Runtime = (() => {
 })();
 
 /**
- * Bundles a function on this machine with the files it serves beside it (infra/bundle.ts), the
+ * Bundles a function on this machine with the files it serves beside it (infra/function-bundle.ts), the
  * openapi function's document built here at synthesis. NodejsFunction cannot be used:
  * it always passes esbuild --outfile, which esbuild refuses with code splitting
  * (https://github.com/evanw/esbuild/issues/1666). Docker is neither needed nor assumed.
@@ -39,7 +39,9 @@ class LocalBundling implements ILocalBundling {
 function functionCode(name: FunctionName): Code {
   return Code.fromAsset(PROJECT_ROOT, {
     assetHashType: AssetHashType.OUTPUT,
-    bundling: { local: new LocalBundling(name), image: DockerImage.fromRegistry('public.ecr.aws/sam/build-nodejs22.x') },
+    // The image is only CDK's fallback when local bundling declines, which it never does; it is
+    // the runtime's own build image so that it cannot name another Node major.
+    bundling: { local: new LocalBundling(name), image: RUNTIME.bundlingImage },
   });
 }
 
@@ -51,7 +53,7 @@ export interface FunctionResources {
 }
 
 /**
- * One Lambda function of the service: `functions/<name>/handler.ts` on Lambda's Node.js runtime (infra/bundling.ts), arm64 where the
+ * One Lambda function of the service: `functions/<name>/handler.ts` on Lambda's Node.js runtime (infra/esbuild-options.ts), arm64 where the
  * region has the secrets extension for it (infra/platform.ts), with its own log group kept a month, JSON logs, and exactly the
  * table and secret access, memory and timeout of its descriptor (shared/http/functions.ts).
  *
@@ -70,11 +72,11 @@ export function serviceFunction(scope: Construct, name: FunctionName, resources:
   const descriptor = FUNCTION_DESCRIPTORS[name];
   const access = accessOf(name);
   const environment: Record<string, string> = {};
-  if (access.tableActions.length > 0) environment.TABLE_NAME = resources.table.tableName;
+  if (access.tableActions.length > 0) environment[DEPLOYED_VARIABLES.tableName] = resources.table.tableName;
   for (const secretName of access.secrets) {
-    environment[`${secretName}_SECRET_ARN`] = resources.secrets[secretName].secretArn;
+    environment[secretArnVariable(secretName)] = resources.secrets[secretName].secretArn;
   }
-  if (descriptor.docsAssets) environment.DOCS_ASSETS_DIR = `/var/task/${DOCS_ASSETS_DIR}`;
+  if (descriptor.docsAssets) environment[DEPLOYED_VARIABLES.docsAssetsDir] = `/var/task/${DOCS_ASSETS_DIR}`;
 
   const fn = new LambdaFunction(node, 'Function', {
     code: functionCode(name),

@@ -1,5 +1,5 @@
 import { build, type Metafile } from 'esbuild';
-import { buildOptionsFor, loadedAtInit } from '../../../infra/bundling';
+import { buildOptionsFor, loadedAtInit } from '../../../infra/esbuild-options';
 import { FUNCTIONS, type FunctionName } from '../../../shared/http/functions';
 
 // Each record function's bundle, built as the CDK app builds it, holds its own operation and its

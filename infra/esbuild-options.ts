@@ -2,7 +2,7 @@ import type { BuildOptions, Metafile } from 'esbuild';
 import { FUNCTION_DESCRIPTORS, type FunctionName } from '../shared/http/functions';
 
 /**
- * How every Lambda function is bundled, read by the CDK stack (infra/function.ts) and by the
+ * How every Lambda function is bundled, read by the CDK app (infra/function-bundle.ts) and by the
  * cold-start benchmark, so both measure and ship the same thing: the SDK bundled, `module` entry
  * points preferred, minified, as ES modules split into chunks. esbuild splits only ES modules
  * (https://esbuild.github.io/api/#splitting), and a split bundle loads at init only its entry and
@@ -10,8 +10,8 @@ import { FUNCTION_DESCRIPTORS, type FunctionName } from '../shared/http/function
  * receiver's S3 and SQS clients, the SDK's credential providers) stays on disk until first used.
  */
 /**
- * The Node.js major the functions run on: the stack deploys Lambda's `nodejs<major>.x` (infra/function.ts),
- * esbuild builds for it, and npm scripts run on it (the `node` devDependency; test/unit/infra/runtime.test.ts
+ * The Node.js major the functions run on: the stack deploys Lambda's `nodejs<major>.x` (infra/service-function.ts),
+ * esbuild builds for it, and npm scripts run on it (the `node` devDependency; test/build/infra/runtime.test.ts
  * holds the three together). 24 is the newest Lambda runtime CDK knows, deprecated by AWS last (docs/decisions.md).
  */
 export const LAMBDA_NODE_MAJOR = 24;

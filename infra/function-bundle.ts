@@ -4,7 +4,7 @@ import { buildSync } from 'esbuild';
 import { PACKAGE_ASSETS } from '../shared/docs/assets';
 import { FUNCTION_DESCRIPTORS, type FunctionName } from '../shared/http/functions';
 import { openApiDocumentText } from '../shared/openapi/text';
-import { buildOptionsFor, handlerEntry, OPENAPI_DOCUMENT_FILE } from './bundling';
+import { buildOptionsFor, handlerEntry, OPENAPI_DOCUMENT_FILE } from './esbuild-options';
 
 /** The project's root: every function bundles from it. */
 export const PROJECT_ROOT = path.resolve(__dirname, '..');
@@ -23,7 +23,7 @@ function copyDocsAssets(outputDir: string): void {
 }
 
 /**
- * One function's bundle (infra/bundling.ts) with the files it serves beside it: the docs
+ * One function's bundle (infra/esbuild-options.ts) with the files it serves beside it: the docs
  * function's swagger-ui files, and the openapi function's document, built here so that the
  * function only reads a file (shared/openapi/operation.ts). The CDK app bundles every function
  * through this; the warm-CPU benchmark too, with an entry that also exports the function's
