@@ -11,7 +11,7 @@
 import { resolve } from 'node:path';
 import { ROUTES } from '../shared/http/routes';
 import { cursorKeyOf } from './local/cursor-key';
-import { spoolDir } from '../shared/onebot/keeping/spool';
+import { spoolDir } from '../shared/onebot/keep/spool';
 import { DATABASE_RETRY_MS, isOutage, prepareDatabase, untilPrepared, type PreparedDatabase } from './local/database';
 import { startDynalite } from './local/engine';
 import { startLocalServer } from './local/server';

@@ -22,7 +22,7 @@ function handlerOf(name: string): Promise<Handler> {
 /**
  * Whether a function answers 503 database_unavailable while npm start has not reached its
  * database yet: every one that uses the table but the OneBot receiver, which keeps what it
- * receives in the spool (shared/onebot/keeping/) and acknowledges it, since no sender re-sends.
+ * receives in the spool (shared/onebot/keep/) and acknowledges it, since no sender re-sends.
  */
 const waitsForDatabase = (name: HttpFunctionName): boolean => FUNCTION_DESCRIPTORS[name].table.length > 0 && name !== 'onebot';
 

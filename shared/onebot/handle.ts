@@ -1,15 +1,15 @@
 import { causeOf, log } from '../log';
 import { onebotEvent } from '../models/onebot';
 import { updateRecord } from '../store/records';
-import { botValues, recordBotStatus } from './receiving/bots';
-import { apiCallOf, apiRootOf, callBotApi, type ApiCall, type Done } from './reacting/bot-api';
+import { botValues, recordBotStatus } from './act/bot-status';
+import { apiCallOf, apiRootOf, callBotApi, type ApiCall, type Done } from './act/bot-api';
 import { isExactNumber, numberText } from '../json/exact-json';
 import { ONEBOT_LIMITS } from '../limits';
-import { identityOf, storeOnce, type EventData } from './receiving/dedupe';
-import { eventFields, type OneBotEvent } from './receiving/events';
-import type { Delivery } from './keeping/delivery';
-import { quickAnswer } from './reacting/rules';
-import { senderOf } from './receiving/senders';
+import { identityOf, storeOnce, type EventData } from './store/dedupe';
+import { eventFields, type OneBotEvent } from './event';
+import type { Delivery } from './keep/kept';
+import { quickAnswer } from './decide/rules';
+import { senderOf } from './senders';
 
 /** A signed event older than maxEventAgeSeconds at receipt: a replay, or a bot whose clock is wrong; never acted on. */
 function tooOld(event: OneBotEvent, delivery: Delivery): boolean {

@@ -4,14 +4,14 @@ import { ApiError } from '../http/errors';
 import type { Operation } from '../http/middleware';
 import { jsonResult, type HttpResult } from '../http/respond';
 import { ONEBOT_LIMITS } from '../limits';
-import { parseBody, parseEvent, sameId } from './receiving/events';
+import { parseBody, parseEvent, sameId } from './event';
 import { handleEvent } from './handle';
-import { keepDelivery } from './keeping/keep';
+import { keepDelivery } from './keep/keep';
 import { scheduleDrain } from './replay';
-import { waitsForDatabase, type Delivery } from './keeping/delivery';
-import { onebotSettings } from './receiving/settings';
-import { GO_CQHTTP_RESENDS } from './receiving/senders';
-import { signatureMatches } from './receiving/signature';
+import { waitsForDatabase, type Delivery } from './keep/kept';
+import { onebotSettings } from './verify/settings';
+import { GO_CQHTTP_RESENDS } from './senders';
+import { signatureMatches } from './verify/signature';
 
 /**
  * "Nothing to do" is 200 `{}`, not 204: every sender reads an empty object as no quick

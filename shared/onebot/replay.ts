@@ -8,11 +8,11 @@ import { ONEBOT_LIMITS } from '../limits';
 import { causeOf, log } from '../log';
 import { misconfiguration } from '../store/sdk-errors';
 import { handleEvent } from './handle';
-import { getBlob } from './keeping/blobs';
-import { keptDelivery, waitsForDatabase, type Delivery, type KeptDelivery } from './keeping/delivery';
-import { hideForBackoff } from './keeping/queue';
-import { spoolDir, spooled } from './keeping/spool';
-import { parseBody, parseEvent } from './receiving/events';
+import { getBlob } from './store/blobs';
+import { keptDelivery, waitsForDatabase, type Delivery, type KeptDelivery } from './keep/kept';
+import { hideForBackoff } from './keep/queue';
+import { spoolDir, spooled } from './keep/spool';
+import { parseBody, parseEvent } from './event';
 
 /*
  * Kept deliveries back through the event pipeline (handle.ts) once the database answers: from
@@ -30,7 +30,7 @@ export async function storeKept(kept: KeptDelivery): Promise<void> {
 /**
  * Stores each queued delivery; a failed one is reported back alone (partial batch response).
  * While the table is unreachable or misconfigured, the rest of the batch is not tried, and each
- * delivery is hidden for its backoff (keeping/backoff.ts) before it is reported, so that
+ * delivery is hidden for its backoff (keep/backoff.ts) before it is reported, so that
  * its receives last the queue's retention instead of being spent in minutes. Any other failure
  * is retried after the queue's visibility timeout and dead-lettered after maxReceiveCount.
  */

@@ -15,7 +15,7 @@ export interface Delivery {
   signed: boolean;
   /**
    * Its answer was begun (stored or kept) go-cqhttp's timeout or more after it arrived: that
-   * sender had given up on it and re-sends it (dedupe.ts).
+   * sender had given up on it and re-sends it (store/dedupe.ts).
    */
   late: boolean;
 }

@@ -2,10 +2,10 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SQSEvent } from 'aws-lambda';
-import { MAX_INLINE_BODY_BYTES, queueMessage } from '../../../../shared/onebot/keeping/queue';
+import { MAX_INLINE_BODY_BYTES, queueMessage } from '../../../../shared/onebot/keep/queue';
 import { storeQueued } from '../../../../shared/onebot/replay';
-import { keptDelivery } from '../../../../shared/onebot/keeping/delivery';
-import { backoffSeconds, secondsBeforeReceive } from '../../../../shared/onebot/keeping/backoff';
+import { keptDelivery } from '../../../../shared/onebot/keep/kept';
+import { backoffSeconds, secondsBeforeReceive } from '../../../../shared/onebot/keep/backoff';
 
 process.env.DATA_DIR = mkdtempSync(join(tmpdir(), 'recordgate-queue-'));
 const headers = { 'x-self-id': '10001', 'user-agent': 'CQHttp/4.15.0', 'content-type': 'application/json', 'x-signature': 'sha1=00' };

@@ -2,7 +2,7 @@ import { NumberValue } from '@aws-sdk/lib-dynamodb';
 import type { ModelRecord } from '../../models/define';
 import { onebotBot } from '../../models/onebot';
 import { updateRecord } from '../../store/records';
-import type { EventFields, OneBotEvent } from './events';
+import type { EventFields, OneBotEvent } from '../event';
 import { isJsonObject } from '../../json/exact-json';
 import { unstorableKeyPath } from '../../json/storable';
 

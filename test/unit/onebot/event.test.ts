@@ -1,6 +1,6 @@
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
-import { parseExactJson } from '../../../../shared/json/exact-json';
-import { eventFields, parseEvent } from '../../../../shared/onebot/receiving/events';
+import { parseExactJson } from '../../../shared/json/exact-json';
+import { eventFields, parseEvent } from '../../../shared/onebot/event';
 
 test('the filterable fields of an event, ids exact', () => {
   const event = parseEvent(

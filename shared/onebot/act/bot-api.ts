@@ -7,8 +7,8 @@ import { log } from '../../log';
 import type { ModelRecord } from '../../models/define';
 import type { onebotEvent } from '../../models/onebot';
 import { secretSetting } from '../../secrets';
-import type { OneBotEvent } from '../receiving/events';
-import { idText } from '../receiving/events';
+import type { OneBotEvent } from '../event';
+import { idText } from '../event';
 
 export type Done = NonNullable<ModelRecord<typeof onebotEvent>['done']>;
 

@@ -1,10 +1,10 @@
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
-import * as zm from '../../zod';
-import { ApiError } from '../../http/errors';
-import { parseJsonBody } from '../../http/json-body';
-import { isExactNumber, numberText, toExactNumber, type ExactNumber } from '../../json/exact-json';
-import { issueDetails } from '../../models/details';
-import { ONEBOT_LIMITS } from '../../limits';
+import * as zm from '../zod';
+import { ApiError } from '../http/errors';
+import { parseJsonBody } from '../http/json-body';
+import { isExactNumber, numberText, toExactNumber, type ExactNumber } from '../json/exact-json';
+import { issueDetails } from '../models/details';
+import { ONEBOT_LIMITS } from '../limits';
 
 /** An id as senders write it: int64 (exact, maybe past 2^53), negative int32, or a string. */
 export type OneBotId = ExactNumber | string;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { dataDir } from '../../config';
-import type { KeptDelivery } from './delivery';
+import type { KeptDelivery } from './kept';
 
 /**
  * The local stand-in for the AWS queue: one file per kept delivery under
