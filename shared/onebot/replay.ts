@@ -9,10 +9,11 @@ import { causeOf, log } from '../log';
 import { misconfiguration } from '../store/sdk-errors';
 import { handleEvent } from './handle';
 import { getBlob } from './store/blobs';
-import { keptDelivery, waitsForDatabase, type Delivery, type KeptDelivery } from './keep/kept';
+import type { Delivery } from './delivery';
+import { keptDelivery, waitsForDatabase, type KeptDelivery } from './keep/kept';
 import { hideForBackoff } from './keep/queue';
 import { spoolDir, spooled } from './keep/spool';
-import { parseBody, parseEvent } from './event';
+import { parseBody, parseEvent } from './verify/parse';
 
 /*
  * Kept deliveries back through the event pipeline (handle.ts) once the database answers: from

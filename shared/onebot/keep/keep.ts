@@ -2,7 +2,8 @@ import { onebotQueueUrl } from '../../config';
 import { countMisconfiguration } from '../../health/emf';
 import { causeOf, log } from '../../log';
 import { misconfiguration } from '../../store/sdk-errors';
-import { toKept, type Delivery } from './kept';
+import type { Delivery } from '../delivery';
+import { toKept } from './kept';
 import { sendToQueue } from './queue';
 import { spoolDelivery } from './spool';
 

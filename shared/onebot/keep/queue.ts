@@ -7,7 +7,8 @@ import { loadOnce } from '../../load-once';
 import { causeOf, log } from '../../log';
 import { backoffSeconds } from './backoff';
 import { BLOB_PREFIXES, putBlob } from '../store/blobs';
-import { toKept, type Delivery } from './kept';
+import type { Delivery } from '../delivery';
+import { toKept } from './kept';
 
 /**
  * The AWS side of keeping deliveries: the SQS queue `ONEBOT_QUEUE_URL`, consumed by the
