@@ -7,7 +7,6 @@ import type { Delivery } from './delivery';
 import { handleEvent } from './handle';
 import { keepDelivery } from './keep/keep';
 import { waitsForDatabase } from './keep/kept';
-import { scheduleDrain } from './replay';
 import { GO_CQHTTP_RESENDS } from './senders';
 import { verifyDelivery } from './verify/verify';
 
@@ -39,7 +38,7 @@ export const onebotReceive: Operation = async ({ event: request, rawBody, header
   } catch (error) {
     if (!waitsForDatabase(error)) throw error;
     // Verified, and nobody re-sends on a 5xx: keep it and store it once the database is back.
-    if ((await keepDelivery({ ...delivery, late: lateAt(Date.now()) }, error)) === 'spool') scheduleDrain();
+    await keepDelivery({ ...delivery, late: lateAt(Date.now()) }, error);
     return NOTHING;
   }
 };
