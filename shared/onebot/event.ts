@@ -12,7 +12,7 @@ const INTEGER = { type: 'integer', minimum: Number.MIN_SAFE_INTEGER, maximum: Nu
 /**
  * What the receiver relies on; everything else (NapCat and go-cqhttp extras, unknown post
  * types such as `message_sent`) passes through untouched and is stored as received. The one
- * schema of a OneBot event: the receiver checks bodies with it and the OpenAPI document shows it
+ * schema of a OneBot event: the receiver checks bodies with it (verify/parse.ts) and the OpenAPI document shows it
  * (the metadata says how the exact-number parts look on the wire). `time` is documented, not
  * checked: an odd sender's event is stored rather than refused (eventFields leaves the field out).
  */

@@ -13,7 +13,8 @@ const actionAnswer = zm.looseObject({ status: zm.optional(zm.string()), retcode:
 
 /**
  * Calls the bot's HTTP API (POST <root>/<action>, JSON body) and says how it went. Never
- * throws: an unreachable or refusing bot is logged and recorded, and the delivery stands.
+ * throws: an unreachable or refusing bot is logged and recorded, and the delivery stands. The
+ * token is `ONEBOT_ACCESS_TOKEN` (NoneBot's name), sent as `Authorization: Bearer` (a secret in AWS).
  */
 async function callBotApi(root: string, call: ApiCall): Promise<Done> {
   const token = await secretSetting('ONEBOT_ACCESS_TOKEN');

@@ -3,9 +3,9 @@ import * as zm from '../../zod';
 import { idText, type OneBotEvent } from '../event';
 
 /**
- * NoneBot's setting names, so that a NoneBot user recognises them: `ONEBOT_API_ROOTS` maps a
- * bot's self id to the root URL of its OneBot HTTP API (a plain variable), and
- * `ONEBOT_ACCESS_TOKEN` is the token sent as `Authorization: Bearer` (a secret in AWS).
+ * `ONEBOT_API_ROOTS`, NoneBot's setting name so that a NoneBot user recognises it, maps a bot's
+ * self id to the root URL of its OneBot HTTP API (a plain variable; the token sent with each call
+ * is act/bot-api.ts's).
  */
 const apiRoots = zm.record(zm.string().check(zm.regex(/^\d+$/, 'a bot account is a number')), zm.url({ protocol: /^https?$/ }));
 
