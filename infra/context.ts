@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { Node } from 'constructs';
-import { parseApiRoots } from '../shared/onebot/reacting/bot-api';
+import { parseApiRoots } from '../shared/onebot/decide/api-call';
 
 const list = z.string().transform((text) =>
   text

@@ -11,8 +11,8 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { DEPLOYED_VARIABLES } from '../shared/config';
 import { ONEBOT_QUEUE } from '../shared/limits';
-import { maxReceiveCount } from '../shared/onebot/keeping/backoff';
-import { BLOB_PREFIXES } from '../shared/onebot/keeping/blobs';
+import { maxReceiveCount } from '../shared/onebot/keep/backoff';
+import { BLOB_PREFIXES } from '../shared/onebot/store/blobs';
 import { serviceFunction, type FunctionResources } from './service-function';
 
 /** The queue alarms, stated once here and in the README. */
@@ -64,7 +64,7 @@ export class OneBotQueue extends Construct {
       visibilityTimeout: Duration.seconds(ONEBOT_QUEUE.visibilitySeconds),
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
-      // The consumer's backoff spreads these receives over the retention (shared/onebot/keeping/backoff.ts).
+      // The consumer's backoff spreads these receives over the retention (shared/onebot/keep/backoff.ts).
       deadLetterQueue: { queue: this.deadLetters, maxReceiveCount: maxReceiveCount() },
     });
     this.bucket = new Bucket(this, 'Bodies', {

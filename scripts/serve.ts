@@ -11,10 +11,11 @@
 import { resolve } from 'node:path';
 import { ROUTES } from '../shared/http/routes';
 import { cursorKeyOf } from './local/cursor-key';
-import { spoolDir } from '../shared/onebot/keeping/spool';
+import { spoolDir } from '../shared/onebot/keep/spool';
 import { DATABASE_RETRY_MS, isOutage, prepareDatabase, untilPrepared, type PreparedDatabase } from './local/database';
 import { startDynalite } from './local/engine';
 import { startLocalServer } from './local/server';
+import { scheduleDrain } from './local/spool-drain';
 import { drain, DRAIN_MS, FORCING_SIGNAL, RequestTracker, watchParent } from './local/shutdown';
 import { buildInBackground, checkDataDir, checkPort, loadModels, readConfig, StartupError } from './local/startup';
 
@@ -45,8 +46,6 @@ async function main(): Promise<void> {
       `DynamoDB at ${endpoint} does not answer (${(error as Error).name}: ${(error as Error).message}); serving anyway: the routes that use the table answer 503 database_unavailable and OneBot deliveries are kept in ${spoolDir()} until it does; trying again every ${DATABASE_RETRY_MS / 1000} s`,
     );
   }
-  // Loaded after the models were checked: the receiver's modules declare the OneBot models as they load.
-  const { scheduleDrain } = await import('../shared/onebot/replay');
   const reached = ({ created }: PreparedDatabase) => {
     console.log(`table ${config.tableName} ${created ? 'created' : 'found'} at ${endpoint}`);
     // OneBot events kept while the database was unreachable (a previous run's too) are stored now.

@@ -100,7 +100,7 @@ export const onebotSelfIds = (): string[] => list(env(DEPLOYED_VARIABLES.onebotS
 /** Days heartbeat and lifecycle events are kept (ONEBOT_META_RETENTION_DAYS, default 7); shared/models/onebot.ts says what 0 or junk means. */
 export const onebotMetaRetentionDays = (): number => Number(env('ONEBOT_META_RETENTION_DAYS') ?? 7);
 
-/** ONEBOT_API_ROOTS as text, '' when unset; shared/onebot/reacting/bot-api.ts parses it (and keeps the result while the text stays the same). */
+/** ONEBOT_API_ROOTS as text, '' when unset; shared/onebot/decide/api-call.ts parses it (and keeps the result while the text stays the same). */
 export const onebotApiRootsText = (): string => env(DEPLOYED_VARIABLES.onebotApiRoots)?.trim() ?? '';
 
 /** Where a deployed receiver keeps deliveries during a database outage, and bodies too big for a record. */

@@ -236,7 +236,7 @@ export const ONEBOT_LIMITS = {
    * How long after a first delivery an identical one (same bot, same content) can still be
    * something other than a replay: another event of the same second (two pokes; `time` is in
    * seconds) or a go-cqhttp re-send (its last comes 19.5 s after the first with its defaults,
-   * shared/onebot/receiving/senders.ts). Later, the same bytes are a replay and are not stored again.
+   * shared/onebot/senders.ts). Later, the same bytes are a replay and are not stored again.
    */
   identicalWindowSeconds: 60,
   /** Identical events kept apart within the window (ids `<key>`, `<key>-1`, ...) before the ids give up and go random. */
@@ -260,7 +260,7 @@ export const ONEBOT_LIMITS = {
   storeWithinMs: 4000,
   /**
    * The receiver stops its database work this long before the function's timeout to keep the
-   * delivery instead (shared/onebot/keeping/keep.ts): one SQS message, and an S3 object first for a body
+   * delivery instead (shared/onebot/keep/keep.ts): one SQS message, and an S3 object first for a body
    * over 192 KB, each one attempt within CALL_LIMITS, before the answer reserve.
    */
   keepReserveMs: 4000,

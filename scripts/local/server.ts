@@ -1,9 +1,11 @@
 import type { Server } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { FUNCTION_DESCRIPTORS, type HttpFunctionName } from '../../shared/http/functions';
+import { drainSpoolWith } from '../../shared/onebot/keep/spool';
 import { dispatch } from './route-selection';
 import { lambdaContext } from './event';
 import { startGateway, type Invocation } from './gateway';
+import { scheduleDrain } from './spool-drain';
 
 type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
@@ -22,7 +24,7 @@ function handlerOf(name: string): Promise<Handler> {
 /**
  * Whether a function answers 503 database_unavailable while npm start has not reached its
  * database yet: every one that uses the table but the OneBot receiver, which keeps what it
- * receives in the spool (shared/onebot/keeping/) and acknowledges it, since no sender re-sends.
+ * receives in the spool (shared/onebot/keep/) and acknowledges it, since no sender re-sends.
  */
 const waitsForDatabase = (name: HttpFunctionName): boolean => FUNCTION_DESCRIPTORS[name].table.length > 0 && name !== 'onebot';
 
@@ -97,6 +99,8 @@ export function startLocalServer(options: {
   databaseReady?: () => boolean;
 }): Promise<{ server: Server; url: string }> {
   const { timeoutSeconds: timeoutOf = configuredTimeout, databaseReady = () => true, ...listen } = options;
+  // A delivery the receiver spools while the database is unreachable is stored by this server's drain.
+  drainSpoolWith(scheduleDrain);
   return startGateway({
     ...listen,
     route: (method, rawPath) => {

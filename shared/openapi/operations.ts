@@ -25,7 +25,7 @@ import type { Route } from '../http/routes';
 import { LIMITS } from '../limits';
 import { SYSTEM_FIELDS, sortableFields, type Model } from '../models/define';
 // The receiver's own schema: the document shows what it checks (one schema, not two to keep alike).
-import { onebotEventSchema } from '../onebot/receiving/events';
+import { onebotEventSchema } from '../onebot/event';
 import { exampleData } from './examples';
 import { filterSchemaName } from './filter-schema';
 import { shownAs } from './json-schema';

@@ -1,4 +1,4 @@
-import { spooled } from '../../shared/onebot/keeping/spool';
+import { spooled } from '../../shared/onebot/keep/spool';
 import { useApi } from '../support/api';
 import { spyOnLog } from '../support/log';
 import { goCqhttp, napCat, type Json } from '../support/onebot-senders';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { spooled } from '../../shared/onebot/keeping/spool';
+import { spooled } from '../../shared/onebot/keep/spool';
 import { prepareTable } from '../../scripts/local/engine';
 import { useApi } from '../support/api';
 import { spyOnLog } from '../support/log';

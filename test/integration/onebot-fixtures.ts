@@ -1,8 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { parseExactJson } from '../../shared/json/exact-json';
-import { identityOf } from '../../shared/onebot/receiving/dedupe';
-import { idText, type OneBotEvent } from '../../shared/onebot/receiving/events';
-import { spooled } from '../../shared/onebot/keeping/spool';
+import { identityOf } from '../../shared/onebot/store/dedupe';
+import { idText, type OneBotEvent } from '../../shared/onebot/event';
+import { spooled } from '../../shared/onebot/keep/spool';
 import type { Api, Reply } from '../support/api';
 
 /** The four receiver routes: NoneBot's three and the old root URL. */

@@ -1,7 +1,7 @@
 import type { Context } from 'aws-lambda';
 import { handler } from '../../functions/onebot_queue/handler';
 import { FUNCTION_SETTINGS, ONEBOT_QUEUE } from '../../shared/limits';
-import { maxReceiveCount, outageCoveredSeconds } from '../../shared/onebot/keeping/backoff';
+import { maxReceiveCount, outageCoveredSeconds } from '../../shared/onebot/keep/backoff';
 import { useApi } from '../support/api';
 import { goCqhttp, napCat, type Json } from '../support/onebot-senders';
 import { SqsModel } from '../support/sqs-model';

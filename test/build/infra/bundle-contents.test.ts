@@ -47,6 +47,15 @@ test.each(['models', 'health'] as const)(
   60_000,
 );
 
+// The spool's drain is the local server's (scripts/local/spool-drain.ts): no Lambda bundle holds its timer.
+test.each(['onebot', 'onebot_queue'] as const)(
+  'the %s bundle holds nothing of the local server',
+  async (fn) => {
+    expect((await bundleInputs(fn)).filter((i) => i.startsWith('scripts/'))).toEqual([]);
+  },
+  60_000,
+);
+
 // The RE2 engine (~150 KiB) is a chunk loaded by the first regex pattern compiled (issue 24:
 // cold start), held only by the functions that validate a rule or run one.
 const COMPILES_PATTERNS: ReadonlyArray<FunctionName> = ['create', 'update', 'onebot', 'onebot_queue'];

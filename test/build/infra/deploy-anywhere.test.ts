@@ -1,7 +1,7 @@
 import { RegionInfo } from 'aws-cdk-lib/region-info';
 import { FUNCTIONS } from '../../../shared/http/functions';
 import { ONEBOT_QUEUE } from '../../../shared/limits';
-import { BLOB_PREFIXES } from '../../../shared/onebot/keeping/blobs';
+import { BLOB_PREFIXES } from '../../../shared/onebot/store/blobs';
 import { createTableInput } from '../../../shared/store/table';
 import { accessOf } from '../../../infra/access';
 import { SECRETS_EXTENSION_VERSION } from '../../../infra/platform';

@@ -4,7 +4,7 @@ import { FUNCTION_DESCRIPTORS, FUNCTIONS, HTTP_FUNCTIONS } from '../../../shared
 import { DEFAULT_ROUTES, KEYED_ROUTES, ROUTES, routeKey } from '../../../shared/http/routes';
 import { HEALTH_METRICS } from '../../../shared/health/metrics';
 import { API_THROTTLES, ONEBOT_QUEUE } from '../../../shared/limits';
-import { backoffSeconds, maxReceiveCount, outageCoveredSeconds, secondsBeforeReceive } from '../../../shared/onebot/keeping/backoff';
+import { backoffSeconds, maxReceiveCount, outageCoveredSeconds, secondsBeforeReceive } from '../../../shared/onebot/keep/backoff';
 import { createTableInput, TTL_ATTRIBUTE } from '../../../shared/store/table';
 import { accessOf } from '../../../infra/access';
 import { LAMBDA_NODE_MAJOR } from '../../../infra/esbuild-options';

@@ -6,8 +6,9 @@ import { BOUNDED_HTTP, inTime } from '../../deadline';
 import { loadOnce } from '../../load-once';
 import { causeOf, log } from '../../log';
 import { backoffSeconds } from './backoff';
-import { BLOB_PREFIXES, putBlob } from './blobs';
-import { toKept, type Delivery } from './delivery';
+import { BLOB_PREFIXES, putBlob } from '../store/blobs';
+import type { Delivery } from '../delivery';
+import { toKept } from './kept';
 
 /**
  * The AWS side of keeping deliveries: the SQS queue `ONEBOT_QUEUE_URL`, consumed by the

@@ -1,24 +1,7 @@
 import { BatchOutOfTime, OutcomeUnknown, PartialWrite, TableUnreachable } from '../../store/errors';
 import { isTimeout, isUnavailable, misconfiguration } from '../../store/sdk-errors';
 import * as zm from '../../zod';
-
-/** A verified delivery: what the receiver keeps when the database is down, and stores later. */
-export interface Delivery {
-  /** Given at receipt and kept with it to storage, so a delivery replayed after a lost answer is found again. */
-  id: string;
-  rawBody: Buffer;
-  /** The headers the receiver reads after verification (lower-case names): x-self-id, user-agent, content-type. */
-  headers: Record<string, string | undefined>;
-  /** When its request arrived (API Gateway's requestContext.timeEpoch), not when its handler ran. */
-  receivedAt: string;
-  /** Whether its signature was checked (a secret was set). */
-  signed: boolean;
-  /**
-   * Its answer was begun (stored or kept) go-cqhttp's timeout or more after it arrived: that
-   * sender had given up on it and re-sends it (dedupe.ts).
-   */
-  late: boolean;
-}
+import type { Delivery } from '../delivery';
 
 /**
  * A verified delivery kept while the database was unreachable, as JSON: the exact body bytes

@@ -1,7 +1,7 @@
 import { onebotRule } from '../../../../shared/models/onebot';
 import { checkAgainst } from '../../../../shared/models/validate';
-import type { OneBotEvent } from '../../../../shared/onebot/receiving/events';
-import { ruleAnswer, type Rule } from '../../../../shared/onebot/reacting/rules';
+import type { OneBotEvent } from '../../../../shared/onebot/event';
+import { ruleAnswer, type Rule } from '../../../../shared/onebot/decide/rules';
 
 let n = 0;
 /** A rule as stored: the model's defaults applied, ids in creation order. */

@@ -1,10 +1,6 @@
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
-import * as zm from '../../zod';
-import { ApiError } from '../../http/errors';
-import { parseJsonBody } from '../../http/json-body';
-import { isExactNumber, numberText, toExactNumber, type ExactNumber } from '../../json/exact-json';
-import { issueDetails } from '../../models/details';
-import { ONEBOT_LIMITS } from '../../limits';
+import * as zm from '../zod';
+import { isExactNumber, numberText, toExactNumber, type ExactNumber } from '../json/exact-json';
 
 /** An id as senders write it: int64 (exact, maybe past 2^53), negative int32, or a string. */
 export type OneBotId = ExactNumber | string;
@@ -16,7 +12,7 @@ const INTEGER = { type: 'integer', minimum: Number.MIN_SAFE_INTEGER, maximum: Nu
 /**
  * What the receiver relies on; everything else (NapCat and go-cqhttp extras, unknown post
  * types such as `message_sent`) passes through untouched and is stored as received. The one
- * schema of a OneBot event: the receiver checks bodies with it and the OpenAPI document shows it
+ * schema of a OneBot event: the receiver checks bodies with it (verify/parse.ts) and the OpenAPI document shows it
  * (the metadata says how the exact-number parts look on the wire). `time` is documented, not
  * checked: an odd sender's event is stored rather than refused (eventFields leaves the field out).
  */
@@ -29,26 +25,6 @@ export const onebotEventSchema = zm
   .check(zm.describe('A OneBot 11 event as go-cqhttp, NapCat, LLOneBot or Lagrange post it; stored as received'));
 
 export type OneBotEvent = zm.infer<typeof onebotEventSchema> & Record<string, unknown>;
-
-/** The body as JSON with exact numbers; refuses what cannot be an event before parsing deep nesting. */
-export function parseBody(rawBody: Buffer): unknown {
-  const text = rawBody.toString('utf8');
-  if (text.trim() === '') throw new ApiError('invalid_request', 'The body is empty; a OneBot event is a JSON object');
-  // Its own depth bound: DynamoDB could not store a deeper event anyway.
-  return parseJsonBody(text, ONEBOT_LIMITS.maxEventDepth, 'event');
-}
-
-export function parseEvent(body: unknown): OneBotEvent {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new ApiError('invalid_request', 'A OneBot event is a JSON object', { details: [{ path: '', message: 'not an object' }] });
-  }
-  const result = onebotEventSchema.safeParse(body);
-  if (!result.success) {
-    const [detail] = issueDetails(result.error.issues);
-    throw new ApiError('invalid_request', `Not a OneBot event: ${detail.path}: ${detail.message}`, { details: [detail] });
-  }
-  return body as OneBotEvent;
-}
 
 /** The `<post_type>_type` field names the kind within the post type: message_type, notice_type, ... */
 const DETAIL_FIELDS = ['message_type', 'notice_type', 'request_type', 'meta_event_type'] as const;

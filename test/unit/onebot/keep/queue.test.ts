@@ -1,11 +1,8 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { SQSEvent } from 'aws-lambda';
-import { MAX_INLINE_BODY_BYTES, queueMessage } from '../../../../shared/onebot/keeping/queue';
-import { storeQueued } from '../../../../shared/onebot/replay';
-import { keptDelivery } from '../../../../shared/onebot/keeping/delivery';
-import { backoffSeconds, secondsBeforeReceive } from '../../../../shared/onebot/keeping/backoff';
+import { MAX_INLINE_BODY_BYTES, queueMessage } from '../../../../shared/onebot/keep/queue';
+import { keptDelivery } from '../../../../shared/onebot/keep/kept';
 
 process.env.DATA_DIR = mkdtempSync(join(tmpdir(), 'recordgate-queue-'));
 const headers = { 'x-self-id': '10001', 'user-agent': 'CQHttp/4.15.0', 'content-type': 'application/json', 'x-signature': 'sha1=00' };
@@ -38,23 +35,4 @@ test('a body too big for a message goes to the blob store and the message points
   expect(kept.body_ref).toMatch(/^file:onebot-deliveries\//);
   expect(readFileSync(join(process.env.DATA_DIR!, kept.body_ref!.slice(5))).equals(rawBody)).toBe(true);
   expect(params.MessageBody!.length).toBeLessThan(1024);
-});
-
-test('a message that cannot be stored is reported alone, for SQS to retry and then dead-letter', async () => {
-  const event = {
-    Records: [
-      { messageId: 'm1', body: 'not json' },
-      { messageId: 'm2', body: '{"headers":{}}' },
-    ],
-  } as unknown as SQSEvent;
-  expect(await storeQueued(event)).toEqual({ batchItemFailures: [{ itemIdentifier: 'm1' }, { itemIdentifier: 'm2' }] });
-});
-
-test('the backoff doubles from a minute per receive up to SQS 12-hour maximum; a missing receive count counts as the first', () => {
-  expect([1, 2, 3, 4].map(backoffSeconds)).toEqual([60, 120, 240, 480]);
-  expect(backoffSeconds(11)).toBe(43_200);
-  expect(backoffSeconds(100)).toBe(43_200);
-  expect([0, Number.NaN, 1.5].map(backoffSeconds)).toEqual([60, 60, 60]);
-  expect(secondsBeforeReceive(1)).toBe(0);
-  expect(secondsBeforeReceive(4)).toBe(60 + 120 + 240);
 });

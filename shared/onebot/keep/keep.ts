@@ -2,16 +2,17 @@ import { onebotQueueUrl } from '../../config';
 import { countMisconfiguration } from '../../health/emf';
 import { causeOf, log } from '../../log';
 import { misconfiguration } from '../../store/sdk-errors';
-import { toKept, type Delivery } from './delivery';
+import type { Delivery } from '../delivery';
+import { toKept } from './kept';
 import { sendToQueue } from './queue';
 import { spoolDelivery } from './spool';
 
 /**
  * Keeps a verified delivery durably while the database is unreachable or misconfigured, so the
  * sender can be answered 2xx (no OneBot sender re-sends on an HTTP status): the SQS queue in AWS
- * (`ONEBOT_QUEUE_URL`), the spool in the data directory locally; returns which, since the spool's drain is the caller's to start.
+ * (`ONEBOT_QUEUE_URL`), the spool in the data directory locally.
  */
-export async function keepDelivery(delivery: Delivery, cause: unknown): Promise<'queue' | 'spool'> {
+export async function keepDelivery(delivery: Delivery, cause: unknown): Promise<void> {
   const queueUrl = onebotQueueUrl();
   if (queueUrl) await sendToQueue(queueUrl, delivery);
   else await spoolDelivery(toKept(delivery));
@@ -23,5 +24,4 @@ export async function keepDelivery(delivery: Delivery, cause: unknown): Promise<
     log.error('misconfigured', { ...kept, kept: true, problem: problem.kind, ...causeOf(cause) });
     countMisconfiguration();
   }
-  return kept.where;
 }

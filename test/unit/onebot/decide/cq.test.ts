@@ -1,4 +1,4 @@
-import { plainText, unescapeCq } from '../../../../shared/onebot/reacting/cq';
+import { plainText, unescapeCq } from '../../../../shared/onebot/decide/cq';
 
 test('unescapeCq undoes each escape once', () => {
   expect(unescapeCq('&#91;a&#93; &#44; &amp; b')).toBe('[a] , & b');

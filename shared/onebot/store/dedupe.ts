@@ -7,9 +7,9 @@ import { onebotEvent } from '../../models/onebot';
 import { ItemTooLarge, RecordExists } from '../../store/errors';
 import { createRecords, getOneRecord, type ApiRecord } from '../../store/records';
 import { refusedForSize } from '../../store/sdk-errors';
-import { BLOB_PREFIXES, putBlob } from '../keeping/blobs';
-import { idText, type OneBotEvent } from './events';
-import type { Sender } from './senders';
+import { BLOB_PREFIXES, putBlob } from './blobs';
+import { idText, type OneBotEvent } from '../event';
+import type { Sender } from '../senders';
 
 const sha256 = (data: string | Buffer): string => createHash('sha256').update(data).digest('hex');
 

@@ -1,6 +1,6 @@
-import type { OneBotEvent } from '../../../../shared/onebot/receiving/events';
+import type { OneBotEvent } from '../../../../shared/onebot/event';
 import { botHealthOf } from '../../../../shared/health/bots';
-import { botValues } from '../../../../shared/onebot/receiving/bots';
+import { botValues } from '../../../../shared/onebot/act/bot-status';
 
 const AT = '2024-01-01T00:00:00.000Z';
 const meta = (event: Record<string, unknown>) => ({ post_type: 'meta_event', ...event }) as OneBotEvent;

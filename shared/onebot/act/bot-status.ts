@@ -2,9 +2,10 @@ import { NumberValue } from '@aws-sdk/lib-dynamodb';
 import type { ModelRecord } from '../../models/define';
 import { onebotBot } from '../../models/onebot';
 import { updateRecord } from '../../store/records';
-import type { EventFields, OneBotEvent } from './events';
+import type { EventFields, OneBotEvent } from '../event';
 import { isJsonObject } from '../../json/exact-json';
 import { unstorableKeyPath } from '../../json/storable';
+import { causeOf, log } from '../../log';
 
 type BotValues = Partial<ModelRecord<typeof onebotBot>>;
 
@@ -38,10 +39,17 @@ export function botValues(event: OneBotEvent, receivedAt: string): BotValues | u
 }
 
 /**
- * Sets the bot's status fields, creating its record on the first event. Both writes are
- * conditional (the record exists; the id is new): a create that loses to a concurrent first event
- * sets the fields after all, so no event of either is lost (the later write wins field by field).
+ * Sets the bot's status fields from a lifecycle or heartbeat event, creating its record on the
+ * first event. Both writes are conditional (the record exists; the id is new): a create that
+ * loses to a concurrent first event sets the fields after all, so no event of either is lost (the
+ * later write wins field by field). Never throws: the event is stored and its answer decided, so
+ * a failed status write must not turn into a 5xx or a kept delivery, since a re-send would be a
+ * duplicate and never update the bot either.
  */
-export async function recordBotStatus(fields: EventFields, values: BotValues): Promise<void> {
-  await updateRecord(onebotBot, String(fields.self_id), values, { self_id: fields.self_id, ...values });
+export async function recordBotStatus(event: OneBotEvent, fields: EventFields, receivedAt: string): Promise<void> {
+  const values = botValues(event, receivedAt);
+  if (!values) return;
+  await updateRecord(onebotBot, String(fields.self_id), values, { self_id: fields.self_id, ...values }).catch((error: Error) =>
+    log.error('bot_status_failed', { self_id: String(fields.self_id), ...causeOf(error) }),
+  );
 }

@@ -1,4 +1,4 @@
-import { GO_CQHTTP_RESENDS, senderOf } from '../../../../shared/onebot/receiving/senders';
+import { GO_CQHTTP_RESENDS, senderOf } from '../../../shared/onebot/senders';
 
 test.each([
   [

@@ -1,4 +1,4 @@
-import { signatureMatches } from '../../../../shared/onebot/receiving/signature';
+import { signatureMatches } from '../../../../shared/onebot/verify/signature';
 
 // Computed with Python's hmac over the secret's UTF-8 bytes, independently of the code under test.
 const SECRET = 'clé-秘密-🔑';

@@ -2,8 +2,8 @@ import type { ModelRecord } from '../../models/define';
 import { onebotRule } from '../../models/onebot';
 import { listRecords } from '../../store/records';
 import { plainText, toSegments } from './cq';
-import type { OneBotEvent } from '../receiving/events';
-import { idText, sameId } from '../receiving/events';
+import type { OneBotEvent } from '../event';
+import { idText, sameId } from '../event';
 import { ONEBOT_LIMITS } from '../../limits';
 import { linearRegex, regexEngine, regexMatches } from '../../regex/linear';
 

@@ -1,4 +1,4 @@
-import { waitsForDatabase } from '../../../../shared/onebot/keeping/delivery';
+import { waitsForDatabase } from '../../../../shared/onebot/keep/kept';
 import { BatchOutOfTime, InvalidRecord, ItemTooLarge, OutcomeUnknown, PartialWrite, RecordExists, TableUnreachable } from '../../../../shared/store/errors';
 
 const sdkError = (name: string, statusCode = 400) => Object.assign(new Error(name), { name, $metadata: { httpStatusCode: statusCode } });
