@@ -1,5 +1,5 @@
 import { secretSetting } from '../secrets';
-import type { CursorKey } from '../store/cursor';
+import type { CursorKey } from '../store/cursor/cursor';
 
 /**
  * The key the API signs and checks cursors with: CURSOR_SECRET (a Secrets Manager secret in

@@ -1,5 +1,3 @@
-import type { ApiRecord } from './projection';
-
 /**
  * The store's requests and answers, its own. The API's zod schemas (shared/api/requests/,
  * responses.ts) describe the same shapes to callers, and each operation (shared/api/<op>.ts)
@@ -31,7 +29,7 @@ export interface CountRequest {
   consistent?: boolean;
 }
 
-/** What every bulk update or delete must say (shared/store/match.ts checks it). */
+/** What every bulk update or delete must say (shared/store/bulk/match.ts checks it). */
 export interface BulkGuard {
   filters: unknown;
   allow_all?: boolean;
@@ -43,6 +41,9 @@ export interface UpdateRequest extends BulkGuard {
   /** Fields to set; null removes an optional field. */
   values: Record<string, unknown>;
 }
+
+/** A record as the API shows it: id, the model's fields, then the system fields. */
+export type ApiRecord = Record<string, unknown> & { id: string };
 
 /** Items are ApiRecords: a record's type is per model, and the store serves any model. */
 export interface ListAnswer {

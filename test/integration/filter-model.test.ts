@@ -4,7 +4,7 @@ import type { Model } from '../../shared/models/define';
 import { StoreError } from '../../shared/store/errors';
 import { parseFilter } from '../../shared/store/filter/parse';
 import { compareForOrder, matches, type Item } from '../support/filter-reference';
-import { parseOrder, planAccess } from '../../shared/store/plan';
+import { parseOrder, planAccess } from '../../shared/store/read/plan';
 import { countRecords, createRecords, deleteRecords, getOneRecord, listRecords, updateRecords, type ApiRecord } from '../../shared/store/records';
 import { FIXED_RECORDS, filter, orderBy, recordData } from '../support/filter-arbitraries';
 import { FUZZ, fuzzed } from '../support/fuzz';

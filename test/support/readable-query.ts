@@ -1,4 +1,4 @@
-import { queryInput, type ReadOptions } from '../../shared/store/query';
+import { queryInput, type ReadOptions } from '../../shared/store/read/query';
 
 /** The Query a read sends to one shard (the plan's first by default), placeholders resolved so a test reads it as text. */
 export function readableQuery(options: ReadOptions, shard = options.plan.shards[0]) {

@@ -1,6 +1,6 @@
 import type { Model } from '../../../models/define';
-import { indexReadiness } from '../../layout';
-import { countAll } from '../../query';
+import { indexReadiness } from '../../layout/layout';
+import { countAll } from '../../read/query';
 import type { CountAnswer, CountRequest } from '../../types';
 import { countRead } from './params';
 

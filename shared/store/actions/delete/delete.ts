@@ -1,14 +1,15 @@
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { LIMITS } from '../../../limits';
 import type { Model } from '../../../models/define';
-import { awaitTurn } from '../../contention';
-import { queryFingerprint } from '../../cursor';
+import { awaitTurn } from '../../bulk/contention';
+import { queryFingerprint } from '../../cursor/cursor';
 import { beforeCutoff } from '../../deadline';
-import { changeRecord } from '../../late-write';
-import { matchForWrite, stillMatching, type BulkOptions, type Matched } from '../../match';
-import { mapPool } from '../../pool';
-import type { Item } from '../../query';
-import { settle } from '../../settle';
+import { changeRecord } from '../../write/late-write';
+import { matchForWrite, type BulkOptions, type Matched } from '../../bulk/match';
+import { stillMatching } from '../../read/still-matching';
+import { mapPool } from '../../write/pool';
+import type { Item } from '../../read/query';
+import { settle } from '../../bulk/settle';
 import type { BulkGuard, DeleteAnswer } from '../../types';
 import { deleteParams } from './params';
 

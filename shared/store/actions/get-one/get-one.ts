@@ -1,9 +1,9 @@
 import type { Model } from '../../../models/define';
 import { RecordNotFound } from '../../errors';
-import { indexReadiness } from '../../layout';
-import { readPage } from '../../query';
-import { toRecord, type ApiRecord } from '../../projection';
-import type { GetOneRequest } from '../../types';
+import { indexReadiness } from '../../layout/layout';
+import { readPage } from '../../read/query';
+import { toRecord } from '../../read/projection';
+import type { ApiRecord, GetOneRequest } from '../../types';
 import { getOneRead } from './params';
 
 /** The first matching record in id order, or RecordNotFound. */

@@ -1,10 +1,10 @@
 import { LIMITS } from '../../../limits';
 import type { Model } from '../../../models/define';
-import { decodeCursor, encodeCursor, PROCESS_CURSOR_KEY, type CursorKey } from '../../cursor';
+import { decodeCursor, encodeCursor, PROCESS_CURSOR_KEY, type CursorKey } from '../../cursor/cursor';
 import { InvalidCursor } from '../../errors';
-import { indexReadiness } from '../../layout';
-import { readPage } from '../../query';
-import { toRecord } from '../../projection';
+import { indexReadiness } from '../../layout/layout';
+import { readPage } from '../../read/query';
+import { toRecord } from '../../read/projection';
 import type { ListAnswer, ListRequest } from '../../types';
 import { listRead } from './params';
 

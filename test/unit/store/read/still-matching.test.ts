@@ -1,0 +1,22 @@
+import { settings } from '../../../../shared/config';
+import { parseFilter } from '../../../../shared/store/filter/parse';
+import { shardOf } from '../../../../shared/store/keys';
+import { rereadParams } from '../../../../shared/store/read/still-matching';
+import { noteModel } from '../../../support/models';
+
+const note = noteModel('note', 4);
+
+/** The expression with its placeholders resolved, to read as DynamoDB evaluates it. */
+function readable(text: string | undefined, names: Record<string, string> = {}, values: Record<string, unknown> = {}): string {
+  return (text ?? '').replace(/#n\d+/g, (n) => names[n]).replace(/:v\d+/g, (v) => JSON.stringify(values[v]));
+}
+
+test("rereadParams queries the one item, consistently, filtered by the write's filter", () => {
+  const params = rereadParams(note, parseFilter(note, { title: 'Old' }), 'n1');
+  const names = params.ExpressionAttributeNames!;
+  const values = params.ExpressionAttributeValues!;
+  expect(params).toMatchObject({ TableName: settings().TABLE_NAME, ConsistentRead: true });
+  expect(params.IndexName).toBeUndefined();
+  expect(readable(params.KeyConditionExpression, names, values)).toBe(`pk = "note#${shardOf(note, 'n1')}" AND sk = "n1"`);
+  expect(readable(params.FilterExpression, names, values)).toBe('d.title = "Old"');
+});
