@@ -25,7 +25,7 @@ async function main(): Promise<void> {
     const before = defineModel({ name: 'bench', description: 'bench', schema, indexed: ['title'] });
     const after = defineModel({ name: 'bench', description: 'bench', schema, indexed: ['title', 'rank'] });
     const entries = Array.from({ length: records }, (_, i) => ({ id: `r${String(i).padStart(7, '0')}`, data: { title: `title ${i}`, rank: i % 1000 } }));
-    await createRecords(before, entries, (i) => ['data', i]);
+    await createRecords(before, { records: entries }, { pathOf: (i) => ['data', i] });
     const started = performance.now();
     const { filled, layout } = await buildIndexes(after);
     const seconds = (performance.now() - started) / 1000;

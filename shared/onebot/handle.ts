@@ -1,6 +1,6 @@
 import { causeOf, log } from '../log';
 import { onebotEvent } from '../models/onebot';
-import { updateRecord } from '../store/records';
+import { updateRecordById } from '../store/records';
 import { botValues, recordBotStatus } from './receiving/bots';
 import { apiCallOf, apiRootOf, callBotApi, type ApiCall, type Done } from './reacting/bot-api';
 import { isExactNumber, numberText } from '../json/exact-json';
@@ -78,7 +78,7 @@ export async function handleEvent(delivery: Delivery, event: OneBotEvent, live: 
 
   if (todo.call) {
     const done = await callBotApi(todo.call.root, todo.call.call);
-    await updateRecord(onebotEvent, stored.id, { done }).then(
+    await updateRecordById(onebotEvent, { id: stored.id, values: { done } }).then(
       (outcome) => outcome === 'missing' && log.error('bot_api_result_not_stored', { id: stored.id, message: 'the event record is gone' }),
       (error: Error) => log.error('bot_api_result_not_stored', { id: stored.id, ...causeOf(error) }),
     );

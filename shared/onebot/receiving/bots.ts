@@ -1,7 +1,7 @@
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
 import type { ModelRecord } from '../../models/define';
 import { onebotBot } from '../../models/onebot';
-import { updateRecord } from '../../store/records';
+import { updateRecordById } from '../../store/records';
 import type { EventFields, OneBotEvent } from './events';
 import { isJsonObject } from '../../json/exact-json';
 import { unstorableKeyPath } from '../../json/storable';
@@ -43,5 +43,5 @@ export function botValues(event: OneBotEvent, receivedAt: string): BotValues | u
  * sets the fields after all, so no event of either is lost (the later write wins field by field).
  */
 export async function recordBotStatus(fields: EventFields, values: BotValues): Promise<void> {
-  await updateRecord(onebotBot, String(fields.self_id), values, { self_id: fields.self_id, ...values });
+  await updateRecordById(onebotBot, { id: String(fields.self_id), values, orCreate: { self_id: fields.self_id, ...values } });
 }

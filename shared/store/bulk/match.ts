@@ -1,6 +1,7 @@
 import { LIMITS } from '../../limits';
 import type { Model } from '../../models/define';
-import { decodeResumeCursor, PROCESS_CURSOR_KEY, type CursorKey } from '../cursor/cursor';
+import { decodeResumeCursor } from '../cursor/cursor';
+import { cursorKey, type CursorKey } from '../cursor/key';
 import { EmptyFilter, InvalidCursor, MatchesAll, TooManyMatches } from '../errors';
 import { isMatchAll, MATCH_ALL, type FilterNode } from '../filter/ast';
 import { parseFilter } from '../filter/parse';
@@ -8,9 +9,8 @@ import { shardOf } from '../keys';
 import { indexReadiness } from '../layout/layout';
 import { ID_ORDER, planAccess } from '../read/plan';
 import { countShard, readAll, type Item } from '../read/query';
-import type { KeyRun } from '../idempotency';
 import { CREATED_ATTRIBUTE } from '../table';
-import type { BulkGuard } from '../types';
+import type { ActionOptions, BulkGuard } from '../types';
 import { utf8Order } from '../utf8-order';
 import { currentItem, newWriteToken, writtenBy } from '../write/write-token';
 import { mapPool } from '../write/pool';
@@ -29,20 +29,6 @@ export interface Matched {
    * stored) and `stale` (stored, not written by the run, no longer matching).
    */
   planned?: { gone: number; stale: number };
-}
-
-/** How a bulk update or delete runs, as its caller says. */
-export interface BulkOptions {
-  /** When it stops and answers `complete: false` (ms since the epoch); without one it runs to the end. */
-  deadline?: number;
-  /**
-   * The Idempotency-Key's run this call is (shared/store/idempotency.ts): its operation, so that
-   * a retry recognises what an earlier run wrote, and its first time, so that it acts only on
-   * records that existed then.
-   */
-  keyRun?: KeyRun;
-  /** The key of its cursors (shared/store/cursor/cursor.ts); without one, a key of this process. */
-  cursorKey?: CursorKey;
 }
 
 /** Records created no later than `time` (epoch ms). */
@@ -83,16 +69,11 @@ async function isWholeModel(model: Model, items: Item[]): Promise<boolean> {
  * Every call is checked, a resumed one too: a cursor proves only that an earlier call was let
  * through, and the model may have changed since.
  */
-export async function matchForWrite(
-  model: Model,
-  guard: BulkGuard,
-  fingerprint: string,
-  { keyRun, cursorKey: keyOf = PROCESS_CURSOR_KEY }: BulkOptions,
-): Promise<Matched> {
+export async function matchForWrite(model: Model, guard: BulkGuard, fingerprint: string, { keyRun }: ActionOptions): Promise<Matched> {
   // Read before any write: the cursor of a call that stops early is signed after its writes
   // settled, which may be at the invocation's cutoff, when a secret could no longer be read.
-  const key = await keyOf();
-  const cursorKey: CursorKey = async () => key;
+  const key = await cursorKey();
+  const signingKey: CursorKey = async () => key;
   const readiness = await indexReadiness(model);
   let filter = parseFilter(model, guard.filters);
   if (isMatchAll(filter) && guard.allow_all !== true) throw new EmptyFilter();
@@ -101,14 +82,14 @@ export async function matchForWrite(
   // A retry finishes the first run's work: a record created since that run began (another writer's) is not its to touch.
   if (keyRun) filter = { kind: 'and', items: [filter, existedAt(keyRun.since)] };
   if (guard.cursor !== undefined) {
-    const resume = await decodeResumeCursor(cursorKey, guard.cursor, model, fingerprint);
+    const resume = await decodeResumeCursor(signingKey, guard.cursor, model, fingerprint);
     // What an admin began with allow_all is not carried on without it, by a write token that holds its cursor.
     if (resume.wide && guard.allow_all !== true)
       throw new InvalidCursor('This cursor carries on a request with allow_all: send allow_all: true with it', 'issued with allow_all');
     operation = resume.operation ?? operation;
     filter = { kind: 'and', items: [filter, { kind: 'compare', field: 'id', path: ['id'], op: 'gt', operands: [resume.after] }] };
   }
-  if (keyRun?.plan) return { ...(await plannedItems(model, filter, keyRun.plan, operation)), operation, cursorKey };
+  if (keyRun?.plan) return { ...(await plannedItems(model, filter, keyRun.plan, operation)), operation, cursorKey: signingKey };
   const maxAffected = guard.max_affected ?? LIMITS.maxAffected;
   const { items, truncated } = await readAll({ plan: planAccess(model, filter, ID_ORDER, readiness), filter, consistent: true }, maxAffected);
   if (truncated) throw new TooManyMatches(maxAffected);
@@ -116,7 +97,7 @@ export async function matchForWrite(
   items.sort((a, b) => utf8Order(a.id as string, b.id as string));
   // Before the first write, so that a retry of this run works on the same records and counts what this one did.
   await keyRun?.keepPlan?.(items.map((item) => item.id as string));
-  return { filter, items, operation, cursorKey };
+  return { filter, items, operation, cursorKey: signingKey };
 }
 
 /**

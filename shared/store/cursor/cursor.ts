@@ -6,6 +6,7 @@ import type { AccessPlan } from '../read/plan';
 import { InvalidCursor } from '../errors';
 import { canonicalFilter, sortedKeys } from '../filter/canonical';
 import { idOfIndexSortKey, VALUE_END } from '../keys';
+import type { CursorKey } from './key';
 
 /**
  * Cursors are `<payload>.<hmac>` in base64url. The HMAC makes a hand-edited cursor an InvalidCursor;
@@ -20,20 +21,11 @@ const payloadSchema = zm.strictObject({
 });
 
 /**
- * Where the HMAC key of cursors comes from: the caller's (the API passes CURSOR_SECRET), asked
- * only when a cursor is signed or checked, so a request that needs none reads no secret.
- */
-export type CursorKey = () => Promise<string | undefined>;
-
-/**
  * Without a key a service-wide one anyone could derive (the table name's) would let them sign
  * any position. Deployed stacks set CURSOR_SECRET and npm start keeps a random one per data
  * directory (scripts/local/cursor-key.ts); any other caller signs with a key of this process only.
  */
 const processKey = randomBytes(32).toString('base64url');
-
-/** No key of the caller's: cursors this process signs, and only it accepts. */
-export const PROCESS_CURSOR_KEY: CursorKey = async () => undefined;
 
 const sign = async (key: CursorKey, payload: string) =>
   createHmac('sha256', (await key()) || processKey)

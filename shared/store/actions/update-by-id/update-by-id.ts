@@ -6,6 +6,7 @@ import * as zm from '../../../zod';
 import { db } from '../../client';
 import { InvalidRecord, RecordExists } from '../../errors';
 import { isConditionFailure, newWriteToken } from '../../write/write-token';
+import type { Action, UpdateByIdAnswer, UpdateByIdRequest } from '../../types';
 import { createRecords } from '../create/create';
 import { setFieldsParams } from './params';
 
@@ -17,11 +18,11 @@ import { setFieldsParams } from './params';
  * here is the caller's mistake.
  */
 async function validValues(model: Model, values: Record<string, unknown>): Promise<Record<string, unknown>> {
-  if ((model.schema._zod.def.checks ?? []).length > 0) throw new Error(`updateRecord: model ${model.name} checks its fields together`);
+  if ((model.schema._zod.def.checks ?? []).length > 0) throw new Error(`updateRecordById: model ${model.name} checks its fields together`);
   const shape = Object.fromEntries(
     Object.keys(values).map((field) => {
       if (isSystemField(field) || model.indexed.includes(field) || !Object.hasOwn(model.schema.shape, field)) {
-        throw new Error(`updateRecord: ${model.name}.${field} is not a plain field of the model`);
+        throw new Error(`updateRecordById: ${model.name}.${field} is not a plain field of the model`);
       }
       return [field, model.schema.shape[field]];
     }),
@@ -49,20 +50,15 @@ async function setFields(model: Model, id: string, values: Record<string, unknow
  * create that loses to a concurrent one sets the fields after all, so neither write is lost.
  * Returns what happened; 'missing' only without `orCreate`.
  */
-export async function updateRecord(
-  model: Model,
-  id: string,
-  values: Record<string, unknown>,
-  orCreate?: Record<string, unknown>,
-): Promise<'updated' | 'created' | 'missing'> {
+export const updateRecordById: Action<UpdateByIdRequest, UpdateByIdAnswer> = async (model, { id, values, orCreate }) => {
   const valid = await validValues(model, values);
   if (await setFields(model, id, valid)) return 'updated';
   if (orCreate === undefined) return 'missing';
   try {
-    await createRecords(model, [{ id, data: orCreate }], () => ['data']);
+    await createRecords(model, { records: [{ id, data: orCreate }] }, { pathOf: () => ['data'] });
     return 'created';
   } catch (error) {
     if (!(error instanceof RecordExists)) throw error;
   }
   return (await setFields(model, id, valid)) ? 'updated' : 'missing';
-}
+};

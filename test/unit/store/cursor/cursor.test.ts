@@ -1,12 +1,6 @@
 import { createHmac } from 'node:crypto';
-import {
-  decodeCursor,
-  decodeResumeCursor,
-  encodeCursor,
-  encodeResumeCursor,
-  PROCESS_CURSOR_KEY,
-  queryFingerprint,
-} from '../../../../shared/store/cursor/cursor';
+import { decodeCursor, decodeResumeCursor, encodeCursor, encodeResumeCursor, queryFingerprint } from '../../../../shared/store/cursor/cursor';
+import { PROCESS_CURSOR_KEY } from '../../../../shared/store/cursor/key';
 import { InvalidCursor } from '../../../../shared/store/errors';
 import { parseFilter } from '../../../../shared/store/filter/parse';
 import { indexSortKey, shardOf } from '../../../../shared/store/keys';
