@@ -3,13 +3,9 @@ import { parseFilter } from '../../../../shared/store/filter/parse';
 import { shardOf } from '../../../../shared/store/keys';
 import { rereadParams } from '../../../../shared/store/read/still-matching';
 import { noteModel } from '../../../support/models';
+import { readableExpression } from '../../../support/readable-query';
 
 const note = noteModel('note', 4);
-
-/** The expression with its placeholders resolved, to read as DynamoDB evaluates it. */
-function readable(text: string | undefined, names: Record<string, string> = {}, values: Record<string, unknown> = {}): string {
-  return (text ?? '').replace(/#n\d+/g, (n) => names[n]).replace(/:v\d+/g, (v) => JSON.stringify(values[v]));
-}
 
 test("rereadParams queries the one item, consistently, filtered by the write's filter", () => {
   const params = rereadParams(note, parseFilter(note, { title: 'Old' }), 'n1');
@@ -17,6 +13,6 @@ test("rereadParams queries the one item, consistently, filtered by the write's f
   const values = params.ExpressionAttributeValues!;
   expect(params).toMatchObject({ TableName: settings().TABLE_NAME, ConsistentRead: true });
   expect(params.IndexName).toBeUndefined();
-  expect(readable(params.KeyConditionExpression, names, values)).toBe(`pk = "note#${shardOf(note, 'n1')}" AND sk = "n1"`);
-  expect(readable(params.FilterExpression, names, values)).toBe('d.title = "Old"');
+  expect(readableExpression(params.KeyConditionExpression, names, values)).toBe(`pk = "note#${shardOf(note, 'n1')}" AND sk = "n1"`);
+  expect(readableExpression(params.FilterExpression, names, values)).toBe('d.title = "Old"');
 });

@@ -3,28 +3,26 @@ import { deleteParams } from '../../../../../shared/store/actions/delete/params'
 import { parseFilter } from '../../../../../shared/store/filter/parse';
 import { shardOf } from '../../../../../shared/store/keys';
 import { noteModel } from '../../../../support/models';
+import { readableExpression } from '../../../../support/readable-query';
 
 const note = noteModel('note', 4);
 const read = (id: string, token: string | undefined, version = 3) => ({ id, _w: token, _version: version });
-
-const readable = (text: string | undefined, names: Record<string, string> = {}, values: Record<string, unknown> = {}) =>
-  (text ?? '').replace(/#n\d+/g, (n) => names[n]).replace(/:v\d+/g, (v) => JSON.stringify(values[v]));
 
 test('deleteParams deletes the record only if it still matches the filter and nothing was written to it since it was read', () => {
   const params = deleteParams(note, parseFilter(note, { rank: { $gt: 2 } }))(read('n1', 't1'));
   expect(params.TableName).toBe(settings().TABLE_NAME);
   expect(params.Key).toEqual({ pk: `note#${shardOf(note, 'n1')}`, sk: 'n1' });
-  expect(readable(params.ConditionExpression, params.ExpressionAttributeNames, params.ExpressionAttributeValues)).toBe('d.rank > 2 AND _w = "t1"');
+  expect(readableExpression(params.ConditionExpression, params.ExpressionAttributeNames, params.ExpressionAttributeValues)).toBe('d.rank > 2 AND _w = "t1"');
 });
 
 test("with allow_all's empty filter the condition is the record as read alone", () => {
   const params = deleteParams(note, parseFilter(note, {}))(read('n1', 't1'));
-  expect(readable(params.ConditionExpression, params.ExpressionAttributeNames, params.ExpressionAttributeValues)).toBe('_w = "t1"');
+  expect(readableExpression(params.ConditionExpression, params.ExpressionAttributeNames, params.ExpressionAttributeValues)).toBe('_w = "t1"');
 });
 
 test('a record stored without a write token is held to its version', () => {
   const params = deleteParams(note, parseFilter(note, {}))(read('n1', undefined, 4));
-  expect(readable(params.ConditionExpression, params.ExpressionAttributeNames, params.ExpressionAttributeValues)).toBe(
+  expect(readableExpression(params.ConditionExpression, params.ExpressionAttributeNames, params.ExpressionAttributeValues)).toBe(
     'attribute_not_exists(_w) AND _version = 4',
   );
 });
@@ -34,6 +32,6 @@ test('every record of a request is deleted under the one filter and its own toke
   const [a, b] = [paramsOf(read('n1', 't1')), paramsOf(read('n2', 't2'))];
   expect(b.Key).toEqual({ pk: `note#${shardOf(note, 'n2')}`, sk: 'n2' });
   expect(a.Key).toEqual({ pk: `note#${shardOf(note, 'n1')}`, sk: 'n1' });
-  expect(readable(a.ConditionExpression, a.ExpressionAttributeNames, a.ExpressionAttributeValues)).toBe('d.rank IN (1, 2) AND _w = "t1"');
-  expect(readable(b.ConditionExpression, b.ExpressionAttributeNames, b.ExpressionAttributeValues)).toBe('d.rank IN (1, 2) AND _w = "t2"');
+  expect(readableExpression(a.ConditionExpression, a.ExpressionAttributeNames, a.ExpressionAttributeValues)).toBe('d.rank IN (1, 2) AND _w = "t1"');
+  expect(readableExpression(b.ConditionExpression, b.ExpressionAttributeNames, b.ExpressionAttributeValues)).toBe('d.rank IN (1, 2) AND _w = "t2"');
 });
