@@ -22,7 +22,7 @@ export interface Matched {
   items: Item[];
   /** The bulk operation this call is part of: begun by a call without a cursor, carried on by its cursors. */
   operation: string;
-  /** The key this call's cursors are checked and signed with. */
+  /** The configured cursor key (shared/store/cursor/key.ts) as read once, before any write: this call's cursors are checked and signed with it. */
   cursorKey: CursorKey;
   /**
    * A keyed retry's records of its run's plan that it no longer reaches: `gone` (no longer
