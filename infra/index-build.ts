@@ -2,7 +2,7 @@ import { CustomResource, Duration } from 'aws-cdk-lib';
 import type { Function as ServiceFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { allModels } from '../shared/models/catalog';
-import { schemaFingerprint } from '../shared/store/index-build';
+import { schemaFingerprint } from '../shared/store/layout/index-build';
 import { serviceFunction, type FunctionResources } from './service-function';
 import { runEvery } from './schedule';
 
@@ -10,7 +10,7 @@ import { runEvery } from './schedule';
 const definitions = () => allModels().map((m) => ({ name: m.name, indexed: m.indexed, shards: m.shards, schema: schemaFingerprint(m) }));
 
 /**
- * functions/index_build (shared/store/index-build.ts): run by the deploy as a custom resource
+ * functions/index_build (shared/store/layout/index-build.ts): run by the deploy as a custom resource
  * whenever a model's definition changes, after the record functions are in place, so that a
  * change the stored records cannot follow fails the deploy and CloudFormation rolls it back;
  * then every five minutes, going on with an index build where the last run stopped.

@@ -8,9 +8,9 @@
 import { resolve } from 'node:path';
 import { ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import { findModel, MODEL_NAMES } from '../shared/models/catalog';
-import { auditModel } from '../shared/store/audit';
+import { auditModel } from '../shared/store/layout/audit';
 import { LayoutMismatch } from '../shared/store/errors';
-import { resolveLayout } from '../shared/store/layout';
+import { resolveLayout } from '../shared/store/layout/layout';
 import { startDynalite } from './local/engine';
 import { checkDataDir, readConfig, StartupError } from './local/startup';
 

@@ -88,7 +88,7 @@ export const LIMITS = {
    */
   maxContentionAttempts: 50,
   /**
-   * Milliseconds a write whose answer was lost is settled for (shared/store/late-write.ts) when
+   * Milliseconds a write whose answer was lost is settled for (shared/store/write/late-write.ts) when
    * no invocation's cutoff bounds it (the store's own callers: seeding, the index build): two
    * answer timeouts, time for a copy to be sent and seen.
    */

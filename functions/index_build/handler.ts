@@ -2,7 +2,7 @@ import type { Context } from 'aws-lambda';
 import { answerCustomResource, isCustomResourceEvent } from '../../shared/deploy/custom-resource';
 import { log } from '../../shared/log';
 import { findModel, MODEL_NAMES } from '../../shared/models/catalog';
-import { buildAllIndexes } from '../../shared/store/index-build';
+import { buildAllIndexes } from '../../shared/store/layout/index-build';
 
 /** Time kept back from a deploy's run to answer CloudFormation before the function's timeout. */
 const ANSWER_RESERVE_MS = 10_000;

@@ -1,7 +1,7 @@
 /**
  * How fast the index build fills a new index on the embedded engine (dynalite on disk, as
  * `npm start` runs it): stores N records of a model, indexes one more of its fields, and times
- * shared/store/index-build.ts filling it. `npx tsx scripts/bench/index-build.ts [records]`.
+ * shared/store/layout/index-build.ts filling it. `npx tsx scripts/bench/index-build.ts [records]`.
  * Not part of `npm run bench`: a one-off figure for docs/decisions.md (issue 22).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as z from 'zod';
 import { defineModel } from '../../shared/models/define';
-import { buildIndexes } from '../../shared/store/index-build';
+import { buildIndexes } from '../../shared/store/layout/index-build';
 import { createRecords } from '../../shared/store/records';
 import { prepareTable, startDynalite } from '../local/engine';
 
@@ -25,7 +25,7 @@ async function main(): Promise<void> {
     const before = defineModel({ name: 'bench', description: 'bench', schema, indexed: ['title'] });
     const after = defineModel({ name: 'bench', description: 'bench', schema, indexed: ['title', 'rank'] });
     const entries = Array.from({ length: records }, (_, i) => ({ id: `r${String(i).padStart(7, '0')}`, data: { title: `title ${i}`, rank: i % 1000 } }));
-    await createRecords(before, entries, (i) => ['data', i]);
+    await createRecords(before, { records: entries }, { pathOf: (i) => ['data', i] });
     const started = performance.now();
     const { filled, layout } = await buildIndexes(after);
     const seconds = (performance.now() - started) / 1000;

@@ -4,7 +4,7 @@ import { LIMITS } from '../../shared/limits';
 import type { Model } from '../../shared/models/define';
 import { db } from '../../shared/store/client';
 import { indexPartitionKey, indexSlotOf, partitionKey, shardOf, sortableValue, VALUE_END } from '../../shared/store/keys';
-import { mapPool } from '../../shared/store/pool';
+import { mapPool } from '../../shared/store/write/pool';
 
 type Item = Record<string, unknown>;
 

@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { settings } from '../../shared/config';
 import { defineModel, type Model } from '../../shared/models/define';
 import { db } from '../../shared/store/client';
-import { mapPool } from '../../shared/store/pool';
+import { mapPool } from '../../shared/store/write/pool';
 import { storedItem } from '../../shared/store/records';
 
 /**

@@ -6,7 +6,7 @@ import { DEFAULT_TABLE_NAME, tableNameProblem } from '../../shared/config';
 import { allModels } from '../../shared/models/catalog';
 import { InvalidModelDefinition, type Model } from '../../shared/models/define';
 import { LayoutMismatch } from '../../shared/store/errors';
-import { buildIndexes, recordLayout } from '../../shared/store/index-build';
+import { buildIndexes, recordLayout } from '../../shared/store/layout/index-build';
 
 /** A start-up problem, said in one line with its fix; serve.ts prints it and exits 1. */
 export class StartupError extends Error {}
@@ -104,7 +104,7 @@ export async function checkDataDir(dataDir: string): Promise<void> {
 
 /**
  * Compares every model's definition with the layout its stored records have, and records it
- * (shared/store/index-build.ts): a change the records cannot follow stops the start, naming each
+ * (shared/store/layout/index-build.ts): a change the records cannot follow stops the start, naming each
  * model, the change and the fix. Returns the models with an index still to build.
  */
 export async function recordModelLayouts(models: ReadonlyArray<Model>): Promise<Model[]> {

@@ -13,7 +13,7 @@ export const createOperation = recordOperation(
     if (!Array.isArray(body.data)) {
       if (body.ids)
         throw new ApiError('invalid_request', 'ids goes with an array of records; use id for one', { details: [{ path: 'ids', message: 'use id' }] });
-      const [record] = await createRecords(model, [{ id: body.id ?? idFor(0), data: body.data }], () => ['data'], deadline, keyRun?.operation);
+      const [record] = await createRecords(model, { records: [{ id: body.id ?? idFor(0), data: body.data }] }, { deadline, keyRun, pathOf: () => ['data'] });
       return record;
     }
     const records = body.data;
@@ -26,10 +26,8 @@ export const createOperation = recordOperation(
     }
     const created = await createRecords(
       model,
-      records.map((data, i) => ({ id: body.ids?.[i] ?? idFor(i), data })),
-      (i) => ['data', i],
-      deadline,
-      keyRun?.operation,
+      { records: records.map((data, i) => ({ id: body.ids?.[i] ?? idFor(i), data })) },
+      { deadline, keyRun, pathOf: (i) => ['data', i] },
     );
     return { records: created };
   },

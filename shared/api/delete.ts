@@ -1,6 +1,6 @@
 import type * as z from 'zod';
 import { deleteRecords } from '../store/actions/delete/delete';
-import { cursorKey } from './cursor-key';
+import './cursor-key';
 import { recordOperation } from './record-operation';
 import type { deleteAnswerSchema } from './responses';
 import { deleteRequest } from './requests/delete';
@@ -8,5 +8,5 @@ import { deleteRequest } from './requests/delete';
 export const deleteOperation = recordOperation(
   'delete',
   deleteRequest,
-  (model, body, deadline, keyRun): Promise<z.infer<typeof deleteAnswerSchema>> => deleteRecords(model, body, { deadline, keyRun, cursorKey }),
+  (model, body, deadline, keyRun): Promise<z.infer<typeof deleteAnswerSchema>> => deleteRecords(model, body, { deadline, keyRun }),
 );

@@ -1,6 +1,6 @@
 import type * as z from 'zod';
 import { listRecords } from '../store/actions/list/list';
-import { cursorKey } from './cursor-key';
+import './cursor-key';
 import { recordOperation } from './record-operation';
 import type { listAnswerSchema } from './responses';
 import { listRequest } from './requests/list';
@@ -8,5 +8,5 @@ import { listRequest } from './requests/list';
 export const listOperation = recordOperation(
   'list',
   listRequest,
-  (model, body): Promise<z.infer<ReturnType<typeof listAnswerSchema>>> => listRecords(model, body, cursorKey),
+  (model, body): Promise<z.infer<ReturnType<typeof listAnswerSchema>>> => listRecords(model, body),
 );

@@ -2,7 +2,7 @@ import type { Operation } from '../http/middleware';
 import { SYSTEM_FIELDS, sortableFields, type Model } from '../models/define';
 import { findModel, MODEL_NAMES } from '../models/catalog';
 import { LayoutMismatch } from '../store/errors';
-import { modelLayout } from '../store/layout';
+import { modelLayout } from '../store/layout/layout';
 import { INDEX_SLOTS } from '../store/table';
 
 /** The model's stored layout as the models endpoint shows it: each index's state, a build's progress, or why it is not served. */

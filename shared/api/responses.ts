@@ -39,7 +39,7 @@ const reads = new WeakMap<Model, z.ZodObject>();
 
 /**
  * A record as get_one and list answer it: with `fields`, only id and the fields named that the
- * record has are present (toRecord in shared/store/projection.ts), so id is the one property it always has.
+ * record has are present (toRecord in shared/store/read/projection.ts), so id is the one property it always has.
  */
 export function readRecordSchema<S extends ModelSchema>(model: Model<S>): ReadRecordSchema<S> {
   if (!reads.has(model)) reads.set(model, projectionOf(model));

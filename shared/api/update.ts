@@ -1,6 +1,6 @@
 import type * as z from 'zod';
 import { updateRecords } from '../store/actions/update/update';
-import { cursorKey } from './cursor-key';
+import './cursor-key';
 import { recordOperation } from './record-operation';
 import type { updateAnswerSchema } from './responses';
 import { updateRequest } from './requests/update';
@@ -8,5 +8,5 @@ import { updateRequest } from './requests/update';
 export const updateOperation = recordOperation(
   'update',
   updateRequest,
-  (model, body, deadline, keyRun): Promise<z.infer<typeof updateAnswerSchema>> => updateRecords(model, body, { deadline, keyRun, cursorKey }),
+  (model, body, deadline, keyRun): Promise<z.infer<typeof updateAnswerSchema>> => updateRecords(model, body, { deadline, keyRun }),
 );

@@ -63,13 +63,13 @@ const DOCUMENTATION = {
   secrets: [],
 } as const;
 
-// Every record function reads its model's stored layout once per container (shared/store/layout.ts).
+// Every record function reads its model's stored layout once per container (shared/store/layout/layout.ts).
 const QUERY = ['dynamodb:Query', 'dynamodb:GetItem'] as const;
 const HEALTH = ['dynamodb:GetItem', 'dynamodb:Query'] as const;
-// A write whose answer was lost is recognised by reading the item back (shared/store/write-token.ts);
+// A write whose answer was lost is recognised by reading the item back (shared/store/write/write-token.ts);
 // a batch is one TransactWriteItems of Puts, which IAM governs as PutItem; DeleteItem gives an
 // idempotency key back (see IDEMPOTENCY_KEYS). Query reads a few records of a model whose stored
-// layout was never recorded, to tell it (shared/store/layout.ts).
+// layout was never recorded, to tell it (shared/store/layout/layout.ts).
 const CREATE = ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:DeleteItem', 'dynamodb:Query'] as const;
 // An idempotency key is claimed and kept with PutItem, read with GetItem, given back with DeleteItem.
 const IDEMPOTENCY_KEYS = ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:DeleteItem'] as const;
@@ -148,7 +148,7 @@ const DESCRIPTORS = {
   },
   // Runs every minute (infra/health-check.ts) and emits the metrics the health alarms watch.
   health_check: { trigger: 'schedule', writes: false, table: HEALTH, secrets: [] },
-  // Records each model's layout and fills new indexes (shared/store/index-build.ts): at every deploy, and every few minutes.
+  // Records each model's layout and fills new indexes (shared/store/layout/index-build.ts): at every deploy, and every few minutes.
   index_build: {
     trigger: 'schedule',
     writes: true,

@@ -10,14 +10,14 @@ import { REACHED, reachedDatabase } from './sdk-errors';
  * reached DynamoDB.
  */
 
-/** Set on a call whose caller settles a write that may have landed itself (shared/store/late-write.ts). */
+/** Set on a call whose caller settles a write that may have landed itself (shared/store/write/late-write.ts). */
 const SETTLES = 'recordgate.settlesLateWrites';
 
 type Context = Record<string | symbol, unknown>;
 
 /**
  * A write whose attempt may have reached DynamoDB, stopped before the SDK sends it again: its
- * caller reads the item and sends a copy only when that tells it to (late-write.ts), where the
+ * caller reads the item and sends a copy only when that tells it to (write/late-write.ts), where the
  * SDK's blind copies would spend the invocation's time waiting on a database that applies writes
  * late. A plain Error without a name, status or cause, so the SDK's retry strategy takes it for
  * a client error and gives up at once; the attempt's own error is `attempt`.

@@ -201,7 +201,7 @@ export class LayoutMismatch extends StoreError {
   }
 }
 
-/** An order only an index still being built could give (shared/store/index-build.ts). */
+/** An order only an index still being built could give (shared/store/layout/index-build.ts). */
 export class IndexBuilding extends StoreError {
   constructor(
     readonly model: string,

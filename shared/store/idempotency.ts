@@ -5,7 +5,7 @@ import { inTime } from '../deadline';
 import { LIMITS } from '../limits';
 import { db } from './client';
 import { TABLE_KEY, TTL_ATTRIBUTE } from './table';
-import { isConditionFailure } from './write-token';
+import { isConditionFailure } from './write/write-token';
 
 /**
  * Idempotency keys (the IETF httpapi draft "The Idempotency-Key HTTP Header Field", as Stripe

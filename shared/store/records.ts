@@ -11,5 +11,5 @@ export { deleteRecords } from './actions/delete/delete';
 export { getOneRecord } from './actions/get-one/get-one';
 export { listRecords } from './actions/list/list';
 export { updateRecords } from './actions/update/update';
-export { updateRecord } from './actions/update-one/update-one';
-export type { ApiRecord } from './projection';
+export { updateRecordById } from './actions/update-by-id/update-by-id';
+export type { ApiRecord } from './types';

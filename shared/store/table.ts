@@ -27,10 +27,10 @@ export const UPDATED_ATTRIBUTE = '_updated_at' satisfies SystemField;
 /** Starts at 1, one more per write: every write is conditional on the version it read. */
 export const VERSION_ATTRIBUTE = '_version' satisfies SystemField;
 
-/** Every write stamps its own token here (never shown): see shared/store/write-token.ts. */
+/** Every write stamps its own token here (never shown): see shared/store/write/write-token.ts. */
 export const WRITE_TOKEN_ATTRIBUTE = '_w';
 
-/** The Idempotency-Key runs that wrote the item, newest last (never shown): see shared/store/write-token.ts rememberedAfter. */
+/** The Idempotency-Key runs that wrote the item, newest last (never shown): see shared/store/write/write-token.ts rememberedAfter. */
 export const KEY_RUNS_ATTRIBUTE = '_k';
 
 /** Epoch seconds after which DynamoDB's TTL deletes an item (models with a retention only). */

@@ -1,4 +1,5 @@
-import type { ApiRecord } from './projection';
+import type { Model } from '../models/define';
+import type { KeyRun } from './idempotency';
 
 /**
  * The store's requests and answers, its own. The API's zod schemas (shared/api/requests/,
@@ -31,7 +32,7 @@ export interface CountRequest {
   consistent?: boolean;
 }
 
-/** What every bulk update or delete must say (shared/store/match.ts checks it). */
+/** What every bulk update or delete must say (shared/store/bulk/match.ts checks it). */
 export interface BulkGuard {
   filters: unknown;
   allow_all?: boolean;
@@ -43,6 +44,23 @@ export interface UpdateRequest extends BulkGuard {
   /** Fields to set; null removes an optional field. */
   values: Record<string, unknown>;
 }
+
+/** Records to make, each with its id (the caller's, or one it made with shared/store/keys.ts newId or runId). */
+export interface CreateRequest {
+  records: ReadonlyArray<{ id: string; data: unknown }>;
+}
+
+/** Some fields of one record, by id: the service's own write (OneBot), never the API's. */
+export interface UpdateByIdRequest {
+  id: string;
+  /** Values of plain fields of the model: none indexed, and a model whose fields are valid one by one. */
+  values: Record<string, unknown>;
+  /** The whole record to create when there is none yet. */
+  orCreate?: Record<string, unknown>;
+}
+
+/** A record as the API shows it: id, the model's fields, then the system fields. */
+export type ApiRecord = Record<string, unknown> & { id: string };
 
 /** Items are ApiRecords: a record's type is per model, and the store serves any model. */
 export interface ListAnswer {
@@ -68,3 +86,24 @@ type BulkProgress = {
 export type UpdateAnswer = BulkProgress & { updated: number };
 
 export type DeleteAnswer = BulkProgress & { deleted: number };
+
+/** What a write of some fields by id did; 'missing' only without `orCreate`. */
+export type UpdateByIdAnswer = 'updated' | 'created' | 'missing';
+
+/** How an action runs, as its caller says; each action reads only what concerns it. */
+export interface ActionOptions {
+  /**
+   * When a write of many records stops (ms since the epoch): no create starts within the reserve
+   * before it, and a bulk update or delete answers `complete: false` there. Without one, it runs to the end.
+   */
+  deadline?: number;
+  /**
+   * The Idempotency-Key's run this call is (shared/store/idempotency.ts): its operation, so that
+   * a retry recognises what an earlier run wrote, and its first time, so that a bulk write acts
+   * only on records that existed then.
+   */
+  keyRun?: KeyRun;
+}
+
+/** Every action's one shape: the model, what to do (the request), how to run (the options). */
+export type Action<Request, Answer, Options extends ActionOptions = ActionOptions> = (model: Model, request: Request, options?: Options) => Promise<Answer>;

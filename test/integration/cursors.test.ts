@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { queryFingerprint } from '../../shared/store/cursor';
+import { queryFingerprint } from '../../shared/store/cursor/cursor';
 import { useApi } from '../support/api';
 
 const api = useApi();

@@ -4,8 +4,8 @@ import { toExactNumber } from '../../shared/json/exact-json';
 import { StoreError } from '../../shared/store/errors';
 import { db } from '../../shared/store/client';
 import { parseFilter } from '../../shared/store/filter/parse';
-import { parseOrder, planAccess } from '../../shared/store/plan';
-import { queryInput } from '../../shared/store/query';
+import { parseOrder, planAccess } from '../../shared/store/read/plan';
+import { queryInput } from '../../shared/store/read/query';
 import { createRecords } from '../../shared/store/records';
 import { adminClient, prepareTable } from '../../scripts/local/engine';
 import { FIXED_RECORDS, filter, orderBy, recordData } from '../support/filter-arbitraries';
@@ -27,7 +27,7 @@ describeBoth('dynalite and DynamoDB Local', () => {
     await prepareTable(other!, process.env.TABLE_NAME!);
     local = DynamoDBDocumentClient.from(adminClient(other!), { unmarshallOptions: { wrapNumbers: toExactNumber } });
     const generated = fc.sample(recordData, { seed: FUZZ.seed + 2, numRuns: 30 }).map((data, i) => ({ id: `g${i}`, data }));
-    await createRecords(model, [...FIXED_RECORDS, ...generated], (i) => ['data', i]);
+    await createRecords(model, { records: [...FIXED_RECORDS, ...generated] }, { pathOf: (i) => ['data', i] });
     for (const item of await tableSnapshot()) await local.send(new PutCommand({ TableName: process.env.TABLE_NAME, Item: item }));
   });
 

@@ -33,8 +33,13 @@ beforeAll(async () => {
   const event = (id: string, group_id: unknown, event: Record<string, unknown>) => ({ id, data: { self_id: 1, post_type: 'message', group_id, event } });
   await createRecords(
     onebotEvent,
-    [event('e-abc', 'abc', { sender: SENDER, tags: ['a', 'b'], flag: false }), event('e-7', 7, { sender: { nickname: 'Bob' }, tags: ['b'], flag: true })],
-    () => [],
+    {
+      records: [
+        event('e-abc', 'abc', { sender: SENDER, tags: ['a', 'b'], flag: false }),
+        event('e-7', 7, { sender: { nickname: 'Bob' }, tags: ['b'], flag: true }),
+      ],
+    },
+    { pathOf: () => [] },
   );
 });
 

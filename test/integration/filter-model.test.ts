@@ -4,7 +4,7 @@ import type { Model } from '../../shared/models/define';
 import { StoreError } from '../../shared/store/errors';
 import { parseFilter } from '../../shared/store/filter/parse';
 import { compareForOrder, matches, type Item } from '../support/filter-reference';
-import { parseOrder, planAccess } from '../../shared/store/plan';
+import { parseOrder, planAccess } from '../../shared/store/read/plan';
 import { countRecords, createRecords, deleteRecords, getOneRecord, listRecords, updateRecords, type ApiRecord } from '../../shared/store/records';
 import { FIXED_RECORDS, filter, orderBy, recordData } from '../support/filter-arbitraries';
 import { FUZZ, fuzzed } from '../support/fuzz';
@@ -21,7 +21,7 @@ const RECORDS = [
 ];
 
 beforeAll(async () => {
-  for (const model of MODELS) await createRecords(model, RECORDS, (i) => ['data', i]);
+  for (const model of MODELS) await createRecords(model, { records: RECORDS }, { pathOf: (i) => ['data', i] });
 });
 
 type Parsed = { ok: true; node: ReturnType<typeof parseFilter> } | { ok: false; code: string };
@@ -146,11 +146,7 @@ test.each(MODELS.map((m) => [m.name, m]))(
         expect(removed.map((item) => item.id).sort()).toEqual([...doomed].sort());
         // Put them back for the next run.
         if (removed.length > 0)
-          await createRecords(
-            model,
-            removed.map((item) => ({ id: item.id as string, data: item.d })),
-            (i) => ['data', i],
-          );
+          await createRecords(model, { records: removed.map((item) => ({ id: item.id as string, data: item.d })) }, { pathOf: (i) => ['data', i] });
       }),
       { ...fuzzed(12, 1), endOnFailure: true },
     );

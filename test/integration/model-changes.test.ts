@@ -6,7 +6,7 @@ import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { settings } from '../../shared/config';
 import { defineModel, type Model } from '../../shared/models/define';
 import { db } from '../../shared/store/client';
-import { layoutKey } from '../../shared/store/layout';
+import { layoutKey } from '../../shared/store/layout/layout';
 import { useApi } from '../support/api';
 import { spyOnLog } from '../support/log';
 import { shardOf } from '../../shared/store/keys';
@@ -65,7 +65,7 @@ const count = async (filters: unknown) => {
 const ids = (r: { body: { data: { items: Array<{ id: string }> } } }) => r.body.data.items.map((i) => i.id);
 /** The index build, loaded only where it runs: the repros before it run on a release without it too. */
 const build = (model: Model, options?: { budget?: number }) =>
-  (require('../../shared/store/index-build') as typeof import('../../shared/store/index-build')).buildIndexes(model, options);
+  (require('../../shared/store/layout/index-build') as typeof import('../../shared/store/layout/index-build')).buildIndexes(model, options);
 
 /** The models endpoint's view of the model's stored layout. */
 const layoutShown = async (model = 'evolving') =>
@@ -290,7 +290,7 @@ describe('3. a required field added', () => {
   });
 
   test('models:check reports every stored record without it, and changes nothing', async () => {
-    const { auditModel } = require('../../shared/store/audit') as typeof import('../../shared/store/audit');
+    const { auditModel } = require('../../shared/store/layout/audit') as typeof import('../../shared/store/layout/audit');
     const before = await tableSnapshot();
     const audit = await auditModel(REQUIRED_FIELD, 2);
     expect(audit).toMatchObject({ model: 'evolving', records: 61, refused: 60 });

@@ -71,12 +71,7 @@ describe.each(SHARDS)('%i shard(s): records created between pages appear at thei
 describe('what paging promises, and what it does not', () => {
   const model = noteModel('paged_bounds', 4);
   const page = (cursor?: string) => listRecords(model, { limit: 2, cursor });
-  const create = (...list: string[]) =>
-    createRecords(
-      model,
-      list.map((id) => ({ id, data: { title: id } })),
-      (i) => ['data', i],
-    );
+  const create = (...list: string[]) => createRecords(model, { records: list.map((id) => ({ id, data: { title: id } })) }, { pathOf: (i) => ['data', i] });
 
   test('a record created behind the position, and one deleted ahead of it, are not answered; the position survives the deletion of its own record', async () => {
     await create('c', 'e', 'g', 'i', 'k');
@@ -136,7 +131,7 @@ describe('property: pages stay exact while records are created and deleted betwe
               // A deleted id is not used again, so that an answer of it after its deletion is always wrong.
               const fresh = list.filter(([i]) => !present.has(i) && !gone.has(i)).map(([i, d]) => ({ id: i, data: d }));
               if (fresh.length === 0) return [];
-              await createRecords(model, fresh, (i) => ['data', i]);
+              await createRecords(model, { records: fresh }, { pathOf: (i) => ['data', i] });
               for (const r of fresh) present.set(r.id, r);
               return fresh;
             };

@@ -159,13 +159,7 @@ describe('finding 6: a whole model is changed only on purpose', () => {
   describe('on a model spread over 4 shards (the store itself)', () => {
     const note = noteModel('guarded_note', 4);
     const ids = Array.from({ length: 24 }, (_, i) => `g${String(i).padStart(2, '0')}`);
-    beforeAll(() =>
-      createRecords(
-        note,
-        ids.map((id, i) => ({ id, data: { title: `t${i}`, rank: i } })),
-        (i) => ['data', i],
-      ),
-    );
+    beforeAll(() => createRecords(note, { records: ids.map((id, i) => ({ id, data: { title: `t${i}`, rank: i } })) }, { pathOf: (i) => ['data', i] }));
 
     test('every spelling of all is refused, all but one is not', async () => {
       for (const filters of [{ id: { $exists: true } }, { rank: { $gte: 0 } }, { $not: { title: 'none' } }]) {

@@ -16,11 +16,7 @@ const data = (i: number) => ({
 const idOf = (i: number) => `n${String(i).padStart(4, '0')}`;
 
 beforeAll(async () => {
-  await createRecords(
-    note,
-    Array.from({ length: N }, (_, i) => ({ id: idOf(i), data: data(i) })),
-    (i) => ['data', i],
-  );
+  await createRecords(note, { records: Array.from({ length: N }, (_, i) => ({ id: idOf(i), data: data(i) })) }, { pathOf: (i) => ['data', i] });
 });
 
 async function pageThrough(request: Parameters<typeof listRecords>[1]): Promise<ApiRecord[]> {

@@ -4,7 +4,7 @@ import { ONEBOT_LIMITS } from '../../limits';
 import { causeOf, log } from '../../log';
 import { onebotEvent } from '../../models/onebot';
 import { secretSetting } from '../../secrets';
-import { updateRecord } from '../../store/records';
+import { updateRecordById } from '../../store/records';
 import * as zm from '../../zod';
 import type { Action, Done } from '../decide/action';
 import type { ApiCall } from '../decide/api-call';
@@ -59,7 +59,7 @@ function logFailure(root: string, call: ApiCall, message: string): void {
  */
 export async function actThroughApi(eventId: string, { root, call }: NonNullable<Action['call']>): Promise<void> {
   const done = await callBotApi(root, call);
-  await updateRecord(onebotEvent, eventId, { done }).then(
+  await updateRecordById(onebotEvent, { id: eventId, values: { done } }).then(
     (outcome) => outcome === 'missing' && log.error('bot_api_result_not_stored', { id: eventId, message: 'the event record is gone' }),
     (error: Error) => log.error('bot_api_result_not_stored', { id: eventId, ...causeOf(error) }),
   );

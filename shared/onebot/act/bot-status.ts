@@ -1,7 +1,7 @@
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
 import type { ModelRecord } from '../../models/define';
 import { onebotBot } from '../../models/onebot';
-import { updateRecord } from '../../store/records';
+import { updateRecordById } from '../../store/records';
 import type { EventFields, OneBotEvent } from '../event';
 import { isJsonObject } from '../../json/exact-json';
 import { unstorableKeyPath } from '../../json/storable';
@@ -49,7 +49,7 @@ export function botValues(event: OneBotEvent, receivedAt: string): BotValues | u
 export async function recordBotStatus(event: OneBotEvent, fields: EventFields, receivedAt: string): Promise<void> {
   const values = botValues(event, receivedAt);
   if (!values) return;
-  await updateRecord(onebotBot, String(fields.self_id), values, { self_id: fields.self_id, ...values }).catch((error: Error) =>
+  await updateRecordById(onebotBot, { id: String(fields.self_id), values, orCreate: { self_id: fields.self_id, ...values } }).catch((error: Error) =>
     log.error('bot_status_failed', { self_id: String(fields.self_id), ...causeOf(error) }),
   );
 }

@@ -79,7 +79,7 @@ export interface StoreResult {
 async function create(id: string, data: EventData, rawBody: Buffer): Promise<EventData> {
   if (unstorableKeyPath(data.event) === undefined) {
     try {
-      await createRecords(onebotEvent, [{ id, data }], () => []);
+      await createRecords(onebotEvent, { records: [{ id, data }] }, { pathOf: () => [] });
       return data;
     } catch (error) {
       // The store's own size check, or DynamoDB's where an engine counts otherwise.
@@ -89,7 +89,7 @@ async function create(id: string, data: EventData, rawBody: Buffer): Promise<Eve
   const location = await putBlob(`${BLOB_PREFIXES.events}${id}.json`, rawBody);
   const { event: _kept, ...rest } = data;
   const pointed = { ...rest, event_ref: { location, bytes: rawBody.length, sha256: sha256(rawBody) } };
-  await createRecords(onebotEvent, [{ id, data: pointed }], () => []);
+  await createRecords(onebotEvent, { records: [{ id, data: pointed }] }, { pathOf: () => [] });
   return pointed;
 }
 

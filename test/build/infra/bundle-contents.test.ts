@@ -91,9 +91,9 @@ test("the receiver's cold start loads neither the S3 nor the SQS client, which i
 test.each(['health', 'health_check'] as const)(
   "%s's cold start loads neither the bots' read nor the planner, which its bundle still holds",
   async (fn) => {
-    const reads = (inputs: string[]) => inputs.filter((i) => i === 'shared/health/bots.ts' || i === 'shared/store/plan.ts').sort();
+    const reads = (inputs: string[]) => inputs.filter((i) => i === 'shared/health/bots.ts' || i === 'shared/store/read/plan.ts').sort();
     expect(reads(await bundleInputs(fn, 'init'))).toEqual([]);
-    expect(reads(await bundleInputs(fn))).toEqual(['shared/health/bots.ts', 'shared/store/plan.ts']);
+    expect(reads(await bundleInputs(fn))).toEqual(['shared/health/bots.ts', 'shared/store/read/plan.ts']);
   },
   60_000,
 );

@@ -1,10 +1,7 @@
-import type { Model } from '../../../models/define';
-import { indexReadiness } from '../../layout';
-import { countAll } from '../../query';
-import type { CountAnswer, CountRequest } from '../../types';
+import { indexReadiness } from '../../layout/layout';
+import { countAll } from '../../read/query';
+import type { Action, CountAnswer, CountRequest } from '../../types';
 import { countRead } from './params';
 
 /** The exact count of matching records, and how many DynamoDB evaluated. Async throughout: a refused filter is a rejection, as with every action. */
-export async function countRecords(model: Model, request: CountRequest): Promise<CountAnswer> {
-  return countAll(countRead(model, request, await indexReadiness(model)));
-}
+export const countRecords: Action<CountRequest, CountAnswer> = async (model, request) => countAll(countRead(model, request, await indexReadiness(model)));

@@ -1,7 +1,7 @@
 import type { Model } from '../../../models/define';
 import { parseFilter } from '../../filter/parse';
-import { ALL_READY, ID_ORDER, planAccess } from '../../plan';
-import type { ReadOptions } from '../../query';
+import { ALL_READY, ID_ORDER, planAccess } from '../../read/plan';
+import type { ReadOptions } from '../../read/query';
 import type { CountRequest } from '../../types';
 
 /** How count reads: the filter's cheapest plan (each shard then queried with Select COUNT). */

@@ -7,14 +7,15 @@ import { checkAgainst } from '../../../models/validate';
 import { db } from '../../client';
 import { beforeCutoff } from '../../deadline';
 import { BatchOutOfTime, InvalidRecord, RecordBusy, RecordExists, RepeatedIds, TableUnreachable } from '../../errors';
-import { checkItemSize } from '../../item-size';
-import { modelLayout } from '../../layout';
-import type { Item } from '../../query';
-import { toRecord, type ApiRecord } from '../../projection';
+import { checkItemSize } from '../../write/item-size';
+import { modelLayout } from '../../layout/layout';
+import type { Item } from '../../read/query';
+import { toRecord } from '../../read/projection';
+import type { Action, ActionOptions, ApiRecord, CreateRequest } from '../../types';
 import { CREATED_ATTRIBUTE, UPDATED_ATTRIBUTE, WRITE_TOKEN_ATTRIBUTE } from '../../table';
-import { isConditionFailure, newWriteToken, rememberedAfter, writtenBy } from '../../write-token';
+import { isConditionFailure, newWriteToken, rememberedAfter, writtenBy } from '../../write/write-token';
 import { settledByCaller } from '../../attempts';
-import { failureOf, judgeCreate, settleLateWrite } from '../../late-write';
+import { failureOf, judgeCreate, settleLateWrite } from '../../write/late-write';
 import { storedItem, type NewRecord } from './item';
 import { batchParams, putParams } from './params';
 import { inTime } from '../../../deadline';
@@ -34,6 +35,11 @@ async function validRecords(model: Model, entries: ReadonlyArray<{ id: string; d
   return valid;
 }
 
+export interface CreateOptions extends ActionOptions {
+  /** Where the i-th record sits in the caller's own request, for the paths of its problems; `records[i]` when not given. */
+  pathOf?: (i: number) => PropertyKey[];
+}
+
 /**
  * Validates every record first (one InvalidRecord lists them all, nothing is written), then
  * writes them with attribute_not_exists, so an existing id is never overwritten: one record
@@ -41,13 +47,12 @@ async function validRecords(model: Model, entries: ReadonlyArray<{ id: string; d
  * stored whole or not at all even if the function is stopped or killed mid-way. No write starts
  * within the reserve before the deadline (BatchOutOfTime, nothing stored).
  */
-export async function createRecords(
-  model: Model,
-  entries: ReadonlyArray<{ id: string; data: unknown }>,
-  pathOf: (i: number) => PropertyKey[],
-  deadline = Infinity,
-  operation?: string,
-): Promise<ApiRecord[]> {
+export const createRecords: Action<CreateRequest, ApiRecord[], CreateOptions> = async (
+  model,
+  { records: entries },
+  { deadline = Infinity, keyRun, pathOf = (i: number) => ['records', i] } = {},
+) => {
+  const operation = keyRun?.operation;
   // A model its stored records cannot follow takes no new record either (LayoutMismatch).
   await modelLayout(model);
   const now = new Date().toISOString();
@@ -63,7 +68,7 @@ export async function createRecords(
   for (let i = 0; i < items.length; i += AWS_LIMITS.transactionActions)
     stored.push(...(await putAll(model, items.slice(i, i + AWS_LIMITS.transactionActions), operation)));
   return stored.map((item) => toRecord(item));
-}
+};
 
 /**
  * Sends a create (one record's put, or a batch's transaction) made under attribute_not_exists:

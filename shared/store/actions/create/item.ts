@@ -1,8 +1,8 @@
 import type { Model } from '../../../models/define';
 import { indexAttributes, itemKey } from '../../keys';
-import type { Item } from '../../query';
+import type { Item } from '../../read/query';
 import { CREATED_ATTRIBUTE, DATA_ATTRIBUTE, KEY_RUNS_ATTRIBUTE, TTL_ATTRIBUTE, UPDATED_ATTRIBUTE, VERSION_ATTRIBUTE, WRITE_TOKEN_ATTRIBUTE } from '../../table';
-import { newWriteToken } from '../../write-token';
+import { newWriteToken } from '../../write/write-token';
 
 export interface NewRecord {
   id: string;
@@ -10,7 +10,7 @@ export interface NewRecord {
 }
 
 /** A new record as the table holds it: keys, index attributes, data and system fields. */
-/** `keyRuns`: under an Idempotency-Key, the run the record remembers (shared/store/write-token.ts rememberedAfter). */
+/** `keyRuns`: under an Idempotency-Key, the run the record remembers (shared/store/write/write-token.ts rememberedAfter). */
 export function storedItem(model: Model, record: NewRecord, now: string, writeToken = newWriteToken(), keyRuns?: ReadonlyArray<string>): Item {
   const keepFor = model.retention?.(record.data);
   return {

@@ -1,6 +1,6 @@
 import type { PutCommandInput, TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../../../config';
-import type { Item } from '../../query';
+import type { Item } from '../../read/query';
 import { TABLE_KEY } from '../../table';
 
 /** Writes a new item; an existing id is never overwritten. */

@@ -1,15 +1,16 @@
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { LIMITS } from '../../../limits';
 import type { Model } from '../../../models/define';
-import { awaitTurn } from '../../contention';
-import { queryFingerprint } from '../../cursor';
+import { awaitTurn } from '../../bulk/contention';
+import { queryFingerprint } from '../../cursor/cursor';
 import { beforeCutoff } from '../../deadline';
-import { changeRecord } from '../../late-write';
-import { matchForWrite, stillMatching, type BulkOptions, type Matched } from '../../match';
-import { mapPool } from '../../pool';
-import type { Item } from '../../query';
-import { settle } from '../../settle';
-import type { BulkGuard, DeleteAnswer } from '../../types';
+import { changeRecord } from '../../write/late-write';
+import { matchForWrite, type Matched } from '../../bulk/match';
+import { stillMatching } from '../../read/still-matching';
+import { mapPool } from '../../write/pool';
+import type { Item } from '../../read/query';
+import { settle } from '../../bulk/settle';
+import type { Action, BulkGuard, DeleteAnswer } from '../../types';
 import { deleteParams } from './params';
 
 /**
@@ -29,11 +30,11 @@ async function deleteOne(model: Model, { filter }: Matched, paramsOf: ReturnType
 }
 
 /** Delete by filter; each delete re-checks the filter atomically, so a record that stopped matching stays. */
-export async function deleteRecords(model: Model, request: BulkGuard, options: BulkOptions = {}): Promise<DeleteAnswer> {
+export const deleteRecords: Action<BulkGuard, DeleteAnswer> = async (model, request, options = {}) => {
   const { deadline = Infinity } = options;
   const fingerprint = queryFingerprint(request.filters, ['delete']);
   const matched = await matchForWrite(model, request, fingerprint, options);
   const paramsOf = deleteParams(model, matched.filter);
   const results = await mapPool(matched.items, LIMITS.writeConcurrency, (item) => deleteOne(model, matched, paramsOf, item, deadline), beforeCutoff(deadline));
   return settle('deleted', results, matched, { model, fingerprint, request });
-}
+};

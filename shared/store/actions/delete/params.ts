@@ -5,8 +5,8 @@ import type { FilterNode } from '../../filter/ast';
 import { compileFilter } from '../../filter/compile';
 import { ExpressionBuilder } from '../../filter/expression';
 import { itemKey } from '../../keys';
-import type { Item } from '../../query';
-import { unchangedSince } from '../../write-token';
+import type { Item } from '../../read/query';
+import { unchangedSince } from '../../write/write-token';
 
 /**
  * Deletes one record only if it still matches the filter and nothing was written to it since it

@@ -1,8 +1,8 @@
 import type { Model } from '../../../models/define';
 import { parseFilter } from '../../filter/parse';
-import { ALL_READY, ID_ORDER, planAccess } from '../../plan';
-import type { ReadOptions } from '../../query';
-import { checkFields } from '../../projection';
+import { ALL_READY, ID_ORDER, planAccess } from '../../read/plan';
+import type { ReadOptions } from '../../read/query';
+import { checkFields } from '../../read/projection';
 import type { GetOneRequest } from '../../types';
 
 /** How get_one reads: the filter's cheapest plan in id order, once filter and `fields` are checked. */

@@ -1,15 +1,15 @@
 import { LIMITS } from '../../../limits';
-import type { Model } from '../../../models/define';
-import { decodeCursor, encodeCursor, PROCESS_CURSOR_KEY, type CursorKey } from '../../cursor';
+import { decodeCursor, encodeCursor } from '../../cursor/cursor';
+import { cursorKey } from '../../cursor/key';
 import { InvalidCursor } from '../../errors';
-import { indexReadiness } from '../../layout';
-import { readPage } from '../../query';
-import { toRecord } from '../../projection';
-import type { ListAnswer, ListRequest } from '../../types';
+import { indexReadiness } from '../../layout/layout';
+import { readPage } from '../../read/query';
+import { toRecord } from '../../read/projection';
+import type { Action, ListAnswer, ListRequest } from '../../types';
 import { listRead } from './params';
 
-/** One page in the requested order, with the cursor of the next (signed with cursorKey's key). */
-export async function listRecords(model: Model, request: ListRequest, cursorKey: CursorKey = PROCESS_CURSOR_KEY): Promise<ListAnswer> {
+/** One page in the requested order, with the cursor of the next (signed with the configured key, shared/store/cursor/key.ts). */
+export const listRecords: Action<ListRequest, ListAnswer> = async (model, request) => {
   const { options, fingerprint } = listRead(model, request, await indexReadiness(model));
   // "" is a cursor too, and not one this service issues (the last page answers null): refused, never taken as the first page.
   const after = request.cursor !== undefined ? await decodeCursor(cursorKey, request.cursor, model, fingerprint, options.plan) : undefined;
@@ -27,4 +27,4 @@ export async function listRecords(model: Model, request: ListRequest, cursorKey:
     next_cursor: page.after === null ? null : await encodeCursor(cursorKey, model, fingerprint, options.plan, page.after),
     scanned: page.scanned,
   };
-}
+};

@@ -1,9 +1,9 @@
 import type { Model } from '../../../models/define';
-import { queryFingerprint } from '../../cursor';
+import { queryFingerprint } from '../../cursor/cursor';
 import { parseFilter } from '../../filter/parse';
-import { ALL_READY, parseOrder, planAccess } from '../../plan';
-import type { ReadOptions } from '../../query';
-import { checkFields } from '../../projection';
+import { ALL_READY, parseOrder, planAccess } from '../../read/plan';
+import type { ReadOptions } from '../../read/query';
+import { checkFields } from '../../read/projection';
 import type { ListRequest } from '../../types';
 
 /**

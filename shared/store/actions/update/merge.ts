@@ -1,6 +1,6 @@
 import type { Model } from '../../../models/define';
 import { indexAttributes } from '../../keys';
-import type { Item } from '../../query';
+import type { Item } from '../../read/query';
 import { DATA_ATTRIBUTE, VERSION_ATTRIBUTE } from '../../table';
 
 /** A record's data with `values` applied: each value replaces its field, null removes it. */

@@ -1,13 +1,11 @@
-import type { QueryCommandInput, UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../../../config';
 import type { Model } from '../../../models/define';
-import type { FilterNode } from '../../filter/ast';
-import { compileFilter } from '../../filter/compile';
 import { ExpressionBuilder } from '../../filter/expression';
-import { indexAttributes, itemKey, partitionKey, shardOf } from '../../keys';
-import type { Item } from '../../query';
-import { DATA_ATTRIBUTE, KEY_RUNS_ATTRIBUTE, TABLE_KEY, UPDATED_ATTRIBUTE, VERSION_ATTRIBUTE, WRITE_TOKEN_ATTRIBUTE } from '../../table';
-import { unchangedSince } from '../../write-token';
+import { indexAttributes, itemKey } from '../../keys';
+import type { Item } from '../../read/query';
+import { DATA_ATTRIBUTE, KEY_RUNS_ATTRIBUTE, UPDATED_ATTRIBUTE, VERSION_ATTRIBUTE, WRITE_TOKEN_ATTRIBUTE } from '../../table';
+import { unchangedSince } from '../../write/write-token';
 
 export interface UpdateWrite {
   /** The item as read: its version is the write's condition. */
@@ -45,19 +43,6 @@ export function updateParams(model: Model, { item, data, writeToken, now, keyRun
     Key: itemKey(model, id),
     UpdateExpression: `SET ${set.join(', ')}`,
     ConditionExpression: unchangedSince(x, item),
-    ...x.attributes(),
-  };
-}
-
-/** Reads one record again, consistently, and only if it still matches the filter: for a retried write. */
-export function rereadParams(model: Model, filter: FilterNode, id: string): QueryCommandInput {
-  const x = new ExpressionBuilder();
-  const keyCondition = `${x.name(TABLE_KEY.partitionKey)} = ${x.value(partitionKey(model, shardOf(model, id)))} AND ${x.name(TABLE_KEY.sortKey)} = ${x.value(id)}`;
-  return {
-    TableName: settings().TABLE_NAME,
-    KeyConditionExpression: keyCondition,
-    FilterExpression: compileFilter(filter, x),
-    ConsistentRead: true,
     ...x.attributes(),
   };
 }

@@ -4,18 +4,19 @@ import { SYSTEM_FIELDS, type Model } from '../../../models/define';
 import { DATA_ATTRIBUTE } from '../../table';
 import type { ErrorDetail } from '../../../models/details';
 import { checkAgainst } from '../../../models/validate';
-import { awaitTurn } from '../../contention';
-import { queryFingerprint } from '../../cursor';
+import { awaitTurn } from '../../bulk/contention';
+import { queryFingerprint } from '../../cursor/cursor';
 import { beforeCutoff } from '../../deadline';
 import { InvalidRecord, InvalidValues } from '../../errors';
-import { checkItemSize } from '../../item-size';
-import { matchForWrite, stillMatching, type BulkOptions, type Matched } from '../../match';
-import { mapPool } from '../../pool';
-import type { Item } from '../../query';
-import { settle } from '../../settle';
-import type { UpdateAnswer, UpdateRequest } from '../../types';
-import { changeRecord } from '../../late-write';
-import { operationWriteToken, rememberedAfter, writtenBy } from '../../write-token';
+import { checkItemSize } from '../../write/item-size';
+import { matchForWrite, type Matched } from '../../bulk/match';
+import { stillMatching } from '../../read/still-matching';
+import { mapPool } from '../../write/pool';
+import type { Item } from '../../read/query';
+import { settle } from '../../bulk/settle';
+import type { Action, UpdateAnswer, UpdateRequest } from '../../types';
+import { changeRecord } from '../../write/late-write';
+import { operationWriteToken, rememberedAfter, writtenBy } from '../../write/write-token';
 import { mergedData, updatedItem } from './merge';
 import { updateParams } from './params';
 
@@ -105,7 +106,7 @@ async function updateOne(
  * Update by filter. Each write is conditional on the version read, so a concurrent change is
  * never overwritten: the record is re-read, re-checked against the filter and retried.
  */
-export async function updateRecords(model: Model, request: UpdateRequest, options: BulkOptions = {}): Promise<UpdateAnswer> {
+export const updateRecords: Action<UpdateRequest, UpdateAnswer> = async (model, request, options = {}) => {
   const { deadline = Infinity } = options;
   checkValues(request.values);
   const fingerprint = queryFingerprint(request.filters, ['update', request.values]);
@@ -119,4 +120,4 @@ export async function updateRecords(model: Model, request: UpdateRequest, option
     beforeCutoff(deadline),
   );
   return settle('updated', results, matched, { model, fingerprint, request });
-}
+};

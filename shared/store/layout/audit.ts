@@ -1,0 +1,37 @@
+import type { Model } from '../../models/define';
+import type { ErrorDetail } from '../../models/details';
+import { checkAgainst } from '../../models/validate';
+import { shardPage } from '../read/query';
+import { DATA_ATTRIBUTE } from '../table';
+
+export interface ModelAudit {
+  model: string;
+  records: number;
+  /** Records the current schema refuses, up to `keep` of them with their problems. */
+  refused: number;
+  examples: Array<{ id: string; details: ErrorDetail[] }>;
+}
+
+/**
+ * Reads every stored record of the model (each shard, page by page) and checks its data
+ * against the current schema, changing nothing: what `npm run models:check` reports. A record
+ * it refuses still reads as stored; an update of it must make it valid (422 otherwise).
+ */
+export async function auditModel(model: Model, keep = 10): Promise<ModelAudit> {
+  const audit: ModelAudit = { model: model.name, records: 0, refused: 0, examples: [] };
+  for (let shard = 0; shard < model.shards; shard++) {
+    let after: string | undefined;
+    do {
+      const page = await shardPage(model, shard, { after, consistent: false });
+      for (const item of page.items) {
+        audit.records += 1;
+        const { details } = await checkAgainst(model.schema, item[DATA_ATTRIBUTE], []);
+        if (details.length === 0) continue;
+        audit.refused += 1;
+        if (audit.examples.length < keep) audit.examples.push({ id: item.id as string, details });
+      }
+      after = page.last;
+    } while (after !== undefined);
+  }
+  return audit;
+}

@@ -1,0 +1,77 @@
+import { IndexBuilding } from '../../../../shared/store/errors';
+import { incompatibleChange, layoutOf, NO_PROGRESS, readinessOf, type Layout } from '../../../../shared/store/layout/layout';
+import { noteModel } from '../../../support/models';
+
+// noteModel indexes rank (a number) then title (a string), over 4 shards.
+const note = noteModel('note', 4);
+const stored = (change: Partial<Layout>): Layout => ({ ...layoutOf(note, 3), ...change });
+
+describe('layoutOf', () => {
+  test("is the definition's own layout, every index ready, at the version given", () => {
+    expect(layoutOf(note, 3)).toEqual({
+      slots: ['rank', 'title'],
+      kinds: [['number'], ['string']],
+      shards: 4,
+      building: [],
+      progress: NO_PROGRESS,
+      version: 3,
+    });
+  });
+
+  test('copies the definition, so a change to the layout never reaches the model', () => {
+    const layout = layoutOf(note);
+    layout.slots.push('done');
+    layout.kinds![0].push('string');
+    expect(note.indexed).toEqual(['rank', 'title']);
+    expect(layoutOf(note).kinds).toEqual([['number'], ['string']]);
+  });
+});
+
+describe('incompatibleChange', () => {
+  test('none for the layout the definition asks for, nor for fields indexed since (appended slots)', () => {
+    expect(incompatibleChange(note, stored({}))).toBeUndefined();
+    expect(incompatibleChange(note, stored({ slots: ['rank'], kinds: [['number']] }))).toBeUndefined();
+    expect(incompatibleChange(note, stored({ slots: [], kinds: [] }))).toBeUndefined();
+  });
+
+  test('another shard count: records would be looked for in the wrong partitions; the fix names the stored count', () => {
+    const change = incompatibleChange(note, stored({ shards: 2 }));
+    expect(change?.change).toMatch(/stored with shards: 2, but its definition says shards: 4/);
+    expect(change?.fix).toMatch(/put shards back to 2/);
+  });
+
+  test('records found outside the partition their id hashes to (NaN shards) are told as another shard count', () => {
+    const change = incompatibleChange(note, stored({ shards: Number.NaN }));
+    expect(change?.change).toMatch(/stored with another shard count/);
+    expect(change?.fix).not.toMatch(/back to/);
+  });
+
+  test('a slot dropped or reordered is refused', () => {
+    expect(incompatibleChange(note, stored({ slots: ['title', 'rank'] }))?.change).toMatch(/drops or reorders an index slot/);
+    expect(incompatibleChange(note, stored({ slots: ['rank', 'title', 'done'] }))?.change).toMatch(/drops or reorders an index slot/);
+  });
+
+  test("a kind of value the index holds that the field no longer declares is refused; a layout without kinds takes the definition's", () => {
+    const change = incompatibleChange(note, stored({ kinds: [['number', 'string'], ['string']] }));
+    expect(change?.change).toMatch(/index on rank holds number and string values/);
+    expect(change?.fix).toMatch(/declare rank to hold number and string again/);
+    expect(incompatibleChange(note, stored({ kinds: undefined }))).toBeUndefined();
+  });
+});
+
+describe('readinessOf', () => {
+  test('with nothing building, every order is allowed and no index is held back', () => {
+    const ready = readinessOf(note, stored({}));
+    expect([...ready.building]).toEqual([]);
+    expect(() => ready.checkOrder('title')).not.toThrow();
+  });
+
+  test('an order by a building index is refused with its progress; the others are allowed', () => {
+    const progress = { shard: 1, after: 'n9', done: 40 };
+    const readiness = readinessOf(note, stored({ building: ['title'], progress }));
+    expect([...readiness.building]).toEqual(['title']);
+    expect(() => readiness.checkOrder('rank')).not.toThrow();
+    expect(() => readiness.checkOrder('title')).toThrow(IndexBuilding);
+    expect(() => readiness.checkOrder('title')).toThrow(/40 records done, shard 2 of 4/);
+  });
+});
