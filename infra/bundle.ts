@@ -2,7 +2,7 @@ import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { buildSync } from 'esbuild';
 import { PACKAGE_ASSETS } from '../shared/docs/assets';
-import { FUNCTION_DESCRIPTORS, type FunctionName } from '../shared/http/functions';
+import { FUNCTION_DESCRIPTORS, type FunctionName } from '../shared/manifest/functions';
 import { openApiDocumentText } from '../shared/openapi/text';
 import { buildOptionsFor, handlerEntry, OPENAPI_DOCUMENT_FILE } from './bundling';
 

@@ -1,5 +1,5 @@
 import type { BuildOptions, Metafile } from 'esbuild';
-import { FUNCTION_DESCRIPTORS, type FunctionName } from '../shared/http/functions';
+import { FUNCTION_DESCRIPTORS, type FunctionName } from '../shared/manifest/functions';
 
 /**
  * How every Lambda function is bundled, read by the CDK stack (infra/function.ts) and by the

@@ -9,7 +9,7 @@ import { LAMBDA_NODE_MAJOR } from './bundling';
 import { bundleFunction, DOCS_ASSETS_DIR, PROJECT_ROOT } from './bundle';
 import { accessOf } from './access';
 import type { SecretName } from '../shared/config';
-import { FUNCTION_DESCRIPTORS, type FunctionName } from '../shared/http/functions';
+import { FUNCTION_DESCRIPTORS, type FunctionName } from '../shared/manifest/functions';
 import type { LambdaPlatform } from './platform';
 
 /** CDK's own runtime for the major the bundles are built for; one CDK does not know yet stops the synth. */

@@ -1,6 +1,6 @@
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { HTTP_FUNCTIONS, type HttpFunctionName } from '../shared/http/functions';
+import { HTTP_FUNCTIONS, type HttpFunctionName } from '../shared/manifest/functions';
 import { serviceFunction, type FunctionResources } from './function';
 
 /** One function per HTTP function of shared/http/functions.ts, so a new one appears by itself. */

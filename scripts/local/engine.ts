@@ -2,7 +2,7 @@ import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynam
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import dynalite from 'dynalite';
-import { BOUNDED_HTTP } from '../../shared/deadline';
+import { BOUNDED_HTTP } from '../../shared/invocation';
 import { ensureTable } from '../../shared/store/table';
 
 /** Starts dynalite in this process (on disk when `path` is given) and returns its endpoint. */

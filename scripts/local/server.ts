@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { FUNCTION_DESCRIPTORS, type HttpFunctionName } from '../../shared/http/functions';
+import { FUNCTION_DESCRIPTORS, type HttpFunctionName } from '../../shared/manifest/functions';
 import { dispatch } from './route-selection';
 import { lambdaContext } from './event';
 import { startGateway, type Invocation } from './gateway';

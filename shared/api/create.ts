@@ -1,4 +1,4 @@
-import { ApiError } from '../http/errors';
+import { ApiError } from '../errors';
 import { newId, runId } from '../store/keys';
 import { createRecords } from '../store/actions/create/create';
 import { recordOperation } from './record-operation';

@@ -1,10 +1,10 @@
 import * as zm from '../zod';
-import { ApiError } from '../http/errors';
-import { FUNCTION_DESCRIPTORS, type HttpFunctionName } from '../http/functions';
+import { ApiError } from '../errors';
+import { FUNCTION_DESCRIPTORS, type HttpFunctionName } from '../manifest/functions';
 import type { ApiRequest, Operation } from '../http/middleware';
 import { illFormedPath } from '../json/well-formed';
 import type { Model } from '../models/define';
-import type { KeyRun } from '../store/idempotency';
+import type { KeyRun } from '../idempotency/keys';
 import { issueDetails, pathText } from '../models/details';
 import { findModel, MODEL_NAMES } from '../models/catalog';
 import { InvalidFilter } from '../store/errors';

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { inLambda, jwtScopePrefix } from '../config';
-import { ApiError } from '../http/errors';
-import { DEFAULT_ROUTE_KEY, routeOfKey } from '../http/routes';
+import { ApiError } from '../errors';
+import { DEFAULT_ROUTE_KEY, routeOfKey } from '../manifest/routes';
 import { bearerToken } from './bearer';
 import { isLoopback } from './loopback';
 import { scopeSchema, tokenScopeOf, type RouteScope, type Scope } from './scopes';

@@ -2,20 +2,20 @@ import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { corsOrigins } from '../config';
-import { withinInvocation } from '../deadline';
+import { withinInvocation } from '../invocation';
 import { authorizeBodyScope, authorizeCaller } from './middleware/authorize';
 import { cors } from './middleware/cors';
 import { inEnvelope } from './middleware/answer';
-import { idempotency } from './middleware/idempotency';
+import { idempotency } from '../idempotency/middleware';
 import { lowerCaseResponseHeaders } from './middleware/header-case';
 import { readBody } from './middleware/read-body';
 import { requestLog } from './middleware/request-log';
-import type { HttpContext } from './middleware/request';
+import type { HttpContext } from '../contract';
 import { ownRoutesOnly } from './middleware/route-guard';
 import { securityHeaders } from './middleware/security-headers';
-import type { HttpResult } from './respond';
-import type { KeyRun } from '../store/idempotency';
-import { FUNCTION_DESCRIPTORS, type HttpFunctionName } from './functions';
+import type { HttpResult } from '../answer/respond';
+import type { KeyRun } from '../idempotency/keys';
+import { FUNCTION_DESCRIPTORS, type HttpFunctionName } from '../manifest/functions';
 
 export interface ApiRequest {
   event: APIGatewayProxyEventV2;

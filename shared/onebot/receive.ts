@@ -1,8 +1,8 @@
 import { ulid } from 'ulid';
-import { withCutoff } from '../deadline';
-import { ApiError } from '../http/errors';
+import { withCutoff } from '../invocation';
+import { ApiError } from '../errors';
 import type { Operation } from '../http/middleware';
-import { jsonResult, type HttpResult } from '../http/respond';
+import { jsonResult, type HttpResult } from '../answer/respond';
 import { ONEBOT_LIMITS } from '../limits';
 import { parseBody, parseEvent, sameId } from './receiving/events';
 import { handleEvent } from './handle';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile, rename, mkdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { detached, reserving } from '../deadline';
+import { detached, reserving } from '../invocation';
 import { countMisconfiguration } from '../health/emf';
 import { ONEBOT_LIMITS } from '../limits';
 import { causeOf, log } from '../log';

@@ -1,11 +1,11 @@
 import * as z from 'zod';
 import { version } from '../../package.json';
-import { failure, success } from '../http/envelope';
-import { errorEnvelopeSchema, successEnvelope } from '../http/envelope-schema';
-import { ERROR_STATUS, type ErrorCode } from '../http/errors';
+import { failure, success } from '../answer/envelope';
+import { errorEnvelopeSchema, successEnvelope } from '../answer/envelope-schema';
+import { ERROR_STATUS, type ErrorCode } from '../errors';
 import { tokenScopeOf } from '../auth/scopes';
-import { FUNCTION_DESCRIPTORS, type ServiceTag } from '../http/functions';
-import { ROUTES, type Route } from '../http/routes';
+import { FUNCTION_DESCRIPTORS, type ServiceTag } from '../manifest/functions';
+import { ROUTES, type Route } from '../manifest/routes';
 import { LIMITS } from '../limits';
 import type { Model } from '../models/define';
 import { allModels } from '../models/catalog';

@@ -20,8 +20,8 @@ import { listRequest } from '../api/requests/list';
 import { descriptionOf, fieldsSchema, jsonObject } from '../api/requests/common';
 import { updateRequest } from '../api/requests/update';
 import { DOCS_ASSET_NAMES } from '../docs/assets';
-import type { ErrorCode } from '../http/errors';
-import type { Route } from '../http/routes';
+import type { ErrorCode } from '../errors';
+import type { Route } from '../manifest/routes';
 import { LIMITS } from '../limits';
 import { SYSTEM_FIELDS, sortableFields, type Model } from '../models/define';
 // The receiver's own schema: the document shows what it checks (one schema, not two to keep alike).

@@ -1,7 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../config';
-import { BOUNDED_HTTP } from '../deadline';
+import { BOUNDED_HTTP } from '../invocation';
 import { toExactNumber } from '../json/exact-json';
 import { LIMITS } from '../limits';
 import { trackAttempts } from './attempts';

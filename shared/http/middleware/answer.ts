@@ -1,6 +1,6 @@
 import type { OperationResult } from '../middleware';
-import { errorResult, successResult, type HttpResult } from '../respond';
-import type { HttpRequest } from './request';
+import { errorResult, successResult, type HttpResult } from '../../answer/respond';
+import type { HttpRequest } from '../../contract';
 
 /** An operation's result as an answer. A copy: the outer middlewares change headers in place, and an operation may answer a shared constant. */
 export const answerOf = (result: HttpResult | OperationResult): HttpResult =>

@@ -1,5 +1,5 @@
 import { authorizeBody, authorizeRoute } from '../../auth/authorize';
-import type { HttpRequest } from './request';
+import type { HttpRequest } from '../../contract';
 
 /**
  * Who calls, and whether the route lets them: settled before the body is read, so a stranger

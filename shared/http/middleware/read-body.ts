@@ -1,8 +1,8 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { LIMITS } from '../../limits';
-import { ApiError } from '../errors';
-import { parseJsonBody, utf8Text } from '../json-body';
-import type { HttpRequest } from './request';
+import { ApiError } from '../../errors';
+import { parseJsonBody, utf8Text } from '../../json/body';
+import type { HttpRequest } from '../../contract';
 
 function rawBodyOf(event: APIGatewayProxyEventV2): Buffer {
   if (!event.body) return Buffer.alloc(0);

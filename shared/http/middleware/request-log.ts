@@ -1,6 +1,6 @@
 import { log } from '../../log';
-import type { HttpResult } from '../respond';
-import type { HttpRequest } from './request';
+import type { HttpResult } from '../../answer/respond';
+import type { HttpRequest } from '../../contract';
 
 /** The envelope's stable error code of an error answer; never its message, which may quote the body. */
 function errorCodeOf(answer: HttpResult | undefined): string | undefined {

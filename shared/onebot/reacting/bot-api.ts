@@ -1,5 +1,5 @@
 import { onebotApiRootsText } from '../../config';
-import { callSignal } from '../../deadline';
+import { callSignal } from '../../invocation';
 import * as zm from '../../zod';
 import { parseExactJson, stringifyExactJson } from '../../json/exact-json';
 import { ONEBOT_LIMITS } from '../../limits';

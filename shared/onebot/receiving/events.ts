@@ -1,7 +1,7 @@
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
 import * as zm from '../../zod';
-import { ApiError } from '../../http/errors';
-import { parseJsonBody } from '../../http/json-body';
+import { ApiError } from '../../errors';
+import { parseJsonBody } from '../../json/body';
 import { isExactNumber, numberText, toExactNumber, type ExactNumber } from '../../json/exact-json';
 import { issueDetails } from '../../models/details';
 import { ONEBOT_LIMITS } from '../../limits';

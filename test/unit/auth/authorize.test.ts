@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { authenticate, authorizeBody, authorizeRoute, scopeOfRouteKey } from '../../../shared/auth/authorize';
-import { ApiError } from '../../../shared/http/errors';
+import { ApiError } from '../../../shared/errors';
 
 function event(routeKey: string, sourceIp: string, authorization?: string): APIGatewayProxyEventV2 {
   return {

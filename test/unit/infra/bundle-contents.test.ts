@@ -1,6 +1,6 @@
 import { build, type Metafile } from 'esbuild';
 import { buildOptionsFor, loadedAtInit } from '../../../infra/bundling';
-import { FUNCTIONS, type FunctionName } from '../../../shared/http/functions';
+import { FUNCTIONS, type FunctionName } from '../../../shared/manifest/functions';
 
 // Each record function's bundle, built as the CDK app builds it, holds its own operation and its
 // own request schema and none of another's (a schema is built when its module loads), nor the OpenAPI document's code, nor any of the OneBot receiver (issue 14:

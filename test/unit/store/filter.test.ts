@@ -1,7 +1,7 @@
 import { onebotEvent } from '../../../shared/models/onebot';
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
-import type { ApiError } from '../../../shared/http/errors';
-import { classify } from '../../../shared/http/respond';
+import type { ApiError } from '../../../shared/errors';
+import { classify } from '../../../shared/answer/respond';
 import { compileFilter } from '../../../shared/store/filter/compile';
 import { ExpressionBuilder } from '../../../shared/store/filter/expression';
 import { parseFilter } from '../../../shared/store/filter/parse';

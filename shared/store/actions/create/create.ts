@@ -17,7 +17,7 @@ import { settledByCaller } from '../../attempts';
 import { failureOf, judgeCreate, settleLateWrite } from '../../late-write';
 import { storedItem, type NewRecord } from './item';
 import { batchParams, putParams } from './params';
-import { inTime } from '../../../deadline';
+import { inTime } from '../../../invocation';
 
 /** Every entry's data as its model takes it, or one InvalidRecord listing every problem of them all. */
 async function validRecords(model: Model, entries: ReadonlyArray<{ id: string; data: unknown }>, pathOf: (i: number) => PropertyKey[]): Promise<NewRecord[]> {

@@ -1,7 +1,7 @@
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
 import { lambdaContext, toEvent } from '../../../../scripts/local/event';
 import { readBody } from '../../../../shared/http/middleware/read-body';
-import type { HttpRequest } from '../../../../shared/http/middleware/request';
+import type { HttpRequest } from '../../../../shared/contract';
 import { LIMITS } from '../../../../shared/limits';
 
 // The body reader alone: what an operation receives for each kind of body, and the envelope

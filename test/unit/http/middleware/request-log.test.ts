@@ -1,5 +1,5 @@
 import { lambdaContext, toEvent } from '../../../../scripts/local/event';
-import { ApiError } from '../../../../shared/http/errors';
+import { ApiError } from '../../../../shared/errors';
 import { withDefaultRoute } from '../../../../shared/http/fallback';
 import { httpHandler, type Operation } from '../../../../shared/http/middleware';
 import { spyOnLog } from '../../../support/log';

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type PutCommandInput } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../config';
-import { inTime } from '../deadline';
+import { inTime } from '../invocation';
 import { LIMITS } from '../limits';
-import { db } from './client';
-import { TABLE_KEY, TTL_ATTRIBUTE } from './table';
-import { isConditionFailure } from './write-token';
+import { db } from '../store/client';
+import { TABLE_KEY, TTL_ATTRIBUTE } from '../store/table';
+import { isConditionFailure } from '../store/write-token';
 
 /**
  * Idempotency keys (the IETF httpapi draft "The Idempotency-Key HTTP Header Field", as Stripe

@@ -1,9 +1,9 @@
 import type { Request } from '@middy/core';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
-import type { Caller } from '../../auth/authorize';
-import type { ApiRequest, OperationResult } from '../middleware';
-import type { HttpResult } from '../respond';
-import type { HeldKey } from '../../store/idempotency';
+import type { Caller } from './auth/authorize';
+import type { ApiRequest, OperationResult } from './http/middleware';
+import type { HttpResult } from './answer/respond';
+import type { HeldKey } from './idempotency/keys';
 
 /** What the chain's middlewares learn about a request and pass on, kept on the Lambda context as middy's own middlewares do. */
 export interface HttpContext extends Context {

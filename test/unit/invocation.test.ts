@@ -1,4 +1,4 @@
-import { callSignal, detached, inTime, reserving, withCutoff, withinInvocation } from '../../shared/deadline';
+import { callSignal, detached, inTime, reserving, withCutoff, withinInvocation } from '../../shared/invocation';
 import { CALL_LIMITS } from '../../shared/limits';
 
 const aborted = (signal: AbortSignal | undefined) =>

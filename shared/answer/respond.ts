@@ -26,7 +26,7 @@ import { isTimeout, isUnavailable, misconfiguration, refusedForSize, type Miscon
 import { settings } from '../config';
 import { stringifyExactJson } from '../json/exact-json';
 import { failure, success } from './envelope';
-import { ApiError, type ErrorCode } from './errors';
+import { ApiError, type ErrorCode } from '../errors';
 import { causeOf, log } from '../log';
 import { countMisconfiguration } from '../health/emf';
 

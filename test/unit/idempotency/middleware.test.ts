@@ -1,7 +1,7 @@
-import { httpHandler } from '../../../../shared/http/middleware';
-import { IDEMPOTENCY_HEADER } from '../../../../shared/http/middleware/idempotency';
-import { LIMITS } from '../../../../shared/limits';
-import { call, echo, request } from '../../../support/http-chain';
+import { httpHandler } from '../../../shared/http/middleware';
+import { IDEMPOTENCY_HEADER } from '../../../shared/idempotency/middleware';
+import { LIMITS } from '../../../shared/limits';
+import { call, echo, request } from '../../support/http-chain';
 
 // What the key means against a real engine (replays, mismatches, keys in flight) is
 // test/integration/idempotency.test.ts; here, the keys refused before any of it.

@@ -1,4 +1,4 @@
-import { DEFAULT_ROUTE_FUNCTION, KEYED_ROUTES, routeKey, routeKeysOf } from '../../../shared/http/routes';
+import { DEFAULT_ROUTE_FUNCTION, KEYED_ROUTES, routeKey, routeKeysOf } from '../../../shared/manifest/routes';
 
 describe('the deployed route table', () => {
   test('no route key ends in "/" but the root', () => {

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
-import { LIMITS } from '../../limits';
-import { currentCutoff } from '../../deadline';
-import { causeOf, log } from '../../log';
-import { claimKey, keepAnswer, keepPlan, leaveUnknown, releaseKey, type HeldKey } from '../../store/idempotency';
+import { LIMITS } from '../limits';
+import { currentCutoff } from '../invocation';
+import { causeOf, log } from '../log';
+import { claimKey, keepAnswer, keepPlan, leaveUnknown, releaseKey, type HeldKey } from './keys';
 import { ApiError } from '../errors';
-import { classify, errorAnswer, type HttpResult } from '../respond';
-import { answerOf } from './answer';
-import type { HttpRequest } from './request';
+import { classify, errorAnswer, type HttpResult } from '../answer/respond';
+import { answerOf } from '../http/middleware/answer';
+import type { HttpRequest } from '../contract';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 /** Set on an answer that is a replay of the key's first one (Stripe's `Idempotent-Replayed`). */
