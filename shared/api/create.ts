@@ -5,15 +5,14 @@ import { recordOperation } from './record-operation';
 import { createRequest } from './requests/create';
 
 export const createOperation = recordOperation(
-  'create',
   createRequest,
-  async (model, body, deadline, keyRun) => {
+  async (model, body, keyRun) => {
     // Under an Idempotency-Key the ids the service makes come from the key's run, so that a retry after an unknown outcome makes the same ones.
     const idFor = (i: number) => (keyRun ? runId(keyRun, i) : newId());
     if (!Array.isArray(body.data)) {
       if (body.ids)
         throw new ApiError('invalid_request', 'ids goes with an array of records; use id for one', { details: [{ path: 'ids', message: 'use id' }] });
-      const [record] = await createRecords(model, [{ id: body.id ?? idFor(0), data: body.data }], () => ['data'], deadline, keyRun?.operation);
+      const [record] = await createRecords(model, [{ id: body.id ?? idFor(0), data: body.data }], () => ['data'], keyRun?.operation);
       return record;
     }
     const records = body.data;
@@ -28,7 +27,6 @@ export const createOperation = recordOperation(
       model,
       records.map((data, i) => ({ id: body.ids?.[i] ?? idFor(i), data })),
       (i) => ['data', i],
-      deadline,
       keyRun?.operation,
     );
     return { records: created };

@@ -6,7 +6,6 @@ import type { listAnswerSchema } from './responses';
 import { listRequest } from './requests/list';
 
 export const listOperation = recordOperation(
-  'list',
   listRequest,
   (model, body): Promise<z.infer<ReturnType<typeof listAnswerSchema>>> => listRecords(model, body, cursorKey),
 );

@@ -1,5 +1,5 @@
 import { ApiError } from '../errors';
-import type { Operation } from './middleware';
+import type { Operation } from '../contract';
 import { DEFAULT_ROUTE_KEY, defaultRouteFor, methodsFor } from '../manifest/routes';
 
 /** Where a person who opens the service's root URL in a browser is sent. */

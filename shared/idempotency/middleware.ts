@@ -1,12 +1,11 @@
 import { createHash } from 'node:crypto';
 import { LIMITS } from '../limits';
-import { currentCutoff } from '../invocation';
+import { currentCutoff, invocationDeadline } from '../invocation';
 import { causeOf, log } from '../log';
 import { claimKey, keepAnswer, keepPlan, leaveUnknown, releaseKey, type HeldKey } from './keys';
 import { ApiError } from '../errors';
-import { classify, errorAnswer, type HttpResult } from '../answer/respond';
-import { answerOf } from '../http/middleware/answer';
-import type { HttpRequest } from '../contract';
+import { answerOf, classify, errorAnswer } from '../answer/respond';
+import type { HttpRequest, HttpResult } from '../contract';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 /** Set on an answer that is a replay of the key's first one (Stripe's `Idempotent-Replayed`). */
@@ -51,7 +50,8 @@ export const idempotency = () => ({
     const key = keyOf(header);
     const scope = request.context.caller?.subject ?? 'public';
     const fingerprint = fingerprintOf(request);
-    const claim = await claimKey(scope, key, fingerprint, request.context.apiRequest!.deadline);
+    // The claim is this request's until the function is stopped: a retry after that takes the run over.
+    const claim = await claimKey(scope, key, fingerprint, invocationDeadline() ?? Date.now());
     switch (claim.kind) {
       case 'claimed': {
         const held: HeldKey = { scope, key, fingerprint, token: claim.token, run: claim.run };

@@ -1,8 +1,8 @@
 import { ulid } from 'ulid';
-import { withCutoff } from '../invocation';
+import { invocationDeadline, withCutoff } from '../invocation';
 import { ApiError } from '../errors';
-import type { Operation } from '../http/middleware';
-import { jsonResult, type HttpResult } from '../answer/respond';
+import type { HttpResult, Operation } from '../contract';
+import { jsonResult } from '../answer/respond';
 import { ONEBOT_LIMITS } from '../limits';
 import { parseBody, parseEvent, sameId } from './receiving/events';
 import { handleEvent } from './handle';
@@ -26,7 +26,7 @@ const NOTHING: HttpResult = jsonResult(200, {});
  * A verified event is answered 200 even when the database is down, hung or misconfigured: it
  * is kept and stored later.
  */
-export const onebotReceive: Operation = async ({ event: request, rawBody, headers, deadline }) => {
+export const onebotReceive: Operation = async ({ event: request, rawBody, headers }) => {
   const selfId = headers['x-self-id']?.trim();
   if (!selfId) throw new ApiError('invalid_request', 'The X-Self-ID header is missing', { details: [{ path: 'X-Self-ID', message: 'required' }] });
   const { secret, selfIds } = await onebotSettings();
@@ -50,7 +50,10 @@ export const onebotReceive: Operation = async ({ event: request, rawBody, header
   const delivery: Delivery = { id: ulid(), rawBody, headers, receivedAt: new Date(arrived).toISOString(), signed: secret !== undefined, late: lateAt(started) };
   // The database work stops early enough to keep the delivery instead, before the sender or the
   // function gives up; a delivery its sender has already given up on gets the whole budget.
-  const cutoff = Math.min((delivery.late ? started : arrived) + ONEBOT_LIMITS.storeWithinMs, deadline - ONEBOT_LIMITS.keepReserveMs);
+  const cutoff = Math.min(
+    (delivery.late ? started : arrived) + ONEBOT_LIMITS.storeWithinMs,
+    (invocationDeadline() ?? Number.POSITIVE_INFINITY) - ONEBOT_LIMITS.keepReserveMs,
+  );
   try {
     return jsonResult(200, await withCutoff(cutoff, () => handleEvent(delivery, event, true)));
   } catch (error) {

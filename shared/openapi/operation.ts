@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Operation } from '../http/middleware';
+import type { Operation } from '../contract';
 import { jsonTextResult } from '../answer/respond';
 
 /**

@@ -36,8 +36,6 @@ export interface Matched {
 
 /** How a bulk update or delete runs, as its caller says. */
 export interface BulkOptions {
-  /** When it stops and answers `complete: false` (ms since the epoch); without one it runs to the end. */
-  deadline?: number;
   /**
    * The Idempotency-Key's run this call is (shared/store/idempotency.ts): its operation, so that
    * a retry recognises what an earlier run wrote, and its first time, so that it acts only on

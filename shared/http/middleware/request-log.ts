@@ -1,6 +1,5 @@
 import { log } from '../../log';
-import type { HttpResult } from '../../answer/respond';
-import type { HttpRequest } from '../../contract';
+import type { HttpRequest, HttpResult } from '../../contract';
 
 /** The envelope's stable error code of an error answer; never its message, which may quote the body. */
 function errorCodeOf(answer: HttpResult | undefined): string | undefined {
@@ -35,8 +34,8 @@ export function requestLog() {
       const answer = request.response as HttpResult | undefined;
       const start = started.get(request);
       const status = answer?.statusCode ?? 500;
+      // Its request id comes with every line (shared/log.ts).
       log.info('request', {
-        request_id: context.awsRequestId,
         method: event.requestContext?.http?.method,
         route: event.routeKey,
         model: event.pathParameters?.model_name,
@@ -47,7 +46,6 @@ export function requestLog() {
         via: context.caller?.via,
       });
       log.debug('request_detail', {
-        request_id: context.awsRequestId,
         body_bytes: context.apiRequest?.rawBody.length ?? 0,
         body_encoding: event.isBase64Encoded ? 'base64' : 'text',
         answer_bytes: typeof answer?.body === 'string' ? Buffer.byteLength(answer.body) : 0,

@@ -1,4 +1,5 @@
-import { DEFAULT_ROUTE_FUNCTION, KEYED_ROUTES, routeKey, routeKeysOf } from '../../../shared/manifest/routes';
+import { FUNCTION_DESCRIPTORS } from '../../../shared/manifest/functions';
+import { DEFAULT_ROUTE_FUNCTION, DEFAULT_ROUTE_KEY, KEYED_ROUTES, routeKey, routeKeysOf, routeOfKey } from '../../../shared/manifest/routes';
 
 describe('the deployed route table', () => {
   test('no route key ends in "/" but the root', () => {
@@ -14,5 +15,22 @@ describe('the deployed route table', () => {
       expect(routeKeysOf(route.function)).toContain(routeKey(route));
       expect(routeKeysOf(route.function)).not.toContain('$default');
     }
+  });
+});
+
+describe('route scopes: what the function behind each route key asks of its caller', () => {
+  const scopeOfKey = (key: string) => (key === DEFAULT_ROUTE_KEY ? FUNCTION_DESCRIPTORS[DEFAULT_ROUTE_FUNCTION].scope : routeOfKey(key)?.scope);
+  test.each([
+    ['GET /api/db/health', 'public'],
+    ['GET /api/db/models', 'read'],
+    ['POST /api/db/{model_name}/get_one', 'read'],
+    ['POST /api/db/{model_name}/list', 'read'],
+    ['POST /api/db/{model_name}/count', 'read'],
+    ['POST /api/db/{model_name}/create', 'write'],
+    ['POST /api/db/{model_name}/update', 'write'],
+    ['POST /api/db/{model_name}/delete', 'admin'],
+    ['$default', 'public'],
+  ])('%s needs %s', (key, scope) => {
+    expect(scopeOfKey(key)).toBe(scope);
   });
 });

@@ -5,7 +5,6 @@ import type { Model } from '../../../models/define';
 import type { ErrorDetail } from '../../../models/details';
 import { checkAgainst } from '../../../models/validate';
 import { db } from '../../client';
-import { beforeCutoff } from '../../deadline';
 import { BatchOutOfTime, InvalidRecord, RecordBusy, RecordExists, RepeatedIds, TableUnreachable } from '../../errors';
 import { checkItemSize } from '../../item-size';
 import { modelLayout } from '../../layout';
@@ -17,7 +16,7 @@ import { settledByCaller } from '../../attempts';
 import { failureOf, judgeCreate, settleLateWrite } from '../../late-write';
 import { storedItem, type NewRecord } from './item';
 import { batchParams, putParams } from './params';
-import { inTime } from '../../../invocation';
+import { bulkMayContinue, inTime } from '../../../invocation';
 
 /** Every entry's data as its model takes it, or one InvalidRecord listing every problem of them all. */
 async function validRecords(model: Model, entries: ReadonlyArray<{ id: string; data: unknown }>, pathOf: (i: number) => PropertyKey[]): Promise<NewRecord[]> {
@@ -39,13 +38,12 @@ async function validRecords(model: Model, entries: ReadonlyArray<{ id: string; d
  * writes them with attribute_not_exists, so an existing id is never overwritten: one record
  * with PutItem, a batch in one TransactWriteItems (up to 100 actions), so that a batch is
  * stored whole or not at all even if the function is stopped or killed mid-way. No write starts
- * within the reserve before the deadline (BatchOutOfTime, nothing stored).
+ * within the reserve before the invocation's deadline (shared/invocation.ts bulkMayContinue: BatchOutOfTime, nothing stored).
  */
 export async function createRecords(
   model: Model,
   entries: ReadonlyArray<{ id: string; data: unknown }>,
   pathOf: (i: number) => PropertyKey[],
-  deadline = Infinity,
   operation?: string,
 ): Promise<ApiRecord[]> {
   // A model its stored records cannot follow takes no new record either (LayoutMismatch).
@@ -56,7 +54,7 @@ export async function createRecords(
   const keyRuns = operation === undefined ? undefined : rememberedAfter(undefined, operation);
   const items = (await validRecords(model, entries, pathOf)).map((r, i) => storedItem(model, r, now, tokenOf(i), keyRuns));
   for (const item of items) checkItemSize(item, item.id as string);
-  if (!beforeCutoff(deadline)()) throw new BatchOutOfTime();
+  if (!bulkMayContinue()) throw new BatchOutOfTime();
   if (items.length === 1) return [toRecord(await putOne(model, items[0], operation))];
   const stored: Item[] = [];
   // The API's batches fit one transaction; the store's own callers (seeding, tests) may send more, a transaction at a time.

@@ -6,7 +6,7 @@ import type { ErrorDetail } from '../../../models/details';
 import { checkAgainst } from '../../../models/validate';
 import { awaitTurn } from '../../contention';
 import { queryFingerprint } from '../../cursor';
-import { beforeCutoff } from '../../deadline';
+import { bulkMayContinue } from '../../../invocation';
 import { InvalidRecord, InvalidValues } from '../../errors';
 import { checkItemSize } from '../../item-size';
 import { matchForWrite, stillMatching, type BulkOptions, type Matched } from '../../match';
@@ -73,7 +73,7 @@ async function updateOne(
   first: Item,
   firstData: Record<string, unknown>,
   values: Record<string, unknown>,
-  { deadline, keyed }: { deadline: number; keyed: boolean },
+  { keyed }: { keyed: boolean },
 ): Promise<boolean> {
   const id = first.id as string;
   let item: Item | undefined = first;
@@ -90,7 +90,7 @@ async function updateOne(
       { ours: (stored) => writtenBy(stored, operation), deletes: false },
     );
     if (written) return true;
-    await awaitTurn(attempt, id, deadline);
+    await awaitTurn(attempt, id);
     item = await stillMatching(model, filter, id);
     if (item) {
       const result = await updatedData(model, item, values);
@@ -106,7 +106,6 @@ async function updateOne(
  * never overwritten: the record is re-read, re-checked against the filter and retried.
  */
 export async function updateRecords(model: Model, request: UpdateRequest, options: BulkOptions = {}): Promise<UpdateAnswer> {
-  const { deadline = Infinity } = options;
   checkValues(request.values);
   const fingerprint = queryFingerprint(request.filters, ['update', request.values]);
   const matched = await matchForWrite(model, request, fingerprint, options);
@@ -115,8 +114,8 @@ export async function updateRecords(model: Model, request: UpdateRequest, option
   const results = await mapPool(
     items,
     LIMITS.writeConcurrency,
-    (item) => updateOne(model, matched, item, updates.get(item.id as string)!, request.values, { deadline, keyed: options.keyRun !== undefined }),
-    beforeCutoff(deadline),
+    (item) => updateOne(model, matched, item, updates.get(item.id as string)!, request.values, { keyed: options.keyRun !== undefined }),
+    bulkMayContinue,
   );
   return settle('updated', results, matched, { model, fingerprint, request });
 }
