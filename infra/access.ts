@@ -20,7 +20,7 @@ export interface FunctionAccess {
 }
 
 /**
- * What a function may touch in AWS, as its descriptor (shared/http/functions.ts) says: read by
+ * What a function may touch in AWS, as its descriptor (shared/manifest/functions.ts) says: read by
  * the stack and its tests; the artifact tests check that every action a bundle sends is listed.
  */
 export function accessOf(fn: FunctionName): FunctionAccess {

@@ -25,7 +25,7 @@ function copyDocsAssets(outputDir: string): void {
 /**
  * One function's bundle (infra/bundling.ts) with the files it serves beside it: the docs
  * function's swagger-ui files, and the openapi function's document, built here so that the
- * function only reads a file (shared/openapi/operation.ts). The CDK app bundles every function
+ * function only reads a file (shared/openapi/serve.ts). The CDK app bundles every function
  * through this; the warm-CPU benchmark too, with an entry that also exports the function's
  * document client.
  */

@@ -53,7 +53,7 @@ export interface FunctionResources {
 /**
  * One Lambda function of the service: `functions/<name>/handler.ts` on Lambda's Node.js runtime (infra/bundling.ts), arm64 where the
  * region has the secrets extension for it (infra/platform.ts), with its own log group kept a month, JSON logs, and exactly the
- * table and secret access, memory and timeout of its descriptor (shared/http/functions.ts).
+ * table and secret access, memory and timeout of its descriptor (shared/manifest/functions.ts).
  *
  * Memory (shared/limits.ts): Lambda gives CPU in proportion to memory, and loading a 400 KB bundle and parsing
  * JSON is CPU-bound; at 128 MB cold starts take several times longer, while the price per

@@ -86,7 +86,7 @@ async function invokeInProcess(name: HttpFunctionName, event: APIGatewayProxyEve
 
 /**
  * The whole API on localhost, routed as the deployed HTTP API routes: the route keys of the one
- * route table (shared/http/routes.ts), `$default` for everything else, each served by the same
+ * route table (shared/manifest/routes.ts), `$default` for everything else, each served by the same
  * handler that is deployed for it (or, while the database has not been reached, unavailableHandlerOf).
  */
 export function startLocalServer(options: {

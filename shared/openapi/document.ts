@@ -13,7 +13,7 @@ import { byStatus, ERROR_MEANING } from './errors';
 import { exampleOf } from './examples';
 import { filterComponents } from './filter-schema';
 import { componentSchemas, jsonSchemaOf, type JsonSchema } from './json-schema';
-import { RECORD_OPERATIONS, SERVICE_OPERATIONS, type OperationDoc } from './operations';
+import { RECORD_OPERATIONS, SERVICE_OPERATIONS, type OperationDoc } from './route-docs';
 
 export type OpenApiDocument = JsonSchema & { openapi: '3.1.0'; paths: Record<string, Record<string, JsonSchema>> };
 

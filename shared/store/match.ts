@@ -37,7 +37,7 @@ export interface Matched {
 /** How a bulk update or delete runs, as its caller says. */
 export interface BulkOptions {
   /**
-   * The Idempotency-Key's run this call is (shared/store/idempotency.ts): its operation, so that
+   * The Idempotency-Key's run this call is (shared/idempotency/keys.ts): its operation, so that
    * a retry recognises what an earlier run wrote, and its first time, so that it acts only on
    * records that existed then.
    */

@@ -54,7 +54,7 @@ describe('table', () => {
 });
 
 describe('functions', () => {
-  test('one per function of shared/http/functions.ts, the health check and the OneBot queue consumer among them', () => {
+  test('one per function of shared/manifest/functions.ts, the health check and the OneBot queue consumer among them', () => {
     expect(index.ofType('AWS::Lambda::Function')).toHaveLength(FUNCTIONS.length);
   });
 

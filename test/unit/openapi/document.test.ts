@@ -5,7 +5,7 @@ import { FUNCTION_DESCRIPTORS } from '../../../shared/manifest/functions';
 import { ROUTES } from '../../../shared/manifest/routes';
 import { allModels } from '../../../shared/models/catalog';
 import { buildOpenApiDocument } from '../../../shared/openapi/document';
-import { RECORD_OPERATIONS } from '../../../shared/openapi/operations';
+import { RECORD_OPERATIONS } from '../../../shared/openapi/route-docs';
 
 const doc = buildOpenApiDocument();
 const visible = allModels().filter((m) => m.access !== 'hidden');

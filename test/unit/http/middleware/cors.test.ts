@@ -53,7 +53,7 @@ describe('CORS', () => {
 
   test('/openapi.json stays readable from any origin whatever CORS_ORIGINS says', async () => {
     process.env.CORS_ORIGINS = 'https://app.example';
-    const { openApiOperation } = await import('../../../../shared/openapi/operation');
+    const { openApiOperation } = await import('../../../../shared/openapi/serve');
     const r = await call(httpHandler('openapi', openApiOperation), request('GET', '/openapi.json', { origin: 'https://tool.example' }));
     expect(r.headers['access-control-allow-origin']).toBe('*');
   });
