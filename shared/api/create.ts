@@ -1,4 +1,5 @@
 import { ApiError } from '../errors';
+import { bulkMayContinue } from '../invocation';
 import { newId, runId } from '../store/keys';
 import { createRecords } from '../store/actions/create/create';
 import { recordOperation } from './record-operation';
@@ -12,7 +13,7 @@ export const createOperation = recordOperation(
     if (!Array.isArray(body.data)) {
       if (body.ids)
         throw new ApiError('invalid_request', 'ids goes with an array of records; use id for one', { details: [{ path: 'ids', message: 'use id' }] });
-      const [record] = await createRecords(model, [{ id: body.id ?? idFor(0), data: body.data }], () => ['data'], keyRun?.operation);
+      const [record] = await createRecords(model, [{ id: body.id ?? idFor(0), data: body.data }], () => ['data'], bulkMayContinue, keyRun?.operation);
       return record;
     }
     const records = body.data;
@@ -27,6 +28,7 @@ export const createOperation = recordOperation(
       model,
       records.map((data, i) => ({ id: body.ids?.[i] ?? idFor(i), data })),
       (i) => ['data', i],
+      bulkMayContinue,
       keyRun?.operation,
     );
     return { records: created };

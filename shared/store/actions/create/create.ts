@@ -16,7 +16,7 @@ import { settledByCaller } from '../../attempts';
 import { failureOf, judgeCreate, settleLateWrite } from '../../late-write';
 import { storedItem, type NewRecord } from './item';
 import { batchParams, putParams } from './params';
-import { bulkMayContinue, inTime } from '../../../invocation';
+import { inTime } from '../../../invocation';
 
 /** Every entry's data as its model takes it, or one InvalidRecord listing every problem of them all. */
 async function validRecords(model: Model, entries: ReadonlyArray<{ id: string; data: unknown }>, pathOf: (i: number) => PropertyKey[]): Promise<NewRecord[]> {
@@ -38,12 +38,13 @@ async function validRecords(model: Model, entries: ReadonlyArray<{ id: string; d
  * writes them with attribute_not_exists, so an existing id is never overwritten: one record
  * with PutItem, a batch in one TransactWriteItems (up to 100 actions), so that a batch is
  * stored whole or not at all even if the function is stopped or killed mid-way. No write starts
- * within the reserve before the invocation's deadline (shared/invocation.ts bulkMayContinue: BatchOutOfTime, nothing stored).
+ * once `mayStart` says no (the API's create passes shared/invocation.ts bulkMayContinue: BatchOutOfTime, nothing stored).
  */
 export async function createRecords(
   model: Model,
   entries: ReadonlyArray<{ id: string; data: unknown }>,
   pathOf: (i: number) => PropertyKey[],
+  mayStart: () => boolean = () => true,
   operation?: string,
 ): Promise<ApiRecord[]> {
   // A model its stored records cannot follow takes no new record either (LayoutMismatch).
@@ -54,7 +55,7 @@ export async function createRecords(
   const keyRuns = operation === undefined ? undefined : rememberedAfter(undefined, operation);
   const items = (await validRecords(model, entries, pathOf)).map((r, i) => storedItem(model, r, now, tokenOf(i), keyRuns));
   for (const item of items) checkItemSize(item, item.id as string);
-  if (!bulkMayContinue()) throw new BatchOutOfTime();
+  if (!mayStart()) throw new BatchOutOfTime();
   if (items.length === 1) return [toRecord(await putOne(model, items[0], operation))];
   const stored: Item[] = [];
   // The API's batches fit one transaction; the store's own callers (seeding, tests) may send more, a transaction at a time.
