@@ -46,5 +46,5 @@ export interface HttpContext extends Context {
   replay?: HttpResult;
 }
 
-/** One invocation as the chain sees it: the operation's result until the envelope middleware turns it into an answer. */
+/** One invocation as the chain sees it: the operation's result until shared/http/middleware/envelope.ts turns it into an answer. */
 export type HttpRequest = Request<APIGatewayProxyEventV2, HttpResult | OperationResult, Error, HttpContext>;

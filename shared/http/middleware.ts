@@ -9,7 +9,7 @@ import { withinInvocation } from '../invocation';
 import { FUNCTION_DESCRIPTORS, type HttpFunctionName } from '../manifest/functions';
 import { DEFAULT_ROUTE_FUNCTION } from '../manifest/routes';
 import { withDefaultRoute } from './fallback';
-import { inEnvelope } from './middleware/answer';
+import { inEnvelope } from './middleware/envelope';
 import { authorizeBodyScope, authorizeCaller } from './middleware/authorize';
 import { cors } from './middleware/cors';
 import { lowerCaseResponseHeaders } from './middleware/header-case';
@@ -49,7 +49,7 @@ export function httpHandler(fn: HttpFunctionName, operation: Operation) {
     .use(authorizeBodyScope())
     .use(descriptor.idempotent ? [idempotency()] : [])
     .handler(async (_event, context) => context.replay ?? served(context.apiRequest!));
-  // Inside the chain a result may still be data; answer.ts has made it an answer by the time it returns.
+  // Inside the chain a result may still be data; envelope.ts has made it an answer by the time it returns.
   const answer = handler as unknown as (event: APIGatewayProxyEventV2, context: Context) => Promise<HttpResult>;
   return (event: APIGatewayProxyEventV2, context: Context) => withinInvocation(context, () => answer(event, context));
 }

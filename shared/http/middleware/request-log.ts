@@ -30,7 +30,7 @@ export function requestLog() {
     requestEnd: (middyRequest: unknown) => {
       const request = middyRequest as HttpRequest;
       const { event, context } = request;
-      // By now answer.ts has made the result an answer.
+      // By now envelope.ts has made the result an answer.
       const answer = request.response as HttpResult | undefined;
       const start = started.get(request);
       const status = answer?.statusCode ?? 500;
