@@ -1,6 +1,6 @@
 import { tokenScopeOf } from '../shared/auth/scopes';
 import type { SecretName } from '../shared/config';
-import { FUNCTION_DESCRIPTORS, type DynamoAction, type FunctionName } from '../shared/http/functions';
+import { FUNCTION_DESCRIPTORS, type DynamoAction, type FunctionName } from '../shared/manifest/functions';
 
 /** A function checks bearer tokens when its scope needs one: it reads API_TOKENS, and JWT_SCOPE_PREFIX behind a JWT authorizer. */
 export function checksTokens(fn: FunctionName): boolean {
@@ -20,7 +20,7 @@ export interface FunctionAccess {
 }
 
 /**
- * What a function may touch in AWS, as its descriptor (shared/http/functions.ts) says: read by
+ * What a function may touch in AWS, as its descriptor (shared/manifest/functions.ts) says: read by
  * the stack and its tests; the artifact tests check that every action a bundle sends is listed.
  */
 export function accessOf(fn: FunctionName): FunctionAccess {

@@ -1,9 +1,9 @@
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { HTTP_FUNCTIONS, type HttpFunctionName } from '../shared/http/functions';
+import { HTTP_FUNCTIONS, type HttpFunctionName } from '../shared/manifest/functions';
 import { serviceFunction, type FunctionResources } from './service-function';
 
-/** One function per HTTP function of shared/http/functions.ts, so a new one appears by itself. */
+/** One function per HTTP function of shared/manifest/functions.ts, so a new one appears by itself. */
 export class ApiFunctions extends Construct {
   readonly byName: ReadonlyMap<HttpFunctionName, LambdaFunction>;
 

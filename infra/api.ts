@@ -8,8 +8,8 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { RemovalPolicy } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
 import { tokenScopeOf } from '../shared/auth/scopes';
-import { FUNCTION_DESCRIPTORS, type HttpFunctionName } from '../shared/http/functions';
-import { DEFAULT_ROUTE_FUNCTION, KEYED_ROUTES, ROUTES, routeKey } from '../shared/http/routes';
+import { FUNCTION_DESCRIPTORS, type HttpFunctionName } from '../shared/manifest/functions';
+import { DEFAULT_ROUTE_FUNCTION, KEYED_ROUTES, ROUTES, routeKey } from '../shared/manifest/routes';
 import { API_THROTTLES } from '../shared/limits';
 
 export interface JwtSettings {

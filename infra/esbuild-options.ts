@@ -1,5 +1,5 @@
 import type { BuildOptions, Metafile } from 'esbuild';
-import { FUNCTION_DESCRIPTORS, type FunctionName } from '../shared/http/functions';
+import { FUNCTION_DESCRIPTORS, type FunctionName } from '../shared/manifest/functions';
 
 /**
  * How every Lambda function is bundled, read by the CDK app (infra/function-bundle.ts) and by the
@@ -50,7 +50,7 @@ export const ESBUILD_OPTIONS = {
   banner: { js: ESM_BANNER },
 } as const;
 
-/** The OpenAPI document's file in the openapi function's bundle (shared/openapi/operation.ts). */
+/** The OpenAPI document's file in the openapi function's bundle (shared/openapi/serve.ts). */
 export const OPENAPI_DOCUMENT_FILE = 'openapi.json';
 
 /** Constants written into a function's code when it is bundled (esbuild's define). */

@@ -2,7 +2,7 @@ import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { buildSync } from 'esbuild';
 import { PACKAGE_ASSETS } from '../shared/docs/assets';
-import { FUNCTION_DESCRIPTORS, type FunctionName } from '../shared/http/functions';
+import { FUNCTION_DESCRIPTORS, type FunctionName } from '../shared/manifest/functions';
 import { openApiDocumentText } from '../shared/openapi/text';
 import { buildOptionsFor, handlerEntry, OPENAPI_DOCUMENT_FILE } from './esbuild-options';
 
@@ -25,7 +25,7 @@ function copyDocsAssets(outputDir: string): void {
 /**
  * One function's bundle (infra/esbuild-options.ts) with the files it serves beside it: the docs
  * function's swagger-ui files, and the openapi function's document, built here so that the
- * function only reads a file (shared/openapi/operation.ts). The CDK app bundles every function
+ * function only reads a file (shared/openapi/serve.ts). The CDK app bundles every function
  * through this; the warm-CPU benchmark too, with an entry that also exports the function's
  * document client.
  */

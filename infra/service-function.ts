@@ -9,7 +9,7 @@ import { LAMBDA_NODE_MAJOR } from './esbuild-options';
 import { bundleFunction, DOCS_ASSETS_DIR, PROJECT_ROOT } from './function-bundle';
 import { accessOf } from './access';
 import { DEPLOYED_VARIABLES, type SecretName, secretArnVariable } from '../shared/config';
-import { FUNCTION_DESCRIPTORS, type FunctionName } from '../shared/http/functions';
+import { FUNCTION_DESCRIPTORS, type FunctionName } from '../shared/manifest/functions';
 import type { LambdaPlatform } from './platform';
 
 /** CDK's own runtime for the major the bundles are built for; one CDK does not know yet stops the synth. */
@@ -55,7 +55,7 @@ export interface FunctionResources {
 /**
  * One Lambda function of the service: `functions/<name>/handler.ts` on Lambda's Node.js runtime (infra/esbuild-options.ts), arm64 where the
  * region has the secrets extension for it (infra/platform.ts), with its own log group kept a month, JSON logs, and exactly the
- * table and secret access, memory and timeout of its descriptor (shared/http/functions.ts).
+ * table and secret access, memory and timeout of its descriptor (shared/manifest/functions.ts).
  *
  * Memory (shared/limits.ts): Lambda gives CPU in proportion to memory, and loading a 400 KB bundle and parsing
  * JSON is CPU-bound; at 128 MB cold starts take several times longer, while the price per

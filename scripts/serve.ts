@@ -9,7 +9,7 @@
  * that started it, drain before stopping (docs/local-server.md).
  */
 import { resolve } from 'node:path';
-import { ROUTES } from '../shared/http/routes';
+import { ROUTES } from '../shared/manifest/routes';
 import { cursorKeyOf } from './local/cursor-key';
 import { spoolDir } from '../shared/onebot/keep/spool';
 import { DATABASE_RETRY_MS, isOutage, prepareDatabase, untilPrepared, type PreparedDatabase } from './local/database';

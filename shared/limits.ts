@@ -102,7 +102,7 @@ export const LIMITS = {
 } as const;
 
 /**
- * How long any call to another service may take (shared/deadline.ts applies them): DynamoDB,
+ * How long any call to another service may take (shared/invocation.ts applies them): DynamoDB,
  * SQS and S3 through the SDK's own HTTP handler, the secrets extension over node:http. On top
  * of these, every call of an invocation is aborted at its cutoff, so none outlives the answer.
  */
@@ -159,7 +159,7 @@ export const FUNCTION_SETTINGS = {
  * and how its consumer waits for the table (shared/onebot/replay.ts). docs/decisions.md, "OneBot
  * deliveries kept in SQS", gives the AWS sources and the arithmetic.
  */
-/** The queue consumer's Lambda settings (onebot_queue in shared/http/functions.ts); its queue's visibility follows them. */
+/** The queue consumer's Lambda settings (onebot_queue in shared/manifest/functions.ts); its queue's visibility follows them. */
 export const ONEBOT_QUEUE_CONSUMER = FUNCTION_SETTINGS;
 
 export const ONEBOT_QUEUE = {
@@ -203,7 +203,7 @@ export const INDEX_BUILD_SETTINGS = {
  * one team's tools send and far below what the on-demand table absorbs (4,000 writes/s on a new
  * table), so a runaway client costs at most about $0.36 an hour in HTTP API requests before it
  * is answered 429. A bulk update or delete can touch 10,000 records, so those routes get the
- * tighter limit (shared/http/functions.ts).
+ * tighter limit (shared/manifest/functions.ts).
  */
 export const API_THROTTLES = {
   stage: { rateLimit: 100, burstLimit: 200 },

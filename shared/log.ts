@@ -1,8 +1,11 @@
 import { logLevel, type LogLevel } from './config';
+import { currentRequestId } from './invocation';
 
 /**
- * The service's one logger: a JSON line per event, `{"level", "code", ...fields}`, where `code`
- * is stable for alarms and searches. Lines go through the console method of their level, so
+ * The service's one logger: a JSON line per event, `{"level", "code", "request_id", ...fields}`,
+ * where `code` is stable for alarms and searches and `request_id` is Lambda's id of the
+ * invocation the line is written in (shared/invocation.ts; absent outside one, as in the local
+ * spool's drain), as Powertools' Logger adds the Lambda context to every line. Lines go through the console method of their level, so
  * Lambda's log format sees the right level. shared/health/emf.ts writes its metric documents to
  * stdout itself: those are data for CloudWatch, not log lines, and no level may silence them.
  */
@@ -14,7 +17,7 @@ const RANK: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3, s
 function write(level: Level, code: string, fields: Fields): void {
   if (RANK[level] < RANK[logLevel()]) return;
   // Looked up per line, not kept: a test spying on console sees every line.
-  console[level](JSON.stringify({ level, code, ...fields }));
+  console[level](JSON.stringify({ level, code, request_id: currentRequestId(), ...fields }));
 }
 
 export const log = {

@@ -1,6 +1,6 @@
 import { secretSource, secretsExtension, type SecretName } from './config';
-import { callSignal } from './deadline';
-import { ApiError } from './http/errors';
+import { callSignal } from './invocation';
+import { ApiError } from './errors';
 import { CALL_LIMITS } from './limits';
 import { causeOf, log } from './log';
 

@@ -1,4 +1,4 @@
-import { docsOperation } from '../../shared/docs/operations';
+import { docsOperation } from '../../shared/docs/serve';
 import { httpHandler } from '../../shared/http/middleware';
 
 export const handler = httpHandler('docs', docsOperation);

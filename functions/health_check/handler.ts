@@ -1,6 +1,6 @@
 import type { Context } from 'aws-lambda';
 import { settings } from '../../shared/config';
-import { withinInvocation } from '../../shared/deadline';
+import { withinInvocation } from '../../shared/invocation';
 import { measureHealth } from '../../shared/health/check';
 import { emfDocument, writeEmf } from '../../shared/health/emf';
 import { HEALTH_METRICS } from '../../shared/health/metrics';

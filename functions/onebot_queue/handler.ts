@@ -1,5 +1,5 @@
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { withinInvocation } from '../../shared/deadline';
+import { withinInvocation } from '../../shared/invocation';
 import { storeQueued } from '../../shared/onebot/replay';
 
 // Stores the OneBot deliveries the receiver kept in the queue while the database was unreachable.

@@ -1,4 +1,4 @@
 import { httpHandler } from '../../shared/http/middleware';
-import { openApiOperation } from '../../shared/openapi/operation';
+import { openApiOperation } from '../../shared/openapi/serve';
 
 export const handler = httpHandler('openapi', openApiOperation);

@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BUNDLE_ENTRY, buildOptionsFor, handlerEntry, loadedAtInit } from '../../infra/esbuild-options';
-import { FUNCTIONS } from '../../shared/http/functions';
+import { FUNCTIONS } from '../../shared/manifest/functions';
 import type { BenchContext } from './context';
 import type { Section } from './report';
 import { median, ratio, round } from './stats';

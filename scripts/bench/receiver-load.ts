@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
-import { defaultRouteFor } from '../../shared/http/routes';
+import { defaultRouteFor } from '../../shared/manifest/routes';
 import { routeFor } from '../local/route-selection';
 import type { BenchContext } from './context';
 import type { Section } from './report';

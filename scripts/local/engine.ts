@@ -2,7 +2,7 @@ import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynam
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import dynalite from 'dynalite';
-import { BOUNDED_HTTP } from '../../shared/deadline';
+import { BOUNDED_HTTP } from '../../shared/invocation';
 import { ensureTable } from '../../shared/store/table';
 
 /** Starts dynalite in this process (on disk when `path` is given) and returns its endpoint. */
@@ -22,7 +22,7 @@ export function adminClient(endpoint: string, region = 'us-east-1', config: Dyna
 
 /**
  * Creates the table unless it exists. `once`: one attempt, each call bounded as the service's are
- * (shared/deadline.ts), for an engine that may be down or hung: its caller tries again.
+ * (shared/invocation.ts), for an engine that may be down or hung: its caller tries again.
  */
 export async function prepareTable(endpoint: string, tableName: string, { once = false } = {}): Promise<boolean> {
   const client = adminClient(endpoint, undefined, once ? { maxAttempts: 1, requestHandler: BOUNDED_HTTP } : {});

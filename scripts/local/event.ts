@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
-import { FUNCTION_DESCRIPTORS, functionNamed } from '../../shared/http/functions';
+import { FUNCTION_DESCRIPTORS, functionNamed } from '../../shared/manifest/functions';
 
 /** What API Gateway knows of a request before it picks a route: the path exactly as sent. */
 export interface GatewayRequest {

@@ -1,5 +1,5 @@
-import { DEFAULT_ROUTE_FUNCTION, DEFAULT_ROUTE_KEY, KEYED_ROUTES, pathPattern, routeKey, type Route } from '../../shared/http/routes';
-import type { HttpFunctionName } from '../../shared/http/functions';
+import { DEFAULT_ROUTE_FUNCTION, DEFAULT_ROUTE_KEY, KEYED_ROUTES, pathPattern, routeKey, type Route } from '../../shared/manifest/routes';
+import type { HttpFunctionName } from '../../shared/manifest/functions';
 
 /**
  * API Gateway's route selection, for what stands in for it: the local server, the benchmarks and

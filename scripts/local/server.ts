@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { FUNCTION_DESCRIPTORS, type HttpFunctionName } from '../../shared/http/functions';
+import { FUNCTION_DESCRIPTORS, type HttpFunctionName } from '../../shared/manifest/functions';
 import { drainSpoolWith } from '../../shared/onebot/keep/spool';
 import { dispatch } from './route-selection';
 import { lambdaContext } from './event';
@@ -88,7 +88,7 @@ async function invokeInProcess(name: HttpFunctionName, event: APIGatewayProxyEve
 
 /**
  * The whole API on localhost, routed as the deployed HTTP API routes: the route keys of the one
- * route table (shared/http/routes.ts), `$default` for everything else, each served by the same
+ * route table (shared/manifest/routes.ts), `$default` for everything else, each served by the same
  * handler that is deployed for it (or, while the database has not been reached, unavailableHandlerOf).
  */
 export function startLocalServer(options: {

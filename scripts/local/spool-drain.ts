@@ -1,6 +1,6 @@
 import { mkdir, readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { detached } from '../../shared/deadline';
+import { detached } from '../../shared/invocation';
 import { ONEBOT_LIMITS } from '../../shared/limits';
 import { causeOf, log } from '../../shared/log';
 import { keptDelivery, waitsForDatabase } from '../../shared/onebot/keep/kept';

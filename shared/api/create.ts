@@ -1,19 +1,23 @@
-import { ApiError } from '../http/errors';
+import { ApiError } from '../errors';
+import { bulkMayContinue } from '../invocation';
 import { newId, runId } from '../store/keys';
 import { createRecords } from '../store/actions/create/create';
 import { recordOperation } from './record-operation';
 import { createRequest } from './requests/create';
 
 export const createOperation = recordOperation(
-  'create',
   createRequest,
-  async (model, body, deadline, keyRun) => {
+  async (model, body, keyRun) => {
     // Under an Idempotency-Key the ids the service makes come from the key's run, so that a retry after an unknown outcome makes the same ones.
     const idFor = (i: number) => (keyRun ? runId(keyRun, i) : newId());
     if (!Array.isArray(body.data)) {
       if (body.ids)
         throw new ApiError('invalid_request', 'ids goes with an array of records; use id for one', { details: [{ path: 'ids', message: 'use id' }] });
-      const [record] = await createRecords(model, { records: [{ id: body.id ?? idFor(0), data: body.data }] }, { deadline, keyRun, pathOf: () => ['data'] });
+      const [record] = await createRecords(
+        model,
+        { records: [{ id: body.id ?? idFor(0), data: body.data }] },
+        { keyRun, pathOf: () => ['data'], mayStart: bulkMayContinue },
+      );
       return record;
     }
     const records = body.data;
@@ -27,7 +31,7 @@ export const createOperation = recordOperation(
     const created = await createRecords(
       model,
       { records: records.map((data, i) => ({ id: body.ids?.[i] ?? idFor(i), data })) },
-      { deadline, keyRun, pathOf: (i) => ['data', i] },
+      { keyRun, pathOf: (i) => ['data', i], mayStart: bulkMayContinue },
     );
     return { records: created };
   },

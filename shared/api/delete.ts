@@ -6,7 +6,6 @@ import type { deleteAnswerSchema } from './responses';
 import { deleteRequest } from './requests/delete';
 
 export const deleteOperation = recordOperation(
-  'delete',
   deleteRequest,
-  (model, body, deadline, keyRun): Promise<z.infer<typeof deleteAnswerSchema>> => deleteRecords(model, body, { deadline, keyRun }),
+  (model, body, keyRun): Promise<z.infer<typeof deleteAnswerSchema>> => deleteRecords(model, body, { keyRun }),
 );

@@ -2,4 +2,4 @@ import { getOneRecord } from '../store/actions/get-one/get-one';
 import { recordOperation } from './record-operation';
 import { getOneRequest } from './requests/get-one';
 
-export const getOneOperation = recordOperation('get_one', getOneRequest, (model, body) => getOneRecord(model, body));
+export const getOneOperation = recordOperation(getOneRequest, (model, body) => getOneRecord(model, body));

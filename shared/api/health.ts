@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { authenticate } from '../auth/authorize';
 import { databaseHealth, tableHealth } from '../health/database';
-import type { Operation } from '../http/middleware';
+import type { Operation } from '../contract';
 import { TableUnreachable } from '../store/errors';
 import { misconfiguration } from '../store/sdk-errors';
 

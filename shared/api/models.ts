@@ -1,4 +1,4 @@
-import type { Operation } from '../http/middleware';
+import type { Operation } from '../contract';
 import { SYSTEM_FIELDS, sortableFields, type Model } from '../models/define';
 import { findModel, MODEL_NAMES } from '../models/catalog';
 import { LayoutMismatch } from '../store/errors';

@@ -1,10 +1,9 @@
 import * as zm from '../zod';
-import { ApiError } from '../http/errors';
-import { FUNCTION_DESCRIPTORS, type HttpFunctionName } from '../http/functions';
-import type { ApiRequest, Operation } from '../http/middleware';
+import { ApiError } from '../errors';
+import type { ApiRequest, Operation } from '../contract';
 import { illFormedPath } from '../json/well-formed';
 import type { Model } from '../models/define';
-import type { KeyRun } from '../store/idempotency';
+import type { KeyRun } from '../idempotency/keys';
 import { issueDetails, pathText } from '../models/details';
 import { findModel, MODEL_NAMES } from '../models/catalog';
 import { InvalidFilter } from '../store/errors';
@@ -44,21 +43,20 @@ function checkWellFormed(body: unknown): void {
 }
 
 /**
- * The record operation of function `fn`: find the model (one that `fn` may act on, by whether
- * it writes), check the body against the operation's schema, run it.
+ * The operation of a record function: find the model (one the serving function may act on, by
+ * whether it writes: its descriptor comes with the request), check the body against the
+ * operation's schema, run it. The function's name is given once, to httpHandler.
  * Each operation lives in its own module (shared/api/<operation>.ts) so that a function's bundle
  * holds only the operation it serves.
  */
 export function recordOperation<S extends zm.core.$ZodType, R>(
-  fn: HttpFunctionName,
   schema: S,
-  run: (model: Model, body: zm.infer<S>, deadline: number, keyRun: KeyRun | undefined) => Promise<R>,
+  run: (model: Model, body: zm.infer<S>, keyRun: KeyRun | undefined) => Promise<R>,
   status = 200,
 ): Operation {
-  const { writes } = FUNCTION_DESCRIPTORS[fn];
   return async (request) => {
-    const model = modelFor(request, writes);
+    const model = modelFor(request, request.descriptor.writes);
     checkWellFormed(request.body);
-    return { data: await run(model, parseBody(schema, request.body), request.deadline, request.keyRun), status };
+    return { data: await run(model, parseBody(schema, request.body), request.keyRun), status };
   };
 }

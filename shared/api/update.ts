@@ -6,7 +6,6 @@ import type { updateAnswerSchema } from './responses';
 import { updateRequest } from './requests/update';
 
 export const updateOperation = recordOperation(
-  'update',
   updateRequest,
-  (model, body, deadline, keyRun): Promise<z.infer<typeof updateAnswerSchema>> => updateRecords(model, body, { deadline, keyRun }),
+  (model, body, keyRun): Promise<z.infer<typeof updateAnswerSchema>> => updateRecords(model, body, { keyRun }),
 );

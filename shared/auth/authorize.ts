@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { inLambda, jwtScopePrefix } from '../config';
-import { ApiError } from '../http/errors';
-import { DEFAULT_ROUTE_KEY, routeOfKey } from '../http/routes';
+import { ApiError } from '../errors';
 import { bearerToken } from './bearer';
 import { isLoopback } from './loopback';
 import { scopeSchema, tokenScopeOf, type RouteScope, type Scope } from './scopes';
@@ -42,17 +41,6 @@ const digest = (text: string) => createHash('sha256').update(text).digest('base6
 
 const EVERY_SCOPE: ReadonlySet<Scope> = new Set(scopeSchema.options);
 
-/**
- * The scope a route asks for, found by the event's routeKey: API Gateway sets it to the key of
- * the route it matched (the local server does the same), whatever the stage or the raw path.
- * `$default` is public: its function answers only the OneBot paths (signature-checked) and
- * 404/405. A key the route table does not have has no scope at all: it is refused, never open.
- */
-export function scopeOfRouteKey(key: string | undefined): RouteScope | undefined {
-  if (key === DEFAULT_ROUTE_KEY) return 'public';
-  return routeOfKey(key)?.scope;
-}
-
 const unauthorized = (message: string, challenge = 'Bearer') => new ApiError('unauthorized', message, {}, { 'www-authenticate': challenge });
 
 /**
@@ -88,10 +76,13 @@ export function requireScope(caller: Caller, scope: Scope): void {
   );
 }
 
-/** The route's own scope; undefined caller for public routes, which never look at a token. */
-export async function authorizeRoute(event: APIGatewayProxyEventV2): Promise<Caller | undefined> {
-  const scope = scopeOfRouteKey(event.routeKey);
-  if (scope === undefined) throw new ApiError('route_not_found', `No route ${event.routeKey}`);
+/**
+ * The caller, if `scope` (the serving function's, shared/manifest/functions.ts) lets them in;
+ * undefined for a public function, which never looks at a token. Which function serves the
+ * event was settled before (shared/http/middleware/route-guard.ts): a route key it does not
+ * serve never gets here.
+ */
+export async function authorizeScope(event: APIGatewayProxyEventV2, scope: RouteScope): Promise<Caller | undefined> {
   const needed = tokenScopeOf(scope);
   if (needed === undefined) return undefined;
   const caller = await authenticate(event);

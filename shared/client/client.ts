@@ -1,5 +1,5 @@
 import type { ErrorDetail } from '../models/details';
-import type { ErrorEnvelope } from '../http/envelope-schema';
+import type { ErrorEnvelope } from '../answer/envelope-schema';
 import type { Model } from '../models/define';
 import type {
   CountAnswer,

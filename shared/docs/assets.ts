@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { docsAssetsDir } from '../config';
-import type { HttpResult } from '../http/respond';
+import type { HttpResult } from '../contract';
 
 /**
  * The files of the swagger-ui-dist package the docs page loads, with their types. They are the

@@ -1,6 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../config';
-import { inTime } from '../deadline';
+import { inTime } from '../invocation';
 import { loadOnce } from '../load-once';
 import type { BotHealth } from './bots';
 import { db } from '../store/client';

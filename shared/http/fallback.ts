@@ -1,6 +1,6 @@
-import { ApiError } from './errors';
-import type { Operation } from './middleware';
-import { DEFAULT_ROUTE_KEY, defaultRouteFor, methodsFor } from './routes';
+import { ApiError } from '../errors';
+import type { Operation } from '../contract';
+import { DEFAULT_ROUTE_KEY, defaultRouteFor, methodsFor } from '../manifest/routes';
 
 /** Where a person who opens the service's root URL in a browser is sent. */
 const ROOT_REDIRECT = '/docs';

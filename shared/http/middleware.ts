@@ -2,52 +2,38 @@ import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { corsOrigins } from '../config';
-import { withinInvocation } from '../deadline';
+import type { HttpContext, HttpResult, Operation, OperationResult } from '../contract';
+import { countMisconfiguration } from '../health/emf';
+import { idempotency } from '../idempotency/middleware';
+import { withinInvocation } from '../invocation';
+import { FUNCTION_DESCRIPTORS, type HttpFunctionName } from '../manifest/functions';
+import { DEFAULT_ROUTE_FUNCTION } from '../manifest/routes';
+import { withDefaultRoute } from './fallback';
+import { inEnvelope } from './middleware/envelope';
 import { authorizeBodyScope, authorizeCaller } from './middleware/authorize';
 import { cors } from './middleware/cors';
-import { inEnvelope } from './middleware/answer';
-import { idempotency } from './middleware/idempotency';
 import { lowerCaseResponseHeaders } from './middleware/header-case';
 import { readBody } from './middleware/read-body';
 import { requestLog } from './middleware/request-log';
-import type { HttpContext } from './middleware/request';
 import { ownRoutesOnly } from './middleware/route-guard';
 import { securityHeaders } from './middleware/security-headers';
-import type { HttpResult } from './respond';
-import type { KeyRun } from '../store/idempotency';
-import { FUNCTION_DESCRIPTORS, type HttpFunctionName } from './functions';
-
-export interface ApiRequest {
-  event: APIGatewayProxyEventV2;
-  /** The body exactly as sent: API Gateway's base64 undone, or its UTF-8 text encoded back. */
-  rawBody: Buffer;
-  /** The parsed JSON body, numbers exact; {} when the body is empty. */
-  body: unknown;
-  params: Record<string, string>;
-  /** Lower-cased header names. */
-  headers: Record<string, string>;
-  /** When Lambda stops this invocation (epoch ms): long work stops short of it and says so. */
-  deadline: number;
-  /** With an Idempotency-Key: the run every request under the key shares (its writes recognise each other's). */
-  keyRun?: KeyRun;
-}
-
-/** An answer of its own, or data for the success envelope. */
-export type OperationResult = HttpResult | { data: unknown; status?: number };
-
-export type Operation = (request: ApiRequest) => Promise<OperationResult>;
 
 /**
- * The Lambda handler of one function: the operation behind a chain of small middlewares
- * (docs/architecture.md). Before the operation, in order: request header names lower-cased;
- * the route key checked (fail closed); a CORS preflight answered, when CORS_ORIGINS is set;
- * the caller authorized; the body read; what the body asks for authorized; an Idempotency-Key
- * claimed or its first answer replayed (writing functions). After it, or after
- * any throw, in order: the envelope, CORS headers, security headers, one case for header names;
- * then one request log line (request-log.ts).
- * Every call to another service in it ends at the invocation's cutoff (shared/deadline.ts).
+ * The Lambda handler of function `fn`: its operation behind a chain of small middlewares
+ * (docs/architecture.md), each told what `fn` is from shared/manifest/functions.ts. Before the
+ * operation, in order: request header names lower-cased; the route key checked (fail closed); a
+ * CORS preflight answered, when CORS_ORIGINS is set; the caller authorized against the
+ * function's scope; the body read; what the body asks for authorized; an Idempotency-Key
+ * claimed or its first answer replayed (writing functions). After it, or after any throw, in
+ * order: the envelope, CORS headers, security headers, one case for header names; then one
+ * request log line (request-log.ts). The function behind `$default` answers the requests no
+ * route takes with 404/405 (fallback.ts). The whole chain runs in the invocation's context
+ * (shared/invocation.ts): every call to another service in it ends at the invocation's cutoff,
+ * and every log line names its request.
  */
 export function httpHandler(fn: HttpFunctionName, operation: Operation) {
+  const descriptor = FUNCTION_DESCRIPTORS[fn];
+  const served = fn === DEFAULT_ROUTE_FUNCTION ? withDefaultRoute(operation) : operation;
   const origins = corsOrigins();
   // The request log is a plugin: it sees every answer, early ones included (request-log.ts).
   const handler = middy<APIGatewayProxyEventV2, HttpResult | OperationResult, Error, HttpContext>(requestLog())
@@ -56,14 +42,14 @@ export function httpHandler(fn: HttpFunctionName, operation: Operation) {
     .use(securityHeaders())
     .use(ownRoutesOnly(fn))
     .use(origins.length > 0 ? [cors(origins)] : [])
-    .use(inEnvelope())
-    .use(authorizeCaller())
-    .use(readBody({ parseBody: FUNCTION_DESCRIPTORS[fn].body === 'json' }))
+    // A misconfiguration is counted for its alarm (infra/alarms.ts) here, where the chain is assembled.
+    .use(inEnvelope({ onMisconfigured: countMisconfiguration }))
+    .use(authorizeCaller(descriptor.scope))
+    .use(readBody(descriptor))
     .use(authorizeBodyScope())
-    .use(FUNCTION_DESCRIPTORS[fn].idempotent ? [idempotency()] : [])
-    .handler(async (_event, context) => context.replay ?? operation(context.apiRequest!));
-  // Inside the chain a result may still be data; answer.ts has made it an answer by the time it returns.
+    .use(descriptor.idempotent ? [idempotency()] : [])
+    .handler(async (_event, context) => context.replay ?? served(context.apiRequest!));
+  // Inside the chain a result may still be data; envelope.ts has made it an answer by the time it returns.
   const answer = handler as unknown as (event: APIGatewayProxyEventV2, context: Context) => Promise<HttpResult>;
-  // Every call the chain makes is aborted before the timeout, so the function answers by itself.
   return (event: APIGatewayProxyEventV2, context: Context) => withinInvocation(context, () => answer(event, context));
 }

@@ -1,7 +1,7 @@
 import { ulid } from 'ulid';
-import { withCutoff } from '../deadline';
-import type { Operation } from '../http/middleware';
-import { jsonResult, type HttpResult } from '../http/respond';
+import { invocationDeadline, withCutoff } from '../invocation';
+import type { HttpResult, Operation } from '../contract';
+import { jsonResult } from '../answer/respond';
 import { ONEBOT_LIMITS } from '../limits';
 import type { Delivery } from './delivery';
 import { handleEvent } from './handle';
@@ -22,7 +22,7 @@ const NOTHING: HttpResult = jsonResult(200, {});
  * answered 200 even when the database is down, hung or misconfigured: it is kept (keep/) and
  * stored later.
  */
-export const onebotReceive: Operation = async ({ event: request, rawBody, headers, deadline }) => {
+export const onebotReceive: Operation = async ({ event: request, rawBody, headers }) => {
   const { event, signed } = await verifyDelivery(headers, rawBody);
   // The sender's clock runs from its request's arrival (API Gateway stamps it), not from this
   // handler's start: a cold start or a slow body has already spent some of its timeout.
@@ -32,7 +32,10 @@ export const onebotReceive: Operation = async ({ event: request, rawBody, header
   const delivery: Delivery = { id: ulid(), rawBody, headers, receivedAt: new Date(arrived).toISOString(), signed, late: lateAt(started) };
   // The database work stops early enough to keep the delivery instead, before the sender or the
   // function gives up; a delivery its sender has already given up on gets the whole budget.
-  const cutoff = Math.min((delivery.late ? started : arrived) + ONEBOT_LIMITS.storeWithinMs, deadline - ONEBOT_LIMITS.keepReserveMs);
+  const cutoff = Math.min(
+    (delivery.late ? started : arrived) + ONEBOT_LIMITS.storeWithinMs,
+    (invocationDeadline() ?? Number.POSITIVE_INFINITY) - ONEBOT_LIMITS.keepReserveMs,
+  );
   try {
     return jsonResult(200, await withCutoff(cutoff, () => handleEvent(delivery, event, true)));
   } catch (error) {

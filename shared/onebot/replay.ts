@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { reserving } from '../deadline';
+import { reserving } from '../invocation';
 import { countMisconfiguration } from '../health/emf';
 import { ONEBOT_LIMITS } from '../limits';
 import { causeOf, log } from '../log';

@@ -1,11 +1,11 @@
 import * as z from 'zod';
 import { version } from '../../package.json';
-import { failure, success } from '../http/envelope';
-import { errorEnvelopeSchema, successEnvelope } from '../http/envelope-schema';
-import { ERROR_STATUS, type ErrorCode } from '../http/errors';
+import { failure, success } from '../answer/envelope';
+import { errorEnvelopeSchema, successEnvelope } from '../answer/envelope-schema';
+import { ERROR_STATUS, type ErrorCode } from '../errors';
 import { tokenScopeOf } from '../auth/scopes';
-import { FUNCTION_DESCRIPTORS, type ServiceTag } from '../http/functions';
-import { ROUTES, type Route } from '../http/routes';
+import { FUNCTION_DESCRIPTORS, type ServiceTag } from '../manifest/functions';
+import { ROUTES, type Route } from '../manifest/routes';
 import { LIMITS } from '../limits';
 import type { Model } from '../models/define';
 import { allModels } from '../models/catalog';
@@ -13,7 +13,7 @@ import { byStatus, ERROR_MEANING } from './errors';
 import { exampleOf } from './examples';
 import { filterComponents } from './filter-schema';
 import { componentSchemas, jsonSchemaOf, type JsonSchema } from './json-schema';
-import { RECORD_OPERATIONS, SERVICE_OPERATIONS, type OperationDoc } from './operations';
+import { RECORD_OPERATIONS, SERVICE_OPERATIONS, type OperationDoc } from './route-docs';
 
 export type OpenApiDocument = JsonSchema & { openapi: '3.1.0'; paths: Record<string, Record<string, JsonSchema>> };
 

@@ -1,4 +1,4 @@
-import { ERROR_STATUS, type ErrorCode } from '../http/errors';
+import { ERROR_STATUS, type ErrorCode } from '../errors';
 
 /** What each error code means to a caller; typed by ERROR_STATUS, so a new code must be explained here. */
 export const ERROR_MEANING: Record<ErrorCode, string> = {

@@ -1,7 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../config';
-import { BOUNDED_HTTP } from '../deadline';
+import { BOUNDED_HTTP } from '../invocation';
 import { toExactNumber } from '../json/exact-json';
 import { LIMITS } from '../limits';
 import { trackAttempts } from './attempts';
@@ -12,7 +12,7 @@ let documentClient: DynamoDBDocumentClient | undefined;
  * One document client per container, made on first use so that module load stays cheap.
  * Numbers come back exact (NumberValue when a JS number would round them). Every call is
  * bounded: connect and answer timeouts here (CALL_LIMITS), and each `send` passes `inTime()`
- * (shared/deadline.ts), the SDK's abortSignal at the invocation's cutoff.
+ * (shared/invocation.ts), the SDK's abortSignal at the invocation's cutoff.
  */
 export function db(): DynamoDBDocumentClient {
   if (!documentClient) {

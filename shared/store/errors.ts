@@ -2,7 +2,7 @@ import type { ErrorDetail } from '../models/details';
 
 /**
  * What the store refuses or cannot do, in its own words: each class carries the facts of its
- * case as typed fields and no HTTP status or code. One registry (shared/http/respond.ts) turns
+ * case as typed fields and no HTTP status or code. One registry (shared/answer/respond.ts) turns
  * them into the answers callers see. This module imports nothing that runs, so every function
  * can map these errors without loading the store.
  */

@@ -1,6 +1,6 @@
 /**
  * What the SDK's and the socket's errors mean, read by name and code only (their messages and
- * stacks never reach a caller). The store passes them on as thrown; shared/http/respond.ts
+ * stacks never reach a caller). The store passes them on as thrown; shared/answer/respond.ts
  * answers them with these tests.
  */
 
@@ -18,7 +18,7 @@ const UNAVAILABLE = new Set([
   'ResourceInUseException',
   'LimitExceededException',
   'TransactionInProgressException',
-  // A call cut off at the invocation's cutoff (shared/deadline.ts).
+  // A call cut off at the invocation's cutoff (shared/invocation.ts).
   'AbortError',
 ]);
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ECONNABORTED']);

@@ -1,5 +1,4 @@
 import type { Model } from '../models/define';
-import type { KeyRun } from './idempotency';
 
 /**
  * The store's requests and answers, its own. The API's zod schemas (shared/api/requests/,
@@ -90,15 +89,25 @@ export type DeleteAnswer = BulkProgress & { deleted: number };
 /** What a write of some fields by id did; 'missing' only without `orCreate`. */
 export type UpdateByIdAnswer = 'updated' | 'created' | 'missing';
 
+/**
+ * What every run of one key shares, so that a run after one whose outcome is unknown recognises
+ * that run's writes: the operation's token (its writes' tokens start with it), the time of the
+ * first run (the time part of the ids it made), and the records a bulk update or delete set out
+ * to change, kept before its first write (`plan`), so that a retry finishes that work and counts
+ * what the first run did, even records it deleted.
+ */
+export interface KeyRun {
+  operation: string;
+  since: number;
+  plan?: ReadonlyArray<string>;
+  /** Keeps the ids a bulk write is about to change with the key (a no-op for a plan too large to keep). */
+  keepPlan?: (ids: ReadonlyArray<string>) => Promise<void>;
+}
+
 /** How an action runs, as its caller says; each action reads only what concerns it. */
 export interface ActionOptions {
   /**
-   * When a write of many records stops (ms since the epoch): no create starts within the reserve
-   * before it, and a bulk update or delete answers `complete: false` there. Without one, it runs to the end.
-   */
-  deadline?: number;
-  /**
-   * The Idempotency-Key's run this call is (shared/store/idempotency.ts): its operation, so that
+   * The Idempotency-Key's run this call is (shared/idempotency/keys.ts): its operation, so that
    * a retry recognises what an earlier run wrote, and its first time, so that a bulk write acts
    * only on records that existed then.
    */

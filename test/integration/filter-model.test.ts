@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { classify } from '../../shared/http/respond';
+import { classify } from '../../shared/answer/respond';
 import type { Model } from '../../shared/models/define';
 import { StoreError } from '../../shared/store/errors';
 import { parseFilter } from '../../shared/store/filter/parse';

@@ -1,5 +1,5 @@
 import { handler as updateHandler } from '../../functions/update/handler';
-import { claimKey } from '../../shared/store/idempotency';
+import { claimKey } from '../../shared/idempotency/keys';
 import { LIMITS } from '../../shared/limits';
 import { useApi } from '../support/api';
 import { callWithBudget } from '../support/bulk-calls';

@@ -14,7 +14,7 @@ import {
   updateAnswerSchema,
 } from '../../shared/api/responses';
 import { assetsDir, DOCS_ASSET_NAMES, INIT_SCRIPT, PACKAGE_ASSETS } from '../../shared/docs/assets';
-import { errorEnvelopeSchema, successEnvelope } from '../../shared/http/envelope-schema';
+import { errorEnvelopeSchema, successEnvelope } from '../../shared/answer/envelope-schema';
 import { reaction } from '../../shared/models/reaction';
 import { buildOpenApiDocument } from '../../shared/openapi/document';
 import { useApi } from '../support/api';

@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import { FUNCTION_DESCRIPTORS } from '../../shared/http/functions';
+import { FUNCTION_DESCRIPTORS } from '../../shared/manifest/functions';
 import { findModel } from '../../shared/models/catalog';
 import { startLocalServer } from '../../scripts/local/server';
 import { storedItems } from '../support/stored';

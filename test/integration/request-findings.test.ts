@@ -1,6 +1,7 @@
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { InitializeHandlerArguments } from '@smithy/types';
 import { settings } from '../../shared/config';
+import { withDeadline } from '../../shared/invocation';
 import { db } from '../../shared/store/client';
 import { MatchesAll } from '../../shared/store/errors';
 import { createRecords, deleteRecords, updateRecords } from '../../shared/store/records';
@@ -193,7 +194,7 @@ describe('finding 6: a whole model is changed only on purpose', () => {
 
     test('a resumed call is checked again: a cursor says an earlier call was let through, not that the model is still the same', async () => {
       const filters = { rank: { $gte: 1 } }; // all but g00
-      const stopped = await updateRecords(note, { filters, values: { done: true } }, { deadline: Date.now() });
+      const stopped = await withDeadline(Date.now(), () => updateRecords(note, { filters, values: { done: true } }));
       expect(stopped).toMatchObject({ updated: 0, matched: 23, complete: false });
       await deleteRecords(note, { filters: { id: 'g00' } });
       const resumed = updateRecords(note, { filters, values: { done: true }, cursor: stopped.next_cursor! });

@@ -39,3 +39,30 @@ localOnly('150 requests at LOG_LEVEL=info are 150 request lines', async () => {
   expect(JSON.stringify(calls)).not.toContain(TOKEN);
   expect(JSON.stringify(calls)).not.toContain('log-7"');
 });
+
+localOnly('every line a request writes carries its request id, not only the request line (LOG_LEVEL=debug: its request_detail line too)', async () => {
+  const debug = spyOnLog('debug');
+  const info = jest.spyOn(console, 'info').mockImplementation(() => undefined);
+  const ids: (string | null)[] = [];
+  let lines: Array<{ code: string; request_id?: string }> = [];
+  try {
+    for (let i = 0; i < 5; i++) {
+      const r = await api.post(reaction('count'), { filters: { content: `log-id-${i}` } }, auth);
+      expect(r.status).toBe(200);
+      ids.push(r.headers.get('apigw-requestid'));
+    }
+  } finally {
+    lines = [...info.mock.calls, ...debug.mock.calls].map(([line]) => JSON.parse(line as string));
+    info.mockRestore();
+    debug.mockRestore();
+  }
+  const ofRequests = lines.filter((line) => line.code === 'request' || line.code === 'request_detail');
+  expect(ofRequests).toHaveLength(10);
+  for (const id of ids)
+    expect(
+      ofRequests
+        .filter((line) => line.request_id === id)
+        .map((line) => line.code)
+        .sort(),
+    ).toEqual(['request', 'request_detail']);
+});

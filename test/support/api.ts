@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import { parseExactJson, stringifyExactJson } from '../../shared/json/exact-json';
-import { FUNCTION_DESCRIPTORS } from '../../shared/http/functions';
+import { FUNCTION_DESCRIPTORS } from '../../shared/manifest/functions';
 import { startLocalServer } from '../../scripts/local/server';
 import { startArtifactApi, type ArtifactApi } from './artifact/api';
 

@@ -1,5 +1,6 @@
 import { lambdaContext, toEvent } from '../../scripts/local/event';
-import type { httpHandler, Operation } from '../../shared/http/middleware';
+import type { Operation } from '../../shared/contract';
+import type { httpHandler } from '../../shared/http/middleware';
 
 /**
  * The middy chain around an operation, called without a database or a server: the unit tests

@@ -1,4 +1,4 @@
-import { ERROR_STATUS } from '../../shared/http/errors';
+import { ERROR_STATUS } from '../../shared/errors';
 import { compareDecimal } from '../../shared/json/decimal';
 import { isExactNumber, isJsonObject, numberText } from '../../shared/json/exact-json';
 import type { CompareOp, FilterNode } from '../../shared/store/filter/ast';

@@ -1,13 +1,14 @@
-import { authorizeBody, authorizeRoute } from '../../auth/authorize';
-import type { HttpRequest } from './request';
+import { authorizeBody, authorizeScope } from '../../auth/authorize';
+import type { RouteScope } from '../../auth/scopes';
+import type { HttpRequest } from '../../contract';
 
 /**
- * Who calls, and whether the route lets them: settled before the body is read, so a stranger
- * learns nothing from a 413 or a 400 about what the body would have done.
+ * Who calls, and whether the function's scope lets them: settled before the body is read, so a
+ * stranger learns nothing from a 413 or a 400 about what the body would have done.
  */
-export const authorizeCaller = () => ({
+export const authorizeCaller = (scope: RouteScope) => ({
   before: async ({ event, context }: HttpRequest) => {
-    context.caller = await authorizeRoute(event);
+    context.caller = await authorizeScope(event, scope);
   },
 });
 

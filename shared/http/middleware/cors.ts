@@ -1,5 +1,5 @@
 import httpCors from '@middy/http-cors';
-import { ROUTES } from '../routes';
+import { ROUTES } from '../../manifest/routes';
 
 /**
  * CORS for the browser origins in CORS_ORIGINS (shared/config.ts), answered by the functions

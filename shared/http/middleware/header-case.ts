@@ -1,4 +1,4 @@
-import type { HttpRequest } from './request';
+import type { HttpRequest } from '../../contract';
 
 /**
  * One name per answer header, lower-case as HTTP/2 sends them. Our own answers use lower-case

@@ -1,8 +1,9 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { LIMITS } from '../../limits';
-import { ApiError } from '../errors';
-import { parseJsonBody, utf8Text } from '../json-body';
-import type { HttpRequest } from './request';
+import { ApiError } from '../../errors';
+import { parseJsonBody, utf8Text } from '../../json/body';
+import type { HttpRequest } from '../../contract';
+import type { HttpFunction } from '../../manifest/functions';
 
 function rawBodyOf(event: APIGatewayProxyEventV2): Buffer {
   if (!event.body) return Buffer.alloc(0);
@@ -23,10 +24,12 @@ const readJson = (text: string): unknown => (text.trim() === '' ? {} : parseJson
 /**
  * The body as sent, then as JSON with exact numbers. middy's http-json-body-parser would round
  * integers past 2^53 without a reviver, and answer its own 415 and 422 errors, so this replaces it
- * (docs/decisions.md). `parseBody: false` leaves
- * the parsing to the operation: the OneBot receiver checks a signature over the raw bytes first.
+ * (docs/decisions.md). A function whose body is not `json` (shared/manifest/functions.ts) is
+ * left to parse it itself: the OneBot receiver checks a signature over the raw bytes first. The
+ * request carries the function's descriptor on to the operation.
  */
-export function readBody({ parseBody }: { parseBody: boolean }) {
+export function readBody(descriptor: HttpFunction) {
+  const parseBody = descriptor.body === 'json';
   return {
     before: async ({ event, context }: HttpRequest) => {
       const rawBody = rawBodyOf(event);
@@ -37,12 +40,12 @@ export function readBody({ parseBody }: { parseBody: boolean }) {
       }
       context.apiRequest = {
         event,
+        descriptor,
         rawBody,
         body: parseBody ? readJson(textOf(event, rawBody)) : {},
         params: (event.pathParameters as Record<string, string> | undefined) ?? {},
         // Lower-cased by @middy/http-header-normalizer, earlier in the chain.
         headers: (event.headers as Record<string, string> | undefined) ?? {},
-        deadline: Date.now() + context.getRemainingTimeInMillis(),
       };
     },
   };

@@ -1,6 +1,5 @@
 import { log } from '../../log';
-import type { HttpResult } from '../respond';
-import type { HttpRequest } from './request';
+import type { HttpRequest, HttpResult } from '../../contract';
 
 /** The envelope's stable error code of an error answer; never its message, which may quote the body. */
 function errorCodeOf(answer: HttpResult | undefined): string | undefined {
@@ -31,12 +30,12 @@ export function requestLog() {
     requestEnd: (middyRequest: unknown) => {
       const request = middyRequest as HttpRequest;
       const { event, context } = request;
-      // By now answer.ts has made the result an answer.
+      // By now envelope.ts has made the result an answer.
       const answer = request.response as HttpResult | undefined;
       const start = started.get(request);
       const status = answer?.statusCode ?? 500;
+      // Its request id comes with every line (shared/log.ts).
       log.info('request', {
-        request_id: context.awsRequestId,
         method: event.requestContext?.http?.method,
         route: event.routeKey,
         model: event.pathParameters?.model_name,
@@ -47,7 +46,6 @@ export function requestLog() {
         via: context.caller?.via,
       });
       log.debug('request_detail', {
-        request_id: context.awsRequestId,
         body_bytes: context.apiRequest?.rawBody.length ?? 0,
         body_encoding: event.isBase64Encoded ? 'base64' : 'text',
         answer_bytes: typeof answer?.body === 'string' ? Buffer.byteLength(answer.body) : 0,

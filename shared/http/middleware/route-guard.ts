@@ -1,7 +1,7 @@
-import { ApiError } from '../errors';
-import type { HttpFunctionName } from '../functions';
-import { routeKeysOf } from '../routes';
-import type { HttpRequest } from './request';
+import { ApiError } from '../../errors';
+import type { HttpFunctionName } from '../../manifest/functions';
+import { routeKeysOf } from '../../manifest/routes';
+import type { HttpRequest } from '../../contract';
 
 /**
  * Fail closed: a function answers only the route keys it is deployed behind. An event for any

@@ -1,4 +1,4 @@
-import { callSignal } from '../../deadline';
+import { callSignal } from '../../invocation';
 import { parseExactJson, stringifyExactJson } from '../../json/exact-json';
 import { ONEBOT_LIMITS } from '../../limits';
 import { causeOf, log } from '../../log';
@@ -39,7 +39,7 @@ async function callBotApi(root: string, call: ApiCall): Promise<Done> {
     return ok ? result : { ...result, error: `the bot answered HTTP ${response.status}${answer.status ? ` (${answer.status})` : ''}` };
   } catch (error) {
     const message =
-      // The limit, or the receiver's own cutoff when that came first (shared/deadline.ts).
+      // The limit, or the receiver's own cutoff when that came first (shared/invocation.ts).
       (error as Error)?.name === 'TimeoutError'
         ? `no answer in time (at most ${ONEBOT_LIMITS.botApiTimeoutMs} ms)`
         : `unreachable: ${(error as Error)?.message}`;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { SendMessageCommandInput, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
 import { onebotQueueUrl, settings } from '../../config';
-import { BOUNDED_HTTP, inTime } from '../../deadline';
+import { BOUNDED_HTTP, inTime } from '../../invocation';
 import { loadOnce } from '../../load-once';
 import { causeOf, log } from '../../log';
 import { backoffSeconds } from './backoff';

@@ -2,7 +2,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { dataDir, onebotBucket, settings } from '../../config';
-import { BOUNDED_HTTP, inTime } from '../../deadline';
+import { BOUNDED_HTTP, inTime } from '../../invocation';
 import { loadOnce } from '../../load-once';
 
 /**

@@ -1,5 +1,5 @@
-import { ApiError } from '../../http/errors';
-import { parseJsonBody } from '../../http/json-body';
+import { ApiError } from '../../errors';
+import { parseJsonBody } from '../../json/body';
 import { ONEBOT_LIMITS } from '../../limits';
 import { issueDetails } from '../../models/details';
 import { onebotEventSchema, type OneBotEvent } from '../event';

@@ -1,4 +1,4 @@
-import { ApiError } from '../../http/errors';
+import { ApiError } from '../../errors';
 import { sameId, type OneBotEvent } from '../event';
 import { parseBody, parseEvent } from './parse';
 import { onebotSettings } from './settings';

@@ -1,5 +1,5 @@
 import { LIMITS } from '../../limits';
-import { beforeCutoff } from '../deadline';
+import { bulkMayContinue } from '../../invocation';
 import { RecordBusy } from '../errors';
 
 /**
@@ -10,7 +10,7 @@ import { RecordBusy } from '../errors';
  * answer now: RecordBusy, with this request's write not made, rather than a write that lands
  * after the function's time is up.
  */
-export async function awaitTurn(attempt: number, id: string, deadline: number): Promise<void> {
-  if (attempt >= LIMITS.maxContentionAttempts || !beforeCutoff(deadline)()) throw new RecordBusy(id);
+export async function awaitTurn(attempt: number, id: string): Promise<void> {
+  if (attempt >= LIMITS.maxContentionAttempts || !bulkMayContinue()) throw new RecordBusy(id);
   await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(100, 2 ** attempt)));
 }

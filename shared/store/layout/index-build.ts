@@ -1,4 +1,4 @@
-import { inTime } from '../../deadline';
+import { inTime } from '../../invocation';
 import { createHash } from 'node:crypto';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../../config';

@@ -1,4 +1,4 @@
-import { inTime } from '../../deadline';
+import { inTime } from '../../invocation';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../../config';
 import type { IndexKind, Model } from '../../models/define';

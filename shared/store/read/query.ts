@@ -7,7 +7,7 @@ import { utf8Order } from '../utf8-order';
 import type { Model } from '../../models/define';
 import { partitionKey } from '../keys';
 import { filterExpression, type AccessPlan } from './plan';
-import { inTime } from '../../deadline';
+import { inTime } from '../../invocation';
 import { TABLE_KEY } from '../table';
 
 export type Item = Record<string, unknown>;

@@ -1,6 +1,6 @@
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../../config';
-import { inTime } from '../../deadline';
+import { inTime } from '../../invocation';
 import type { Model } from '../../models/define';
 import { db } from '../client';
 import type { FilterNode } from '../filter/ast';

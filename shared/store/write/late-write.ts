@@ -1,5 +1,5 @@
 import type { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { currentCutoff, inTime } from '../../deadline';
+import { currentCutoff, inTime } from '../../invocation';
 import { LIMITS } from '../../limits';
 import type { Model } from '../../models/define';
 import { attemptError, settledByCaller } from '../attempts';

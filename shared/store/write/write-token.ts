@@ -7,7 +7,7 @@ import { db } from '../client';
 import { itemKey } from '../keys';
 import type { Item } from '../read/query';
 import { KEY_RUNS_ATTRIBUTE, VERSION_ATTRIBUTE, WRITE_TOKEN_ATTRIBUTE } from '../table';
-import { inTime } from '../../deadline';
+import { inTime } from '../../invocation';
 import { LIMITS } from '../../limits';
 import type { ExpressionBuilder } from '../filter/expression';
 

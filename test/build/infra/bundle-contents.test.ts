@@ -1,6 +1,6 @@
 import { build, type Metafile } from 'esbuild';
 import { buildOptionsFor, loadedAtInit } from '../../../infra/esbuild-options';
-import { FUNCTIONS, type FunctionName } from '../../../shared/http/functions';
+import { FUNCTIONS, type FunctionName } from '../../../shared/manifest/functions';
 
 // Each record function's bundle, built as the CDK app builds it, holds its own operation and its
 // own request schema and none of another's (a schema is built when its module loads), nor the OpenAPI document's code, nor any of the OneBot receiver (issue 14:
@@ -72,8 +72,8 @@ test.each(FUNCTIONS)(
 // The document is built when bundling and read from a file (issue 24: cold start).
 test('the openapi bundle holds neither the document builder nor the full zod API', async () => {
   const inputs = await bundleInputs('openapi');
-  expect(inputs).toContain('shared/openapi/operation.ts');
-  expect(inputs.filter((i) => i.startsWith('shared/openapi/') && i !== 'shared/openapi/operation.ts')).toEqual([]);
+  expect(inputs).toContain('shared/openapi/serve.ts');
+  expect(inputs.filter((i) => i.startsWith('shared/openapi/') && i !== 'shared/openapi/serve.ts')).toEqual([]);
   expect(inputs.filter((i) => i.includes('node_modules/zod/v4/classic/'))).toEqual([]);
 }, 60_000);
 

@@ -1,5 +1,5 @@
 import { RegionInfo } from 'aws-cdk-lib/region-info';
-import { FUNCTIONS } from '../../../shared/http/functions';
+import { FUNCTIONS } from '../../../shared/manifest/functions';
 import { ONEBOT_QUEUE } from '../../../shared/limits';
 import { BLOB_PREFIXES } from '../../../shared/onebot/store/blobs';
 import { createTableInput } from '../../../shared/store/table';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { FUNCTIONS } from '../../../shared/http/functions';
+import { FUNCTIONS } from '../../../shared/manifest/functions';
 import { HEALTH_METRICS } from '../../../shared/health/metrics';
 import { CONTEXT_OPTIONS } from '../../../infra/context';
 import { synthesized, templateIndex } from '../../support/synth';

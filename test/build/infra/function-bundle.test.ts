@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { App, RemovalPolicy, Stack } from 'aws-cdk-lib';
-import { FUNCTION_DESCRIPTORS, FUNCTIONS } from '../../../shared/http/functions';
+import { FUNCTION_DESCRIPTORS, FUNCTIONS } from '../../../shared/manifest/functions';
 import { serviceFunction } from '../../../infra/service-function';
 import { lambdaPlatform } from '../../../infra/platform';
 import { ServiceSecrets } from '../../../infra/secrets';

@@ -1,7 +1,7 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { tokenScopeOf } from '../../../shared/auth/scopes';
-import { FUNCTION_DESCRIPTORS, FUNCTIONS, HTTP_FUNCTIONS } from '../../../shared/http/functions';
-import { DEFAULT_ROUTES, KEYED_ROUTES, ROUTES, routeKey } from '../../../shared/http/routes';
+import { FUNCTION_DESCRIPTORS, FUNCTIONS, HTTP_FUNCTIONS } from '../../../shared/manifest/functions';
+import { DEFAULT_ROUTES, KEYED_ROUTES, ROUTES, routeKey } from '../../../shared/manifest/routes';
 import { HEALTH_METRICS } from '../../../shared/health/metrics';
 import { API_THROTTLES, ONEBOT_QUEUE } from '../../../shared/limits';
 import { backoffSeconds, maxReceiveCount, outageCoveredSeconds, secondsBeforeReceive } from '../../../shared/onebot/keep/backoff';
@@ -54,7 +54,7 @@ describe('table', () => {
 });
 
 describe('functions', () => {
-  test('one per function of shared/http/functions.ts, the health check and the OneBot queue consumer among them', () => {
+  test('one per function of shared/manifest/functions.ts, the health check and the OneBot queue consumer among them', () => {
     expect(index.ofType('AWS::Lambda::Function')).toHaveLength(FUNCTIONS.length);
   });
 

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { authenticate, authorizeBody, authorizeRoute, scopeOfRouteKey } from '../../../shared/auth/authorize';
-import { ApiError } from '../../../shared/http/errors';
+import { authenticate, authorizeBody, authorizeScope } from '../../../shared/auth/authorize';
+import { ApiError } from '../../../shared/errors';
 
 function event(routeKey: string, sourceIp: string, authorization?: string): APIGatewayProxyEventV2 {
   return {
@@ -24,29 +24,6 @@ afterEach(() => {
   process.env = { ...saved };
 });
 
-describe('route scopes', () => {
-  test.each([
-    ['GET /api/db/health', 'public'],
-    ['GET /api/db/models', 'read'],
-    ['POST /api/db/{model_name}/get_one', 'read'],
-    ['POST /api/db/{model_name}/list', 'read'],
-    ['POST /api/db/{model_name}/count', 'read'],
-    ['POST /api/db/{model_name}/create', 'write'],
-    ['POST /api/db/{model_name}/update', 'write'],
-    ['POST /api/db/{model_name}/delete', 'admin'],
-    ['$default', 'public'],
-  ])('%s needs %s', (key, scope) => {
-    expect(scopeOfRouteKey(key)).toBe(scope);
-  });
-
-  test.each(['POST /api/db/{model_name}/drop', 'POST /onebot/v11/', 'ANY /{proxy+}', '', undefined])(
-    'a route key the table lacks (%p) has no scope, never public',
-    (key) => {
-      expect(scopeOfRouteKey(key)).toBeUndefined();
-    },
-  );
-});
-
 describe('open mode (no token configured)', () => {
   beforeEach(() => {
     delete process.env.API_TOKENS;
@@ -68,13 +45,13 @@ describe('open mode (no token configured)', () => {
 
   test('in Lambda every protected request is refused, loopback or not', async () => {
     process.env.AWS_LAMBDA_FUNCTION_NAME = 'recordgate-list';
-    const error = await refusal(authorizeRoute(event('POST /api/db/{model_name}/list', '127.0.0.1')));
+    const error = await refusal(authorizeScope(event('POST /api/db/{model_name}/list', '127.0.0.1'), 'read'));
     expect(error.code).toBe('unauthorized');
   });
 
   test('a public route needs nothing, even in Lambda', async () => {
     process.env.AWS_LAMBDA_FUNCTION_NAME = 'recordgate-health';
-    await expect(authorizeRoute(event('GET /api/db/health', '203.0.113.9'))).resolves.toBeUndefined();
+    await expect(authorizeScope(event('GET /api/db/health', '203.0.113.9'), 'public')).resolves.toBeUndefined();
   });
 });
 
@@ -96,17 +73,17 @@ describe('with tokens', () => {
   });
 
   test('a missing scope is 403', async () => {
-    const error = await refusal(authorizeRoute(event('POST /api/db/{model_name}/delete', '127.0.0.1', 'Bearer writer')));
+    const error = await refusal(authorizeScope(event('POST /api/db/{model_name}/delete', '127.0.0.1', 'Bearer writer'), 'admin'));
     expect(error.status).toBe(403);
     expect(error.code).toBe('forbidden');
     expect(error.extra).toEqual({ required_scope: 'admin' });
   });
 
   test('allow_all takes admin', async () => {
-    const writer = await authorizeRoute(event('POST /api/db/{model_name}/update', '127.0.0.1', 'Bearer writer'));
+    const writer = await authorizeScope(event('POST /api/db/{model_name}/update', '127.0.0.1', 'Bearer writer'), 'write');
     expect(() => authorizeBody(writer, { filters: {}, values: {}, allow_all: true })).toThrow(ApiError);
     expect(() => authorizeBody(writer, { filters: {}, values: {}, allow_all: false })).not.toThrow();
-    const root = await authorizeRoute(event('POST /api/db/{model_name}/update', '127.0.0.1', 'Bearer root'));
+    const root = await authorizeScope(event('POST /api/db/{model_name}/update', '127.0.0.1', 'Bearer root'), 'write');
     expect(() => authorizeBody(root, { filters: {}, values: {}, allow_all: true })).not.toThrow();
   });
 
@@ -126,14 +103,14 @@ describe('a JWT verified by API Gateway (jwtIssuer deployments)', () => {
     process.env.AWS_LAMBDA_FUNCTION_NAME = 'recordgate-list';
     process.env.JWT_SCOPE_PREFIX = 'recordgate/';
     process.env.API_TOKENS = '{}';
-    const caller = await authorizeRoute(withJwt('POST /api/db/{model_name}/list', { scopes: ['recordgate/read', 'other/admin', 'recordgate/bogus'] }));
+    const caller = await authorizeScope(withJwt('POST /api/db/{model_name}/list', { scopes: ['recordgate/read', 'other/admin', 'recordgate/bogus'] }), 'read');
     expect(caller).toMatchObject({ scopes: new Set(['read']), via: 'jwt' });
   });
 
   test('callers are told apart by issuer and subject, never by their scopes: what their idempotency keys are kept under', async () => {
     process.env.JWT_SCOPE_PREFIX = 'recordgate/';
     const subjectOf = async (claims: object) =>
-      (await authorizeRoute(withJwt('POST /api/db/{model_name}/list', { scopes: ['recordgate/read'], claims })))!.subject;
+      (await authorizeScope(withJwt('POST /api/db/{model_name}/list', { scopes: ['recordgate/read'], claims }), 'read'))!.subject;
     const ann = await subjectOf({ iss: 'https://idp.example', sub: 'ann' });
     expect(await subjectOf({ iss: 'https://idp.example', sub: 'ann' })).toBe(ann);
     expect(await subjectOf({ iss: 'https://idp.example', sub: 'bob' })).not.toBe(ann);
@@ -143,7 +120,7 @@ describe('a JWT verified by API Gateway (jwtIssuer deployments)', () => {
   test('the scope claim is used when API Gateway passes no scope list, and a missing scope is 403', async () => {
     process.env.JWT_SCOPE_PREFIX = 'recordgate/';
     const error = await refusal(
-      authorizeRoute(withJwt('POST /api/db/{model_name}/delete', { scopes: null, claims: { scope: 'recordgate/read recordgate/write' } })),
+      authorizeScope(withJwt('POST /api/db/{model_name}/delete', { scopes: null, claims: { scope: 'recordgate/read recordgate/write' } }), 'admin'),
     );
     expect(error.code).toBe('forbidden');
     expect(error.extra).toEqual({ required_scope: 'admin' });

@@ -1,4 +1,4 @@
-import { DEFAULT_ROUTE_FUNCTION } from '../../../shared/http/routes';
+import { DEFAULT_ROUTE_FUNCTION } from '../../../shared/manifest/routes';
 import { dispatch, selectRoute } from '../../../scripts/local/route-selection';
 
 const keys = (...list: string[]) => list.map((key) => ({ key, target: key }));

@@ -1,11 +1,11 @@
 import { spawnSync } from 'node:child_process';
 import { tokenScopeOf } from '../../../shared/auth/scopes';
-import { ERROR_STATUS } from '../../../shared/http/errors';
-import { FUNCTION_DESCRIPTORS } from '../../../shared/http/functions';
-import { ROUTES } from '../../../shared/http/routes';
+import { ERROR_STATUS } from '../../../shared/errors';
+import { FUNCTION_DESCRIPTORS } from '../../../shared/manifest/functions';
+import { ROUTES } from '../../../shared/manifest/routes';
 import { allModels } from '../../../shared/models/catalog';
 import { buildOpenApiDocument } from '../../../shared/openapi/document';
-import { RECORD_OPERATIONS } from '../../../shared/openapi/operations';
+import { RECORD_OPERATIONS } from '../../../shared/openapi/route-docs';
 
 const doc = buildOpenApiDocument();
 const visible = allModels().filter((m) => m.access !== 'hidden');

@@ -5,7 +5,6 @@ import type { Model } from '../../../models/define';
 import type { ErrorDetail } from '../../../models/details';
 import { checkAgainst } from '../../../models/validate';
 import { db } from '../../client';
-import { beforeCutoff } from '../../deadline';
 import { BatchOutOfTime, InvalidRecord, RecordBusy, RecordExists, RepeatedIds, TableUnreachable } from '../../errors';
 import { checkItemSize } from '../../write/item-size';
 import { modelLayout } from '../../layout/layout';
@@ -18,7 +17,7 @@ import { settledByCaller } from '../../attempts';
 import { failureOf, judgeCreate, settleLateWrite } from '../../write/late-write';
 import { storedItem, type NewRecord } from './item';
 import { batchParams, putParams } from './params';
-import { inTime } from '../../../deadline';
+import { inTime } from '../../../invocation';
 
 /** Every entry's data as its model takes it, or one InvalidRecord listing every problem of them all. */
 async function validRecords(model: Model, entries: ReadonlyArray<{ id: string; data: unknown }>, pathOf: (i: number) => PropertyKey[]): Promise<NewRecord[]> {
@@ -38,6 +37,11 @@ async function validRecords(model: Model, entries: ReadonlyArray<{ id: string; d
 export interface CreateOptions extends ActionOptions {
   /** Where the i-th record sits in the caller's own request, for the paths of its problems; `records[i]` when not given. */
   pathOf?: (i: number) => PropertyKey[];
+  /**
+   * Whether a write may still start; always, when not given. Only the API's create stops short of
+   * the invocation's deadline: the OneBot receiver and queue consumer write until their calls are cut off.
+   */
+  mayStart?: () => boolean;
 }
 
 /**
@@ -45,12 +49,12 @@ export interface CreateOptions extends ActionOptions {
  * writes them with attribute_not_exists, so an existing id is never overwritten: one record
  * with PutItem, a batch in one TransactWriteItems (up to 100 actions), so that a batch is
  * stored whole or not at all even if the function is stopped or killed mid-way. No write starts
- * within the reserve before the deadline (BatchOutOfTime, nothing stored).
+ * once `mayStart` says no (the API's create passes shared/invocation.ts bulkMayContinue: BatchOutOfTime, nothing stored).
  */
 export const createRecords: Action<CreateRequest, ApiRecord[], CreateOptions> = async (
   model,
   { records: entries },
-  { deadline = Infinity, keyRun, pathOf = (i: number) => ['records', i] } = {},
+  { keyRun, pathOf = (i: number) => ['records', i], mayStart = () => true } = {},
 ) => {
   const operation = keyRun?.operation;
   // A model its stored records cannot follow takes no new record either (LayoutMismatch).
@@ -61,7 +65,7 @@ export const createRecords: Action<CreateRequest, ApiRecord[], CreateOptions> = 
   const keyRuns = operation === undefined ? undefined : rememberedAfter(undefined, operation);
   const items = (await validRecords(model, entries, pathOf)).map((r, i) => storedItem(model, r, now, tokenOf(i), keyRuns));
   for (const item of items) checkItemSize(item, item.id as string);
-  if (!beforeCutoff(deadline)()) throw new BatchOutOfTime();
+  if (!mayStart()) throw new BatchOutOfTime();
   if (items.length === 1) return [toRecord(await putOne(model, items[0], operation))];
   const stored: Item[] = [];
   // The API's batches fit one transaction; the store's own callers (seeding, tests) may send more, a transaction at a time.

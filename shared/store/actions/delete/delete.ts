@@ -1,9 +1,9 @@
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { bulkMayContinue } from '../../../invocation';
 import { LIMITS } from '../../../limits';
 import type { Model } from '../../../models/define';
 import { awaitTurn } from '../../bulk/contention';
 import { queryFingerprint } from '../../cursor/cursor';
-import { beforeCutoff } from '../../deadline';
 import { changeRecord } from '../../write/late-write';
 import { matchForWrite, type Matched } from '../../bulk/match';
 import { stillMatching } from '../../read/still-matching';
@@ -17,13 +17,13 @@ import { deleteParams } from './params';
  * Deletes one record if it still matches, re-reading it when someone changed it in between
  * (each delete is conditional on the record as read); false when it no longer matches.
  */
-async function deleteOne(model: Model, { filter }: Matched, paramsOf: ReturnType<typeof deleteParams>, first: Item, deadline: number): Promise<boolean> {
+async function deleteOne(model: Model, { filter }: Matched, paramsOf: ReturnType<typeof deleteParams>, first: Item): Promise<boolean> {
   const id = first.id as string;
   let item: Item | undefined = first;
   for (let attempt = 1; item; attempt++) {
     const before: Item = item;
     if (await changeRecord(model, before, () => new DeleteCommand(paramsOf(before)), { deletes: true })) return true;
-    await awaitTurn(attempt, id, deadline);
+    await awaitTurn(attempt, id);
     item = await stillMatching(model, filter, id);
   }
   return false;
@@ -31,10 +31,9 @@ async function deleteOne(model: Model, { filter }: Matched, paramsOf: ReturnType
 
 /** Delete by filter; each delete re-checks the filter atomically, so a record that stopped matching stays. */
 export const deleteRecords: Action<BulkGuard, DeleteAnswer> = async (model, request, options = {}) => {
-  const { deadline = Infinity } = options;
   const fingerprint = queryFingerprint(request.filters, ['delete']);
   const matched = await matchForWrite(model, request, fingerprint, options);
   const paramsOf = deleteParams(model, matched.filter);
-  const results = await mapPool(matched.items, LIMITS.writeConcurrency, (item) => deleteOne(model, matched, paramsOf, item, deadline), beforeCutoff(deadline));
+  const results = await mapPool(matched.items, LIMITS.writeConcurrency, (item) => deleteOne(model, matched, paramsOf, item), bulkMayContinue);
   return settle('deleted', results, matched, { model, fingerprint, request });
 };

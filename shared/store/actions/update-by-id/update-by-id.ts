@@ -1,5 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { inTime } from '../../../deadline';
+import { inTime } from '../../../invocation';
 import { isSystemField, type Model } from '../../../models/define';
 import { checkAgainst } from '../../../models/validate';
 import * as zm from '../../../zod';

@@ -4,9 +4,9 @@ import { SYSTEM_FIELDS, type Model } from '../../../models/define';
 import { DATA_ATTRIBUTE } from '../../table';
 import type { ErrorDetail } from '../../../models/details';
 import { checkAgainst } from '../../../models/validate';
+import { bulkMayContinue } from '../../../invocation';
 import { awaitTurn } from '../../bulk/contention';
 import { queryFingerprint } from '../../cursor/cursor';
-import { beforeCutoff } from '../../deadline';
 import { InvalidRecord, InvalidValues } from '../../errors';
 import { checkItemSize } from '../../write/item-size';
 import { matchForWrite, type Matched } from '../../bulk/match';
@@ -74,7 +74,7 @@ async function updateOne(
   first: Item,
   firstData: Record<string, unknown>,
   values: Record<string, unknown>,
-  { deadline, keyed }: { deadline: number; keyed: boolean },
+  { keyed }: { keyed: boolean },
 ): Promise<boolean> {
   const id = first.id as string;
   let item: Item | undefined = first;
@@ -91,7 +91,7 @@ async function updateOne(
       { ours: (stored) => writtenBy(stored, operation), deletes: false },
     );
     if (written) return true;
-    await awaitTurn(attempt, id, deadline);
+    await awaitTurn(attempt, id);
     item = await stillMatching(model, filter, id);
     if (item) {
       const result = await updatedData(model, item, values);
@@ -107,7 +107,6 @@ async function updateOne(
  * never overwritten: the record is re-read, re-checked against the filter and retried.
  */
 export const updateRecords: Action<UpdateRequest, UpdateAnswer> = async (model, request, options = {}) => {
-  const { deadline = Infinity } = options;
   checkValues(request.values);
   const fingerprint = queryFingerprint(request.filters, ['update', request.values]);
   const matched = await matchForWrite(model, request, fingerprint, options);
@@ -116,8 +115,8 @@ export const updateRecords: Action<UpdateRequest, UpdateAnswer> = async (model, 
   const results = await mapPool(
     items,
     LIMITS.writeConcurrency,
-    (item) => updateOne(model, matched, item, updates.get(item.id as string)!, request.values, { deadline, keyed: options.keyRun !== undefined }),
-    beforeCutoff(deadline),
+    (item) => updateOne(model, matched, item, updates.get(item.id as string)!, request.values, { keyed: options.keyRun !== undefined }),
+    bulkMayContinue,
   );
   return settle('updated', results, matched, { model, fingerprint, request });
 };

@@ -1,4 +1,3 @@
-import { withDefaultRoute } from '../../../../shared/http/fallback';
 import { httpHandler } from '../../../../shared/http/middleware';
 import { call, echo, LIST_KEY, request } from '../../../support/http-chain';
 
@@ -13,7 +12,7 @@ describe('CORS', () => {
     const r = await call(httpHandler('health', echo), request('GET', '/api/db/health', origin));
     expect(Object.keys(r.headers).filter((name) => name.startsWith('access-control-'))).toEqual([]);
     const preflight = { ...request('OPTIONS', '/api/db/health', { ...origin, 'access-control-request-method': 'GET' }), routeKey: '$default' };
-    expect((await call(httpHandler('onebot', withDefaultRoute(echo)), preflight)).statusCode).toBe(405);
+    expect((await call(httpHandler('onebot', echo), preflight)).statusCode).toBe(405);
   });
 
   test('with CORS_ORIGINS, a listed origin may read answers and errors; others may not', async () => {
@@ -42,7 +41,7 @@ describe('CORS', () => {
       }),
       routeKey: '$default',
     };
-    const r = await call(httpHandler('onebot', withDefaultRoute(echo)), preflight);
+    const r = await call(httpHandler('onebot', echo), preflight);
     expect(r.statusCode).toBe(204);
     expect(r.headers).toMatchObject({
       'Access-Control-Allow-Origin': 'https://app.example',
@@ -54,7 +53,7 @@ describe('CORS', () => {
 
   test('/openapi.json stays readable from any origin whatever CORS_ORIGINS says', async () => {
     process.env.CORS_ORIGINS = 'https://app.example';
-    const { openApiOperation } = await import('../../../../shared/openapi/operation');
+    const { openApiOperation } = await import('../../../../shared/openapi/serve');
     const r = await call(httpHandler('openapi', openApiOperation), request('GET', '/openapi.json', { origin: 'https://tool.example' }));
     expect(r.headers['access-control-allow-origin']).toBe('*');
   });

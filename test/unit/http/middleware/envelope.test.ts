@@ -1,5 +1,5 @@
 import { httpHandler } from '../../../../shared/http/middleware';
-import { jsonResult } from '../../../../shared/http/respond';
+import { jsonResult } from '../../../../shared/answer/respond';
 import { spyOnLog } from '../../../support/log';
 import { call, request } from '../../../support/http-chain';
 

@@ -1,7 +1,7 @@
 import { lambdaContext, toEvent } from '../../../../scripts/local/event';
-import { ApiError } from '../../../../shared/http/errors';
-import { withDefaultRoute } from '../../../../shared/http/fallback';
-import { httpHandler, type Operation } from '../../../../shared/http/middleware';
+import { ApiError } from '../../../../shared/errors';
+import type { Operation } from '../../../../shared/contract';
+import { httpHandler } from '../../../../shared/http/middleware';
 import { spyOnLog } from '../../../support/log';
 
 // The request log (shared/http/middleware/request-log.ts) around an operation, without a database.
@@ -132,7 +132,7 @@ test('an early answer (a CORS preflight, before any middleware after it runs) is
       Buffer.alloc(0),
       '$default',
     );
-    const r = await httpHandler('onebot', withDefaultRoute(ok))(preflight, lambdaContext('onebot', 'req-43'));
+    const r = await httpHandler('onebot', ok)(preflight, lambdaContext('onebot', 'req-43'));
     expect(r.statusCode).toBe(204);
     expect(linesOf(info)).toEqual([expect.objectContaining({ code: 'request', request_id: 'req-43', method: 'OPTIONS', route: '$default', status: 204 })]);
   } finally {

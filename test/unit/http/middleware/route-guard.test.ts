@@ -1,5 +1,5 @@
 import { httpHandler } from '../../../../shared/http/middleware';
-import { KEYED_ROUTES, routeKey } from '../../../../shared/http/routes';
+import { KEYED_ROUTES, routeKey } from '../../../../shared/manifest/routes';
 import { call, echo, request } from '../../../support/http-chain';
 
 // Fail closed: a function answers the route keys it is deployed behind and nothing else.

@@ -1,4 +1,4 @@
-import { docsOperation } from '../../../../shared/docs/operations';
+import { docsOperation } from '../../../../shared/docs/serve';
 import { httpHandler } from '../../../../shared/http/middleware';
 import { call, echo, LIST_KEY, request } from '../../../support/http-chain';
 

@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import type { ApiError } from '../../../../shared/http/errors';
-import { classify } from '../../../../shared/http/respond';
+import type { ApiError } from '../../../../shared/errors';
+import { classify } from '../../../../shared/answer/respond';
 import { defineModel } from '../../../../shared/models/define';
 import { onebotEvent } from '../../../../shared/models/onebot';
 import { parseFilter } from '../../../../shared/store/filter/parse';

@@ -1,5 +1,5 @@
 import type { ErrorEnvelope } from './envelope-schema';
-import type { ErrorCode } from './errors';
+import type { ErrorCode } from '../errors';
 import { LIMITS } from '../limits';
 
 // The envelope every answer is in. Its zod schemas (./envelope-schema.ts, for the OpenAPI

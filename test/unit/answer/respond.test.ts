@@ -17,8 +17,8 @@ import {
   TooManyMatches,
   UnknownField,
 } from '../../../shared/store/errors';
-import { ApiError } from '../../../shared/http/errors';
-import { errorResult } from '../../../shared/http/respond';
+import { ApiError } from '../../../shared/errors';
+import { errorResult } from '../../../shared/answer/respond';
 import { spyOnLog } from '../../support/log';
 
 const body = (result: { body?: string }) => JSON.parse(result.body ?? '{}');

@@ -1,5 +1,5 @@
-import { ApiError } from '../http/errors';
-import type { Operation } from '../http/middleware';
+import { ApiError } from '../errors';
+import type { Operation } from '../contract';
 import { fileResult, INIT_SCRIPT, isPackageAsset, PACKAGE_ASSETS, readPackageAsset } from './assets';
 import { DOCS_CSP, DOCS_INIT_SCRIPT, DOCS_PAGE } from './page';
 

@@ -22,11 +22,11 @@ interface Deployed {
   lambda: LambdaSettings;
   /** Its bundle carries the swagger-ui files it serves (shared/docs/assets.ts). */
   docsAssets?: true;
-  /** Its bundle carries the OpenAPI document, built when bundling (shared/openapi/operation.ts). */
+  /** Its bundle carries the OpenAPI document, built when bundling (shared/openapi/serve.ts). */
   openApiDocument?: true;
 }
 
-/** A function behind API Gateway routes (shared/http/routes.ts), its handler made by httpHandler. */
+/** A function behind API Gateway routes (shared/manifest/routes.ts), its handler made by httpHandler. */
 export interface HttpFunction extends Deployed {
   trigger: 'http';
   /** What a caller's token needs for every route of it (shared/auth/scopes.ts). */
@@ -42,7 +42,7 @@ export interface HttpFunction extends Deployed {
   tag: ServiceTag | 'model';
   /** A tighter limit on each of its routes than the stage's. */
   throttle?: Throttle;
-  /** It takes an Idempotency-Key (shared/http/middleware/idempotency.ts), kept in the table: needs IDEMPOTENCY_KEYS' actions. */
+  /** It takes an Idempotency-Key (shared/idempotency/middleware.ts), kept in the table: needs IDEMPOTENCY_KEYS' actions. */
   idempotent?: true;
 }
 
@@ -181,6 +181,6 @@ export const HTTP_FUNCTIONS: ReadonlyArray<HttpFunctionName> = FUNCTIONS.filter(
 /** A name from outside the type checker (a folder, a script's argument) checked against the table. */
 export function functionNamed(name: string): FunctionName {
   const found = FUNCTIONS.find((fn) => fn === name);
-  if (!found) throw new Error(`no function ${name} in shared/http/functions.ts`);
+  if (!found) throw new Error(`no function ${name} in shared/manifest/functions.ts`);
   return found;
 }

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { ERROR_STATUS, type ErrorCode } from './errors';
+import { ERROR_STATUS, type ErrorCode } from '../errors';
 
 /** The success envelope around every answer's data. */
 export function successEnvelope<T extends z.ZodType>(data: T) {

@@ -20,8 +20,8 @@ import { listRequest } from '../api/requests/list';
 import { descriptionOf, fieldsSchema, jsonObject } from '../api/requests/common';
 import { updateRequest } from '../api/requests/update';
 import { DOCS_ASSET_NAMES } from '../docs/assets';
-import type { ErrorCode } from '../http/errors';
-import type { Route } from '../http/routes';
+import type { ErrorCode } from '../errors';
+import type { Route } from '../manifest/routes';
 import { LIMITS } from '../limits';
 import { SYSTEM_FIELDS, sortableFields, type Model } from '../models/define';
 // The receiver's own schema: the document shows what it checks (one schema, not two to keep alike).
@@ -68,7 +68,7 @@ const BODY_ERRORS: ErrorCode[] = [
 ];
 const FILTER_ERRORS: ErrorCode[] = ['invalid_filter', 'unknown_field'];
 
-/** The writing operations take an Idempotency-Key (shared/http/middleware/idempotency.ts). */
+/** The writing operations take an Idempotency-Key (shared/idempotency/middleware.ts). */
 const IDEMPOTENT = {
   parameters: [
     {
@@ -100,7 +100,7 @@ function valuesSchema(model: Model) {
   return z.strictObject(shape).describe(descriptionOf(updateRequest.shape.values));
 }
 
-/** The names `fields` takes for a model: as checkFields in shared/store/record.ts knows them. */
+/** The names `fields` takes for a model: as checkFields (shared/store/read/projection.ts) knows them. */
 const fieldNames = (model: Model) => ['id', ...Object.keys(model.storedSchema.properties), ...Object.keys(SYSTEM_FIELDS).filter((name) => name !== 'id')];
 
 type RequestShape = Record<string, z.core.$ZodType>;

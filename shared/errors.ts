@@ -1,6 +1,6 @@
 /**
  * Every error the API answers, with its HTTP status. Operations throw ApiError, the store its
- * own errors (shared/store/errors.ts); one registry (shared/http/respond.ts) turns either into
+ * own errors (shared/store/errors.ts); one registry (shared/answer/respond.ts) turns either into
  * the error envelope. The OpenAPI document reads this table.
  */
 export const ERROR_STATUS = {

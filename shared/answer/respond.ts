@@ -1,4 +1,3 @@
-import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import {
   BatchOutOfTime,
   EmptyFilter,
@@ -26,11 +25,9 @@ import { isTimeout, isUnavailable, misconfiguration, refusedForSize, type Miscon
 import { settings } from '../config';
 import { stringifyExactJson } from '../json/exact-json';
 import { failure, success } from './envelope';
-import { ApiError, type ErrorCode } from './errors';
+import { ApiError, type ErrorCode } from '../errors';
 import { causeOf, log } from '../log';
-import { countMisconfiguration } from '../health/emf';
-
-export type HttpResult = APIGatewayProxyStructuredResultV2 & { statusCode: number; headers: Record<string, string> };
+import type { HttpResult, OperationResult } from '../contract';
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
 
@@ -43,6 +40,10 @@ export const jsonResult = (statusCode: number, body: unknown, headers: Record<st
   jsonTextResult(statusCode, stringifyExactJson(body), headers);
 
 export const successResult = (data: unknown, statusCode = 200): HttpResult => jsonResult(statusCode, success(data));
+
+/** An operation's result as an answer. A copy: the outer middlewares change headers in place, and an operation may answer a shared constant. */
+export const answerOf = (result: HttpResult | OperationResult): HttpResult =>
+  'statusCode' in result ? { ...result, headers: { ...result.headers } } : successResult(result.data, result.status);
 
 /**
  * Every 503 says when to come back, and all say the same: one second. The SDK has already
@@ -158,11 +159,20 @@ export const errorAnswer = (apiError: ApiError): HttpResult =>
  */
 const EXPECTED_5XX: ReadonlySet<ErrorCode> = new Set(['index_building']);
 
-export function errorResult(thrown: unknown): HttpResult {
+/**
+ * What the caller of errorResult wants to hear of besides the answer: a misconfiguration is
+ * counted for its alarm by the chain that serves the request (shared/http/middleware.ts), so
+ * that answering does not reach up into the health metrics.
+ */
+export interface ErrorHooks {
+  onMisconfigured?: () => void;
+}
+
+export function errorResult(thrown: unknown, { onMisconfigured }: ErrorHooks = {}): HttpResult {
   const apiError = classify(thrown);
   // A store error that wraps another logs that one: the SDK's name and stack are what a person needs.
   const error = thrown instanceof StoreError && thrown.cause !== undefined ? thrown.cause : thrown;
   if (apiError.status >= 500 && !EXPECTED_5XX.has(apiError.code)) log.error(apiError.code, causeOf(error, { stack: true }));
-  if (apiError.code === 'misconfigured') countMisconfiguration();
+  if (apiError.code === 'misconfigured') onMisconfigured?.();
   return errorAnswer(apiError);
 }

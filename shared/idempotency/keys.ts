@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type PutCommandInput } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../config';
-import { inTime } from '../deadline';
+import { inTime } from '../invocation';
 import { LIMITS } from '../limits';
-import { db } from './client';
-import { TABLE_KEY, TTL_ATTRIBUTE } from './table';
-import { isConditionFailure } from './write/write-token';
+import { db } from '../store/client';
+import { TABLE_KEY, TTL_ATTRIBUTE } from '../store/table';
+import { isConditionFailure } from '../store/write/write-token';
+import type { KeyRun } from '../store/types';
+
+export type { KeyRun };
 
 /**
  * Idempotency keys (the IETF httpapi draft "The Idempotency-Key HTTP Header Field", as Stripe
@@ -20,21 +23,6 @@ export interface KeptAnswer {
   status: number;
   headers: Record<string, string>;
   body: string;
-}
-
-/**
- * What every run of one key shares, so that a run after one whose outcome is unknown recognises
- * that run's writes: the operation's token (its writes' tokens start with it), the time of the
- * first run (the time part of the ids it made), and the records a bulk update or delete set out
- * to change, kept before its first write (`plan`), so that a retry finishes that work and counts
- * what the first run did, even records it deleted.
- */
-export interface KeyRun {
-  operation: string;
-  since: number;
-  plan?: ReadonlyArray<string>;
-  /** Keeps the ids a bulk write is about to change with the key (a no-op for a plan too large to keep). */
-  keepPlan?: (ids: ReadonlyArray<string>) => Promise<void>;
 }
 
 export type Claim =

@@ -1,6 +1,6 @@
-import { nestsDeeperThan } from '../json/depth';
-import { parseExactJson } from '../json/exact-json';
-import { ApiError } from './errors';
+import { nestsDeeperThan } from './depth';
+import { parseExactJson } from './exact-json';
+import { ApiError } from '../errors';
 
 /**
  * A request body's JSON with exact numbers, or the error envelope's reason why not: nesting is

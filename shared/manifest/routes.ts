@@ -4,7 +4,7 @@ import { FUNCTION_DESCRIPTORS, HTTP_FUNCTIONS, type HttpFunctionName } from './f
 /**
  * The route table: every route of the service and the function that answers it. The local
  * server, the CDK HTTP API and the OpenAPI document are all generated from this list; what each
- * function is (its scope among the rest) is in shared/http/functions.ts.
+ * function is (its scope among the rest) is in shared/manifest/functions.ts.
  */
 export interface Route {
   method: 'GET' | 'POST';

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Operation } from '../http/middleware';
-import { jsonTextResult } from '../http/respond';
+import type { Operation } from '../contract';
+import { jsonTextResult } from '../answer/respond';
 
 /**
  * The document's file name beside the bundle, defined by the bundler (infra/esbuild-options.ts) for the

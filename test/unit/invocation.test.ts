@@ -1,5 +1,17 @@
-import { callSignal, detached, inTime, reserving, withCutoff, withinInvocation } from '../../shared/deadline';
-import { CALL_LIMITS } from '../../shared/limits';
+import {
+  bulkMayContinue,
+  callSignal,
+  currentCutoff,
+  currentRequestId,
+  detached,
+  inTime,
+  invocationDeadline,
+  reserving,
+  withCutoff,
+  withDeadline,
+  withinInvocation,
+} from '../../shared/invocation';
+import { CALL_LIMITS, LIMITS } from '../../shared/limits';
 
 const aborted = (signal: AbortSignal | undefined) =>
   new Promise<string>((resolve) => signal?.addEventListener('abort', () => resolve((signal.reason as Error).name), { once: true }));
@@ -58,4 +70,39 @@ test("a test run's TEST_CALL_TIMEOUT_MS lengthens a call's answer timeout, never
 test('a cutoff that is not a whole millisecond still gives a signal (AbortSignal.timeout takes whole milliseconds only)', async () => {
   const name = await withCutoff(Date.now() + 20.5, async () => aborted(callSignal(10.25)));
   expect(name).toBe('TimeoutError');
+});
+
+test('an invocation carries its request id and deadline; a cutoff or a reserve inside it keeps both; detached work has neither', async () => {
+  const started = Date.now();
+  const seen = await withinInvocation({ awsRequestId: 'req-1', getRemainingTimeInMillis: () => 10_000 }, async () => ({
+    id: currentRequestId(),
+    deadline: invocationDeadline(),
+    cutoff: currentCutoff(),
+    inner: await withCutoff(Date.now() + 60_000, async () => [currentRequestId(), invocationDeadline(), currentCutoff()]),
+    reserved: await reserving(500, async () => [currentRequestId(), currentCutoff()]),
+    detached: detached(() => [currentRequestId(), invocationDeadline(), currentCutoff()]),
+  }));
+  expect(seen.id).toBe('req-1');
+  expect(seen.deadline).toBeGreaterThanOrEqual(started + 10_000);
+  expect(seen.cutoff).toBe(seen.deadline! - CALL_LIMITS.answerReserveMs);
+  // A later cutoff never extends the invocation's.
+  expect(seen.inner).toEqual(['req-1', seen.deadline, seen.cutoff]);
+  expect(seen.reserved).toEqual(['req-1', seen.cutoff! - 500]);
+  expect(seen.detached).toEqual([undefined, undefined, undefined]);
+  expect([currentRequestId(), invocationDeadline(), currentCutoff()]).toEqual([undefined, undefined, undefined]);
+});
+
+test('bulk writes may go on until LIMITS.bulkStopBeforeDeadlineMs before the deadline; without one, always', async () => {
+  expect(bulkMayContinue()).toBe(true);
+  const within = (remainingMs: number) => withinInvocation({ getRemainingTimeInMillis: () => remainingMs }, async () => bulkMayContinue());
+  expect(await within(LIMITS.bulkStopBeforeDeadlineMs + 60_000)).toBe(true);
+  expect(await within(LIMITS.bulkStopBeforeDeadlineMs)).toBe(false);
+  expect(await within(0)).toBe(false);
+});
+
+test('withDeadline sets when the work stops starting bulk writes, without cutting its calls off', async () => {
+  const [mayContinue, cutoff] = await withDeadline(Date.now(), async () => [bulkMayContinue(), currentCutoff()]);
+  expect(mayContinue).toBe(false);
+  expect(cutoff).toBeUndefined();
+  expect(await withDeadline(Date.now() + LIMITS.bulkStopBeforeDeadlineMs + 60_000, async () => bulkMayContinue())).toBe(true);
 });

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { handlerEntry } from '../../../infra/esbuild-options';
-import { FUNCTION_DESCRIPTORS, FUNCTIONS, functionNamed } from '../../../shared/http/functions';
+import { FUNCTION_DESCRIPTORS, FUNCTIONS, functionNamed } from '../../../shared/manifest/functions';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'];

@@ -1,12 +1,11 @@
 import { createHash } from 'node:crypto';
-import { LIMITS } from '../../limits';
-import { currentCutoff } from '../../deadline';
-import { causeOf, log } from '../../log';
-import { claimKey, keepAnswer, keepPlan, leaveUnknown, releaseKey, type HeldKey } from '../../store/idempotency';
+import { LIMITS } from '../limits';
+import { currentCutoff, invocationDeadline } from '../invocation';
+import { causeOf, log } from '../log';
+import { claimKey, keepAnswer, keepPlan, leaveUnknown, releaseKey, type HeldKey } from './keys';
 import { ApiError } from '../errors';
-import { classify, errorAnswer, type HttpResult } from '../respond';
-import { answerOf } from './answer';
-import type { HttpRequest } from './request';
+import { answerOf, classify, errorAnswer } from '../answer/respond';
+import type { HttpContext, HttpRequest, HttpResult } from '../contract';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 /** Set on an answer that is a replay of the key's first one (Stripe's `Idempotent-Replayed`). */
@@ -44,6 +43,9 @@ function fingerprintOf({ event, context }: HttpRequest): string {
  * the first still runs 409. An answer of 500 or more gives the key back, since it wrote nothing;
  * outcome_unknown leaves it to the retry with its run, which recognises what that run wrote.
  */
+/** The key each request holds, to settle once it has answered: this middleware's own state, so the contract below it need not know keys. */
+const held = new WeakMap<HttpContext, HeldKey>();
+
 export const idempotency = () => ({
   before: async (request: HttpRequest) => {
     const header = request.context.apiRequest!.headers[IDEMPOTENCY_HEADER];
@@ -51,12 +53,13 @@ export const idempotency = () => ({
     const key = keyOf(header);
     const scope = request.context.caller?.subject ?? 'public';
     const fingerprint = fingerprintOf(request);
-    const claim = await claimKey(scope, key, fingerprint, request.context.apiRequest!.deadline);
+    // The claim is this request's until the function is stopped: a retry after that takes the run over.
+    const claim = await claimKey(scope, key, fingerprint, invocationDeadline() ?? Date.now());
     switch (claim.kind) {
       case 'claimed': {
-        const held: HeldKey = { scope, key, fingerprint, token: claim.token, run: claim.run };
-        request.context.idempotencyClaim = held;
-        request.context.apiRequest!.keyRun = { ...claim.run, keepPlan: (ids) => keepPlan(held, ids) };
+        const claimed: HeldKey = { scope, key, fingerprint, token: claim.token, run: claim.run };
+        held.set(request.context, claimed);
+        request.context.apiRequest!.keyRun = { ...claim.run, keepPlan: (ids) => keepPlan(claimed, ids) };
         return;
       }
       case 'mismatch':
@@ -77,14 +80,14 @@ export const idempotency = () => ({
     }
   },
   after: async (request: HttpRequest) => {
-    const claimed = request.context.idempotencyClaim;
+    const claimed = held.get(request.context);
     if (!claimed) return;
     const answer: HttpResult = answerOf(request.response!);
     request.response = answer;
     await settleKey(claimed, answer);
   },
   onError: async (request: HttpRequest) => {
-    const claimed = request.context.idempotencyClaim;
+    const claimed = held.get(request.context);
     if (!claimed) return;
     const apiError = classify(request.error);
     if (apiError.code === 'outcome_unknown') await settleKey(claimed, 'unknown');
