@@ -1,5 +1,4 @@
 import {
-  BatchOutOfTime,
   EmptyFilter,
   InvalidCursor,
   InvalidFilter,
@@ -7,7 +6,6 @@ import {
   IndexBuilding,
   InvalidRecord,
   InvalidValues,
-  OutcomeUnknown,
   ItemTooLarge,
   LayoutMismatch,
   MatchesAll,
@@ -17,11 +15,11 @@ import {
   RecordNotFound,
   RepeatedIds,
   StoreError,
-  TableUnreachable,
   TooManyMatches,
   UnknownField,
 } from '../store/errors';
-import { isTimeout, isUnavailable, misconfiguration, refusedForSize, type Misconfiguration } from '../store/sdk-errors';
+import { refusedForSize, type Misconfiguration } from '../store/sdk-errors';
+import { whyUnavailable, type Unavailable } from '../store/unavailable';
 import { settings } from '../config';
 import { stringifyExactJson } from '../json/exact-json';
 import { failure, success } from './envelope';
@@ -99,7 +97,6 @@ const STORE_ANSWERS: ReadonlyArray<Answer> = [
   ),
   on(ItemTooLarge, (e) => new ApiError('payload_too_large', e.message, { id: e.id, item_bytes: e.bytes, max_item_bytes: e.maxBytes })),
   on(RecordBusy, (e) => new ApiError('record_busy', e.message, { id: e.id }, RETRY_LATER)),
-  on(OutcomeUnknown, (e) => new ApiError('outcome_unknown', e.message, { id: e.id }, RETRY_LATER)),
   on(LayoutMismatch, (e) => new ApiError('model_layout_mismatch', e.message, { model: e.model, change: e.change, fix: e.fix })),
   on(
     IndexBuilding,
@@ -111,8 +108,6 @@ const STORE_ANSWERS: ReadonlyArray<Answer> = [
         RETRY_LATER,
       ),
   ),
-  on(BatchOutOfTime, (e) => new ApiError('database_unavailable', e.message, {}, RETRY_LATER)),
-  on(TableUnreachable, (e) => new ApiError('database_unavailable', e.message, { database: 'unavailable' }, RETRY_LATER)),
   on(PartialWrite, (e) => {
     const cause = classify(e.cause);
     return new ApiError(cause.code, cause.message, { ...cause.extra, ...e.counts }, cause.headers);
@@ -141,11 +136,26 @@ export function classify(error: unknown): ApiError {
     if (apiError) return apiError;
   }
   if (refusedForSize(error)) return new ApiError('payload_too_large', "A record would exceed DynamoDB's 400 KB item size");
-  const problem = misconfiguration(error);
-  if (problem) return misconfigured(problem);
-  if (isTimeout(error)) return new ApiError('database_unavailable', 'The database did not answer in time; retry later', {}, RETRY_LATER);
-  if (isUnavailable(error)) return new ApiError('database_unavailable', 'The database is unavailable or overloaded; retry later', {}, RETRY_LATER);
-  return new ApiError('internal', 'Internal error; it has been logged');
+  const unavailable = whyUnavailable(error);
+  return unavailable ? unavailableAnswer(unavailable) : new ApiError('internal', 'Internal error; it has been logged');
+}
+
+/** The answer while the database is unavailable (shared/store/unavailable.ts decides when): 503 to wait out, 500 for what an operator must fix. */
+function unavailableAnswer(unavailable: Unavailable): ApiError {
+  switch (unavailable.kind) {
+    case 'outcome_unknown':
+      return new ApiError('outcome_unknown', unavailable.error.message, { id: unavailable.error.id }, RETRY_LATER);
+    case 'out_of_time':
+      return new ApiError('database_unavailable', unavailable.error.message, {}, RETRY_LATER);
+    case 'unreachable':
+      return new ApiError('database_unavailable', unavailable.error.message, { database: 'unavailable' }, RETRY_LATER);
+    case 'misconfigured':
+      return misconfigured(unavailable.problem);
+    case 'timeout':
+      return new ApiError('database_unavailable', 'The database did not answer in time; retry later', {}, RETRY_LATER);
+    case 'overloaded':
+      return new ApiError('database_unavailable', 'The database is unavailable or overloaded; retry later', {}, RETRY_LATER);
+  }
 }
 
 /** The error envelope of a classified error, not logged. */

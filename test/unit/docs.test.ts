@@ -122,6 +122,20 @@ describe('the limits table says what shared/limits.ts enforces', () => {
   });
 });
 
+// Issue 31: a reader follows a request down the layers and never has to go back to a file left behind.
+test.each(['A list request, each file once', 'A OneBot event, each file once'])('docs/architecture.md walks "%s", naming each file once', (title) => {
+  const text = read('docs/architecture.md');
+  const walk = new RegExp(`### ${title}\\n([\\s\\S]*?)\\n##`).exec(text)![1];
+  const steps = walk.split('\n').filter((line) => /^\d+\. /.test(line));
+  expect(steps.length).toBeGreaterThan(5);
+  // Every file as the walk writes it, full path or beside the one before; each must be a new one.
+  const named = steps.flatMap((step) => [...step.matchAll(/`([\w./-]+\.ts)`/g)].map((m) => m[1]));
+  const repeated = named.filter((file, i) => named.indexOf(file) !== i);
+  expect(repeated).toEqual([]);
+  for (const file of named.filter((f) => f.includes('/') && /^(shared|functions|infra|scripts)\//.test(f)))
+    expect(existsSync(path.join(ROOT, file))).toBe(true);
+});
+
 test('docs/architecture.md draws one request in at most 12 lines, through files that exist', () => {
   const text = read('docs/architecture.md');
   const flow = /## One request, through the files\n\n```\n([\s\S]*?)```/.exec(text)![1].trimEnd().split('\n');

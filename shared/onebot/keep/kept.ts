@@ -1,5 +1,4 @@
-import { BatchOutOfTime, OutcomeUnknown, PartialWrite, TableUnreachable } from '../../store/errors';
-import { isTimeout, isUnavailable, misconfiguration } from '../../store/sdk-errors';
+import { whyUnavailable } from '../../store/unavailable';
 import * as zm from '../../zod';
 import type { Delivery } from '../delivery';
 
@@ -27,21 +26,10 @@ export type KeptDelivery = zm.infer<typeof keptDelivery>;
  * Whether a delivery is kept through `error`, and a kept one waits it out: the database down,
  * overloaded or not answering (a write whose outcome is unknown among them: the kept copy is
  * stored once when the database is back, found again by its delivery id), or a table that is
- * missing or not granted, which an operator fixes while the kept deliveries wait. Read in the
- * store's terms (its error classes, and the SDK's errors as the store reads them), not from the
- * HTTP answer a record route would give.
+ * missing or not granted, which an operator fixes while the kept deliveries wait. Decided once, in
+ * the store's terms, where the record API's answer is decided too (shared/store/unavailable.ts).
  */
-export function waitsForDatabase(error: unknown): boolean {
-  const cause = error instanceof PartialWrite ? error.cause : error;
-  return (
-    cause instanceof OutcomeUnknown ||
-    cause instanceof BatchOutOfTime ||
-    cause instanceof TableUnreachable ||
-    misconfiguration(cause) !== undefined ||
-    isTimeout(cause) ||
-    isUnavailable(cause)
-  );
-}
+export const waitsForDatabase = (error: unknown): boolean => whyUnavailable(error) !== undefined;
 
 const KEPT_HEADERS = ['x-self-id', 'user-agent', 'content-type'] as const;
 
