@@ -1,5 +1,6 @@
 import type { Context } from 'aws-lambda';
 import { answerCustomResource, isCustomResourceEvent } from '../../shared/deploy/custom-resource';
+import { invocationDeadline, withDeadline, withinInvocation } from '../../shared/invocation';
 import { log } from '../../shared/log';
 import { findModel, MODEL_NAMES } from '../../shared/models/catalog';
 import { buildAllIndexes } from '../../shared/store/layout/index-build';
@@ -7,12 +8,9 @@ import { buildAllIndexes } from '../../shared/store/layout/index-build';
 /** Time kept back from a deploy's run to answer CloudFormation before the function's timeout. */
 const ANSWER_RESERVE_MS = 10_000;
 
-/** Records every model's layout and fills new indexes until `deadline`; throws naming every model its stored records refuse. */
-async function run(deadline: number): Promise<void> {
-  const builds = await buildAllIndexes(
-    MODEL_NAMES.map((name) => findModel(name)!),
-    deadline,
-  );
+/** Records every model's layout and fills new indexes until the invocation's deadline; throws naming every model its stored records refuse. */
+async function run(): Promise<void> {
+  const builds = await buildAllIndexes(MODEL_NAMES.map((name) => findModel(name)!));
   for (const build of builds) if (build.filled > 0 || build.building.length > 0) log.info('index_build', { ...build });
   const refused = builds.filter((b) => b.refused).map((b) => b.refused);
   if (refused.length > 0) throw new Error(refused.join('\n'));
@@ -24,8 +22,10 @@ async function run(deadline: number): Promise<void> {
  * CloudFormation then rolls back; on the schedule it fails the run, and the function's error
  * alarm fires. An index build goes on from run to run until it is done.
  */
-export const handler = async (event: unknown, context: Context): Promise<void> => {
-  const deadline = Date.now() + context.getRemainingTimeInMillis();
-  if (isCustomResourceEvent(event)) return answerCustomResource(event, 'recordgate-model-layouts', () => run(deadline - ANSWER_RESERVE_MS));
-  await run(deadline);
-};
+export const handler = (event: unknown, context: Context): Promise<void> =>
+  withinInvocation(context, async () => {
+    if (!isCustomResourceEvent(event)) return run();
+    // The deploy's run ends early enough to answer CloudFormation before the timeout.
+    const deadline = invocationDeadline()! - ANSWER_RESERVE_MS;
+    return answerCustomResource(event, 'recordgate-model-layouts', () => withDeadline(deadline, run));
+  });

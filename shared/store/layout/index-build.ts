@@ -1,4 +1,4 @@
-import { inTime } from '../../invocation';
+import { bulkMayContinue, inTime } from '../../invocation';
 import { createHash } from 'node:crypto';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../../config';
@@ -116,13 +116,14 @@ export interface BuildRun {
 /**
  * Fills the building index slots of a model's stored records, shard by shard in id order,
  * recording its progress in the layout after every page: safe to run twice at once, resumed
- * from the last page recorded after a crash, and stopped between pages once `deadline` (epoch
- * ms) is near or `budget` records were filled. Once every shard is done, the slots are ready.
+ * from the last page recorded after a crash, and stopped between pages once the invocation's
+ * deadline is near (shared/invocation.ts bulkMayContinue) or `budget` records were filled. Once
+ * every shard is done, the slots are ready.
  */
-export async function buildIndexes(model: Model, { deadline = Infinity, budget = Infinity } = {}): Promise<BuildRun> {
+export async function buildIndexes(model: Model, { budget = Infinity } = {}): Promise<BuildRun> {
   let layout = await recordLayout(model);
   let filled = 0;
-  while (layout.building.length > 0 && filled < budget && Date.now() < deadline - LIMITS.bulkStopBeforeDeadlineMs) {
+  while (layout.building.length > 0 && filled < budget && bulkMayContinue()) {
     const { shard, after, done } = layout.progress;
     const { items, last } = await shardPage(model, shard, { after: after ?? undefined, limit: Math.min(PAGE, budget - filled) });
     for (const result of await mapPool(items, LIMITS.writeConcurrency, (item) => fillRecord(model, layout.building, item))) {
@@ -148,15 +149,15 @@ export interface ModelBuild {
 }
 
 /**
- * Every model's layout recorded and its new indexes filled, one model after another until
- * `deadline`: what the index_build function runs at each deploy and on its schedule, a run
+ * Every model's layout recorded and its new indexes filled, one model after another until the
+ * invocation's deadline is near: what the index_build function runs at each deploy and on its schedule, a run
  * going on where the last one stopped.
  */
-export async function buildAllIndexes(models: ReadonlyArray<Model>, deadline: number): Promise<ModelBuild[]> {
+export async function buildAllIndexes(models: ReadonlyArray<Model>): Promise<ModelBuild[]> {
   const builds: ModelBuild[] = [];
   for (const model of models) {
     try {
-      const { layout, filled } = await buildIndexes(model, { deadline });
+      const { layout, filled } = await buildIndexes(model);
       builds.push({ model: model.name, building: layout.building, filled });
     } catch (error) {
       if (!(error instanceof LayoutMismatch)) throw error;
