@@ -248,6 +248,13 @@ describe('ClientRequestToken', () => {
     expect(await stored('t1')).toEqual({ ...key('t1'), n: n(1) });
   });
 
+  test('every attribute counts toward the request, those named with an underscore too (the store keeps _version so)', async () => {
+    const versioned = (version: number) => [{ Put: { TableName, Item: { ...key('t3'), _version: n(version) } } }];
+    expect(await transact({ ClientRequestToken: 'token-3', TransactItems: versioned(1) })).toEqual({ ok: {} });
+    expect(await transact({ ClientRequestToken: 'token-3', TransactItems: versioned(2) })).toMatchObject({ name: 'IdempotentParameterMismatchException' });
+    expect(await stored('t3')).toEqual({ ...key('t3'), _version: n(1) });
+  });
+
   test('a request that failed leaves its token free', async () => {
     const failing = { ConditionCheck: { TableName, Key: key('t-missing'), ConditionExpression: 'attribute_exists(pk)' } };
     expect(await transact({ ClientRequestToken: 'token-2', TransactItems: [failing] })).toMatchObject({ name: 'TransactionCanceledException' });
