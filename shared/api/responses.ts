@@ -75,7 +75,11 @@ const bulkProgress = {
   next_cursor: z.string().nullable().describe('When complete is false: send the same request with this cursor to go on; null otherwise'),
 };
 
-export const updateAnswerSchema = z.strictObject({ updated: counter, ...bulkProgress });
+export const updateAnswerSchema = z.strictObject({
+  updated: counter,
+  ...bulkProgress,
+  upserted: z.boolean().optional().describe('Only with upsert: true when the record was created, false when it was updated'),
+});
 
 export const deleteAnswerSchema = z.strictObject({ deleted: counter, ...bulkProgress });
 

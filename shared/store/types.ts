@@ -40,8 +40,10 @@ export interface BulkGuard {
 }
 
 export interface UpdateRequest extends BulkGuard {
-  /** Fields to set; null removes an optional field. */
+  /** Update operators ($set, $inc, ...: shared/store/operators/), or fields to set whole; null removes an optional field. */
   values: Record<string, unknown>;
+  /** Create the record when the filters, which name its id, match none. */
+  upsert?: boolean;
 }
 
 /** Records to make, each with its id (the caller's, or one it made with shared/store/keys.ts newId or runId). */
@@ -82,7 +84,8 @@ type BulkProgress = {
   next_cursor: string | null;
 };
 
-export type UpdateAnswer = BulkProgress & { updated: number };
+/** `upserted` only for an upsert: true when it created the record. */
+export type UpdateAnswer = BulkProgress & { updated: number; upserted?: boolean };
 
 export type DeleteAnswer = BulkProgress & { deleted: number };
 

@@ -3,16 +3,6 @@ import { indexAttributes } from '../../keys';
 import type { Item } from '../../read/query';
 import { DATA_ATTRIBUTE, VERSION_ATTRIBUTE } from '../../table';
 
-/** A record's data with `values` applied: each value replaces its field, null removes it. */
-export function mergedData(item: Item, values: Record<string, unknown>): Record<string, unknown> {
-  const data: Record<string, unknown> = { ...(item[DATA_ATTRIBUTE] as Record<string, unknown>) };
-  for (const [field, value] of Object.entries(values)) {
-    if (value === null) delete data[field];
-    else data[field] = value;
-  }
-  return data;
-}
-
 /** The item as an update would leave it (a close upper bound for its size: timestamps and tokens keep their length). */
 export const updatedItem = (model: Model, item: Item, data: Record<string, unknown>): Item => ({
   ...item,

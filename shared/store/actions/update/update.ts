@@ -1,33 +1,31 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { LIMITS } from '../../../limits';
-import { SYSTEM_FIELDS, type Model } from '../../../models/define';
+import type { Model } from '../../../models/define';
 import { DATA_ATTRIBUTE } from '../../table';
 import type { ErrorDetail } from '../../../models/details';
 import { checkAgainst } from '../../../models/validate';
 import { bulkMayContinue } from '../../../invocation';
 import { awaitTurn } from '../../bulk/contention';
 import { queryFingerprint } from '../../cursor/cursor';
-import { InvalidRecord, InvalidValues } from '../../errors';
+import { InvalidRecord, RecordExists } from '../../errors';
 import { checkItemSize } from '../../write/item-size';
 import { matchForWrite, type Matched } from '../../bulk/match';
 import { stillMatching } from '../../read/still-matching';
 import { mapPool } from '../../write/pool';
 import type { Item } from '../../read/query';
 import { settle } from '../../bulk/settle';
-import type { Action, UpdateAnswer, UpdateRequest } from '../../types';
+import type { Action, ActionOptions, UpdateAnswer, UpdateRequest } from '../../types';
 import { changeRecord } from '../../write/late-write';
 import { operationWriteToken, rememberedAfter, writtenBy } from '../../write/write-token';
-import { mergedData, updatedItem } from './merge';
+import { updatedItem } from './merge';
+import { onlyId, updatedInPlace } from './in-place';
+import { upsertSeed } from './upsert';
+import { applyChanges } from '../../operators/apply';
+import type { Changes } from '../../operators/changes';
+import { parseValues } from '../../operators/parse';
+import { parseFilter } from '../../filter/parse';
+import { createRecords } from '../create/create';
 import { updateParams } from './params';
-
-/** Refuses values that no record could take: system fields, or nothing at all. */
-function checkValues(values: Record<string, unknown>): void {
-  const details: ErrorDetail[] = Object.keys(values)
-    .filter((field) => Object.hasOwn(SYSTEM_FIELDS, field))
-    .map((field) => ({ path: `values.${field}`, message: `${field} is managed by the service and cannot be set` }));
-  if (details.length > 0) throw new InvalidValues(`values cannot set ${details.map((d) => d.path.slice(7)).join(', ')}`, details);
-  if (Object.keys(values).length === 0) throw new InvalidValues('values is empty: name at least one field to set', [{ path: 'values', message: 'empty' }]);
-}
 
 /**
  * A field the model no longer declares, still held by the stored record, fails the record as a
@@ -41,8 +39,8 @@ function withRemovalHint(model: Model, item: Item, detail: ErrorDetail): ErrorDe
 }
 
 /** The record's data after the update, checked against its model and DynamoDB's item size; undefined with the problems when invalid. */
-async function updatedData(model: Model, item: Item, values: Record<string, unknown>): Promise<{ data?: Record<string, unknown>; details: ErrorDetail[] }> {
-  const result = await checkAgainst(model.schema, mergedData(item, values), ['values']);
+async function updatedData(model: Model, item: Item, changes: Changes): Promise<{ data?: Record<string, unknown>; details: ErrorDetail[] }> {
+  const result = await checkAgainst(model.schema, applyChanges(item[DATA_ATTRIBUTE] as Record<string, unknown>, changes), ['values']);
   if (!result.value) return { details: result.details.map((detail) => withRemovalHint(model, item, detail)) };
   const data = result.value as Record<string, unknown>;
   checkItemSize(updatedItem(model, item, data), item.id as string);
@@ -50,11 +48,11 @@ async function updatedData(model: Model, item: Item, values: Record<string, unkn
 }
 
 /** The data every matched record would have after the update; all valid, or one InvalidRecord and nothing written. */
-async function validatedUpdates(model: Model, items: Item[], values: Record<string, unknown>): Promise<Map<string, Record<string, unknown>>> {
+async function validatedUpdates(model: Model, items: Item[], changes: Changes): Promise<Map<string, Record<string, unknown>>> {
   const updates = new Map<string, Record<string, unknown>>();
   const details: ErrorDetail[] = [];
   for (const item of items) {
-    const result = await updatedData(model, item, values);
+    const result = await updatedData(model, item, changes);
     if (result.data) updates.set(item.id as string, result.data);
     for (const d of result.details) details.push({ ...d, message: `record ${item.id as string}: ${d.message}` });
   }
@@ -73,7 +71,7 @@ async function updateOne(
   { filter, operation }: Matched,
   first: Item,
   firstData: Record<string, unknown>,
-  values: Record<string, unknown>,
+  changes: Changes,
   { keyed }: { keyed: boolean },
 ): Promise<boolean> {
   const id = first.id as string;
@@ -94,7 +92,7 @@ async function updateOne(
     await awaitTurn(attempt, id);
     item = await stillMatching(model, filter, id);
     if (item) {
-      const result = await updatedData(model, item, values);
+      const result = await updatedData(model, item, changes);
       if (!result.data) return false;
       data = result.data;
     }
@@ -102,21 +100,49 @@ async function updateOne(
   return false;
 }
 
-/**
- * Update by filter. Each write is conditional on the version read, so a concurrent change is
- * never overwritten: the record is re-read, re-checked against the filter and retried.
- */
-export const updateRecords: Action<UpdateRequest, UpdateAnswer> = async (model, request, options = {}) => {
-  checkValues(request.values);
+/** Update by filter: each record read, its result checked, and written conditional on what was read (updateOne). */
+async function updateMatching(model: Model, request: UpdateRequest, changes: Changes, options: ActionOptions): Promise<UpdateAnswer> {
   const fingerprint = queryFingerprint(request.filters, ['update', request.values]);
   const matched = await matchForWrite(model, request, fingerprint, options);
   const { items } = matched;
-  const updates = await validatedUpdates(model, items, request.values);
+  const updates = await validatedUpdates(model, items, changes);
   const results = await mapPool(
     items,
     LIMITS.writeConcurrency,
-    (item) => updateOne(model, matched, item, updates.get(item.id as string)!, request.values, { keyed: options.keyRun !== undefined }),
+    (item) => updateOne(model, matched, item, updates.get(item.id as string)!, changes, { keyed: options.keyRun !== undefined }),
     bulkMayContinue,
   );
   return settle('updated', results, matched, { model, fingerprint, request });
+}
+
+const ONE_UPDATED: UpdateAnswer = { updated: 1, matched: 1, skipped: 0, complete: true, next_cursor: null };
+
+/**
+ * Update by filter. A filter naming one id alone, outside a keyed run or a cursor, first tries
+ * one atomic conditional UpdateItem (updatedInPlace); when it cannot be stated so, or its
+ * condition fails, the record is read, its result checked and written conditional on the
+ * version read, so a concurrent change is never overwritten: the record is re-read,
+ * re-checked against the filter and retried. An upsert that matches nothing creates the
+ * record (upsertSeed), and updates it after all when a concurrent upsert created it first.
+ */
+export const updateRecords: Action<UpdateRequest, UpdateAnswer> = async (model, request, options = {}) => {
+  const changes = parseValues(model, request.values, { upsert: request.upsert === true });
+  const filter = parseFilter(model, request.filters);
+  const seed = request.upsert === true ? upsertSeed(filter) : undefined;
+  const id = options.keyRun === undefined && request.cursor === undefined ? onlyId(filter) : undefined;
+  for (let attempt = 1; ; attempt++) {
+    if (id !== undefined && (await updatedInPlace(model, id, changes))) return seed ? { ...ONE_UPDATED, upserted: false } : ONE_UPDATED;
+    const answer = await updateMatching(model, request, changes, options);
+    if (!seed) return answer;
+    if (answer.matched > 0) return { ...answer, upserted: false };
+    // Created by a concurrent upsert, yet not matching: the filters' other conditions exclude the record that holds the id.
+    if (attempt > 1) throw new RecordExists(model.name, [seed.id]);
+    const data = applyChanges(seed.data, changes, { inserting: true });
+    try {
+      await createRecords(model, { records: [{ id: seed.id, data }] }, { keyRun: options.keyRun, pathOf: () => ['values'] });
+      return { updated: 0, matched: 0, skipped: 0, complete: true, next_cursor: null, upserted: true };
+    } catch (error) {
+      if (!(error instanceof RecordExists)) throw error;
+    }
+  }
 };

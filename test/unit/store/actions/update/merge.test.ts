@@ -1,26 +1,11 @@
 import { storedItem } from '../../../../../shared/store/actions/create/item';
-import { mergedData, updatedItem } from '../../../../../shared/store/actions/update/merge';
+import { updatedItem } from '../../../../../shared/store/actions/update/merge';
 import type { Item } from '../../../../../shared/store/read/query';
 import { noteModel } from '../../../../support/models';
 
 const note = noteModel('note', 4);
 const NOW = '2026-11-23T10:00:00.000Z';
 const item: Item = { ...storedItem(note, { id: 'n1', data: { title: 'Old', rank: 1, done: false } }, NOW, 'w0'), _version: 3 };
-
-describe('mergedData', () => {
-  test('sets the values given and keeps every other field', () => {
-    expect(mergedData(item, { title: 'New', tags: ['a'] })).toEqual({ title: 'New', rank: 1, done: false, tags: ['a'] });
-  });
-
-  test('null removes a field; false and 0 are values', () => {
-    expect(mergedData(item, { rank: null, done: 0 })).toEqual({ title: 'Old', done: 0 });
-  });
-
-  test('leaves the item it read untouched', () => {
-    mergedData(item, { title: 'New', rank: null });
-    expect(item.d).toEqual({ title: 'Old', rank: 1, done: false });
-  });
-});
 
 test('updatedItem carries the new data, its index keys and the next version', () => {
   const next = updatedItem(note, item, { title: 'New' });

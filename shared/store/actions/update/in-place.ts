@@ -1,0 +1,71 @@
+import { UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import { settings } from '../../../config';
+import { inTime } from '../../../invocation';
+import type { Model } from '../../../models/define';
+import { settledByCaller } from '../../attempts';
+import { db } from '../../client';
+import { OutcomeUnknown, PartialWrite } from '../../errors';
+import type { FilterNode } from '../../filter/ast';
+import { ExpressionBuilder } from '../../filter/expression';
+import { itemKey } from '../../keys';
+import type { Changes } from '../../operators/changes';
+import { compileChanges, type CompiledChanges } from '../../operators/compile';
+import { TABLE_KEY, WRITE_TOKEN_ATTRIBUTE } from '../../table';
+import { failureOf } from '../../write/late-write';
+import { currentItem, isConditionFailure, newWriteToken } from '../../write/write-token';
+import { writeStamp } from './params';
+
+/** The id a filter names by equality and nothing else, or undefined. */
+export function onlyId(filter: FilterNode): string | undefined {
+  return filter.kind === 'compare' && filter.field === 'id' && filter.op === 'eq' && typeof filter.operands[0] === 'string' ? filter.operands[0] : undefined;
+}
+
+/**
+ * The compiled changes of record `id` as one UpdateItem: their SET and REMOVE, the write stamp,
+ * and their condition beside "the record exists". Not conditional on anything read: DynamoDB
+ * applies it to the record as it is when the write arrives.
+ */
+export function inPlaceParams(model: Model, id: string, x: ExpressionBuilder, compiled: CompiledChanges, writeToken: string, now: string): UpdateCommandInput {
+  const set = [...compiled.set, ...writeStamp(x, writeToken, now)];
+  const remove = compiled.remove.length > 0 ? ` REMOVE ${compiled.remove.join(', ')}` : '';
+  const exists = `attribute_exists(${x.name(TABLE_KEY.partitionKey)})`;
+  return {
+    TableName: settings().TABLE_NAME,
+    Key: itemKey(model, id),
+    UpdateExpression: `SET ${set.join(', ')}${remove}`,
+    ConditionExpression: compiled.condition ? `${exists} AND ${compiled.condition}` : exists,
+    ...x.attributes(),
+  };
+}
+
+/**
+ * An update of one record by id at DynamoDB's minimum cost: one conditional UpdateItem, no read,
+ * when the changes compile (shared/store/operators/compile.ts). Contention cannot fail it:
+ * DynamoDB applies concurrent ones one after another. True when applied; false when it could
+ * not be stated so, or its condition failed (the record is missing, or the model refuses the
+ * result): the caller's read tells which. A lost answer is settled by one read: the record
+ * holding this write's token proves it applied; any other token proves nothing (the write was
+ * not conditional on a token, so a copy on its way may still land), hence OutcomeUnknown, counted
+ * as one record in doubt.
+ */
+export async function updatedInPlace(model: Model, id: string, changes: Changes): Promise<boolean> {
+  const x = new ExpressionBuilder();
+  const compiled = await compileChanges(changes, x, model);
+  if (!compiled) return false;
+  const writeToken = newWriteToken();
+  const command = new UpdateCommand(inPlaceParams(model, id, x, compiled, writeToken, new Date().toISOString()));
+  try {
+    await db().send(settledByCaller(command), inTime());
+    return true;
+  } catch (error) {
+    const { cause, inDoubt } = failureOf(error);
+    if (!inDoubt) {
+      if (isConditionFailure(cause)) return false;
+      throw cause;
+    }
+    const stored = await currentItem(model, id).catch(() => undefined);
+    if (stored?.[WRITE_TOKEN_ATTRIBUTE] === writeToken) return true;
+    // As a bulk update counts a record in doubt: matched (a write can only land on a record that exists), neither updated nor failed.
+    throw new PartialWrite(new OutcomeUnknown(id, cause), { updated: 0, matched: 1, failed: 0, unknown: 1 });
+  }
+}

@@ -1,0 +1,36 @@
+import { InvalidValues } from '../../errors';
+import type { FilterNode } from '../../filter/ast';
+import { DATA_ATTRIBUTE } from '../../table';
+
+const compares = (node: FilterNode): Array<Extract<FilterNode, { kind: 'compare' }>> => {
+  if (node.kind === 'compare') return [node];
+  return node.kind === 'and' ? node.items.flatMap(compares) : [];
+};
+
+/**
+ * What an upsert creates a missing record from: the id and the other equalities its filter
+ * states (a dotted path into its nested object). Refused unless the filter names the id by
+ * equality: DynamoDB keeps only the key unique, so "the record this filter matches" is one
+ * record only when it is named by its id.
+ */
+export function upsertSeed(filter: FilterNode): { id: string; data: Record<string, unknown> } {
+  const equalities = compares(filter).filter((c) => c.op === 'eq');
+  const id = equalities.find((c) => c.field === 'id')?.operands[0];
+  if (typeof id !== 'string') {
+    throw new InvalidValues(
+      'upsert needs filters that name the record by its id, as {"id": "<id>"}: DynamoDB keeps only the key unique, so no other filter names one record to create or update',
+      [{ path: 'filters', message: 'upsert needs an id equality' }],
+    );
+  }
+  const data: Record<string, unknown> = {};
+  for (const { path, operands } of equalities) {
+    if (path[0] !== DATA_ATTRIBUTE) continue;
+    let object = data;
+    for (const segment of path.slice(1, -1)) {
+      if (!Object.hasOwn(object, segment)) object[segment] = {};
+      object = object[segment] as Record<string, unknown>;
+    }
+    object[path[path.length - 1]] = operands[0];
+  }
+  return { id, data };
+}
