@@ -119,10 +119,33 @@ export type ListBody<M extends Model = Model, F extends ReadonlyArray<FieldName<
   fields?: F;
 };
 export type CountBody<M extends Model = Model> = Omit<z.input<typeof countRequest>, 'filters'> & { filters?: Filter<M> };
-/** values: the model's fields; null removes an optional one. */
+type NumberField<R> = { [K in keyof R]-?: [Extract<Operand<R[K]>, ClientNumber>] extends [never] ? never : K }[keyof R];
+type ArrayField<R> = { [K in keyof R]-?: [Extract<Operand<R[K]>, ReadonlyArray<unknown>>] extends [never] ? never : K }[keyof R];
+type ElementOf<V> = V extends ReadonlyArray<infer E> ? E : never;
+/** A dotted path into an object field reaches any depth: the service checks what it holds there. */
+type Dotted<R> = [ObjectField<R>] extends [never] ? unknown : { [P in `${ObjectField<R>}.${string}`]?: unknown };
+type Fields<R, V> = { [K in keyof R]?: V } & Dotted<R>;
+
+/**
+ * An update's values: the model's fields set whole (null removes an optional one), and the
+ * operators of shared/store/operators/, each only on the fields whose kind takes it: $inc on
+ * numbers, $push, $addToSet and $pull on arrays, $min and $max on what orders.
+ */
+export type UpdateValues<M extends Model> = { [K in keyof RecordData<M>]?: RecordData<M>[K] | null } & {
+  $set?: { [K in keyof RecordData<M>]?: RecordData<M>[K] | null } & Dotted<RecordData<M>>;
+  $setOnInsert?: { [K in keyof RecordData<M>]?: RecordData<M>[K] } & Dotted<RecordData<M>>;
+  $unset?: Fields<RecordData<M>, unknown>;
+  $inc?: { [K in NumberField<RecordData<M>>]?: ClientNumber } & Dotted<RecordData<M>>;
+  $min?: { [K in keyof RecordData<M>]?: Ordered<Operand<RecordData<M>[K]>> } & Dotted<RecordData<M>>;
+  $max?: { [K in keyof RecordData<M>]?: Ordered<Operand<RecordData<M>[K]>> } & Dotted<RecordData<M>>;
+  $push?: { [K in ArrayField<RecordData<M>>]?: ElementOf<Operand<RecordData<M>[K]>> | { $each: ElementOf<Operand<RecordData<M>[K]>>[] } };
+  $addToSet?: { [K in ArrayField<RecordData<M>>]?: ElementOf<Operand<RecordData<M>[K]>> | { $each: ElementOf<Operand<RecordData<M>[K]>>[] } };
+  $pull?: { [K in ArrayField<RecordData<M>>]?: ElementOf<Operand<RecordData<M>[K]>> };
+};
+
 export type UpdateBody<M extends Model> = Omit<z.input<typeof updateRequest>, 'values' | 'filters'> & {
   filters: Filter<M>;
-  values: { [K in keyof RecordData<M>]?: RecordData<M>[K] | null };
+  values: UpdateValues<M>;
 };
 export type DeleteBody<M extends Model = Model> = Omit<z.input<typeof deleteRequest>, 'filters'> & { filters: Filter<M> };
 

@@ -23,7 +23,7 @@ import { DOCS_ASSET_NAMES } from '../docs/assets';
 import type { ErrorCode } from '../errors';
 import type { Route } from '../manifest/routes';
 import { LIMITS } from '../limits';
-import { SYSTEM_FIELDS, sortableFields, type Model } from '../models/define';
+import { SYSTEM_FIELDS, sortableFields, typesOf, type Model } from '../models/define';
 // The receiver's own schema: the document shows what it checks (one schema, not two to keep alike).
 import { onebotEventSchema } from '../onebot/event';
 import { exampleData } from './examples';
@@ -92,12 +92,44 @@ const FILTERS_HELP =
   '($eq $ne $gt $gte $lt $lte $in $nin $between $exists $begins_with $contains), and $and/$or/$not combine them. ' +
   '`id` and the system fields can be filtered on. $ne and $nin keep records where the field is missing.';
 
-/** The model's fields, each optional; an optional field may be null, which removes it. */
+const OPERATORS_HELP =
+  'Operators: $set (a dotted path sets one nested field), $unset, $inc (numbers, exact), $min, $max, $push and $addToSet (one element or {"$each": [...]}), ' +
+  '$pull (removes elements equal to the operand), $setOnInsert (with upsert only). A plain field replaces its value whole, an object too.';
+
+/** A field's schema without its optional wrapper. */
+const unwrapped = (field: z.core.$ZodType): z.core.$ZodType => (field instanceof $ZodOptional ? field._zod.def.innerType : field);
+
+/**
+ * The model's fields, each optional (an optional field may be null, which removes it), beside
+ * the update operators, each naming only the fields whose kind takes it ($inc numbers, $push
+ * arrays and their elements). Operators also take dotted paths into object fields, so their
+ * objects admit further keys; the service checks each path against the model.
+ */
 function valuesSchema(model: Model) {
-  const shape = Object.fromEntries(
-    Object.entries(model.schema.shape).map(([name, field]) => [name, field instanceof $ZodOptional ? z.nullable(field) : z.optional(field)]),
-  );
-  return z.strictObject(shape).describe(descriptionOf(updateRequest.shape.values));
+  const fields = Object.entries(model.schema.shape);
+  const whole = Object.fromEntries(fields.map(([name, field]) => [name, field instanceof $ZodOptional ? z.nullable(field) : z.optional(field)]));
+  const kinds = (name: string) => typesOf(model.jsonSchema.properties[name] ?? {});
+  const elementOf = (field: z.core.$ZodType) => (unwrapped(field)._zod.def as unknown as { element: z.core.$ZodType }).element;
+  const arrays = fields.filter(([name, field]) => kinds(name).includes('array') && unwrapped(field)._zod.def.type === 'array');
+  const numbers = fields.filter(([name]) => kinds(name).some((kind) => kind === 'number' || kind === 'integer'));
+  const each = (element: z.core.$ZodType) => z.union([element, z.strictObject({ $each: z.array(element) })]);
+  const paths = (shape: Record<string, z.core.$ZodType>) => z.optional(z.looseObject(shape));
+  const onArrays = (operand: (element: z.core.$ZodType) => z.core.$ZodType) =>
+    z.optional(z.strictObject(Object.fromEntries(arrays.map(([name, field]) => [name, z.optional(operand(elementOf(field)))]))));
+  return z
+    .strictObject({
+      ...whole,
+      $set: paths(whole),
+      $setOnInsert: paths(Object.fromEntries(fields.map(([name, field]) => [name, z.optional(field)]))),
+      $unset: paths({}),
+      $inc: paths(Object.fromEntries(numbers.map(([name]) => [name, z.optional(z.number())]))),
+      $min: paths({}),
+      $max: paths({}),
+      $push: onArrays(each),
+      $addToSet: onArrays(each),
+      $pull: onArrays((element) => element),
+    })
+    .describe(`${descriptionOf(updateRequest.shape.values)}. ${OPERATORS_HELP}`);
 }
 
 /** The names `fields` takes for a model: as checkFields (shared/store/read/projection.ts) knows them. */
