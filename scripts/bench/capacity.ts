@@ -43,6 +43,11 @@ export async function capacityBench(ctx: BenchContext): Promise<Section> {
       [`list page of ${affected}`, () => listRecords(model, { limit: affected }), () => minimal.listPage(affected)],
       [`count (${records} records)`, () => countRecords(model, {}), () => minimal.count()],
       [
+        'update one record by id',
+        () => updateRecords(model, { filters: { id: benchId(43) }, values: { user_name: 'one' } }),
+        () => minimal.updateById(benchId(43), { field: 'user_name', value: 'one' }),
+      ],
+      [
         `update ${affected} records`,
         () => updateRecords(model, { filters: { content: 'c7' }, values: { user_name: 'changed' } }),
         () => minimal.updateWhere('content', 'c7', { field: 'user_name', value: 'changed' }),
@@ -79,8 +84,8 @@ middleware added to its stack from outside (scripts/bench/meter.ts), which also 
 sent during the whole run. ${records} records of about 200 bytes are seeded into a one-shard and an
 eight-shard bench model; each operation runs through the store (shared/store/records.ts), and the minimum
 is what hand-written DynamoDB calls consume for the same answer on the one-shard layout (GetItem by key,
-an index Query with Limit 1, one Query page, a Select COUNT loop, an index Query plus one
-UpdateItem/DeleteItem per record). Capacity is as the engine (dynalite) reports it: reads in 4 KB units
+an index Query with Limit 1, one Query page, a Select COUNT loop, one conditional UpdateItem by key, an index
+Query plus one UpdateItem/DeleteItem per record). Capacity is as the engine (dynalite) reports it: reads in 4 KB units
 (eventually consistent halves them), writes in 1 KB units; it does not add the index writes DynamoDB
 bills, which both sides would pay alike. The engine also charges nothing for a query that reads
 nothing, where DynamoDB bills at least 0.5 unit per read request (1 when consistent) and 1 per write:

@@ -63,6 +63,18 @@ export function rawCalls(model: Model) {
     listPage: (limit: number) => Promise.all(shards.map((s) => db().send(new QueryCommand({ ...partition(s), Limit: limit })))),
     listWhere: (field: string, value: unknown, limit: number) => Promise.all(shards.map((s) => queryLoop(where(s, field, value), limit))),
     count: () => Promise.all(shards.map((s) => queryLoop({ ...partition(s), Select: 'COUNT' }))),
+    /** One field of one record by id, as a careful hand would write it: in place, only if the record exists. */
+    updateById: (id: string, set: { field: string; value: unknown }) =>
+      db().send(
+        new UpdateCommand({
+          TableName,
+          Key: key(id),
+          UpdateExpression: 'SET #d.#f = :v, #ver = #ver + :one',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: { '#d': 'd', '#f': set.field, '#ver': '_version' },
+          ExpressionAttributeValues: { ':v': set.value, ':one': 1 },
+        }),
+      ),
     updateWhere: async (field: string, value: unknown, set: { field: string; value: unknown }) => {
       const items = await matching(field, value);
       await mapPool(items, LIMITS.writeConcurrency, (item) =>
