@@ -13,7 +13,8 @@ import { removeAll, storedItems } from '../support/stored';
 
 /**
  * A stateful, model-based test of the whole record API (issue 19): random sequences of create
- * (one and batch, ids given and made, conflicts), update, delete, list with paging interleaved
+ * (one and batch, ids given and made, conflicts), update (plain values and the operators of issue
+ * 32), upsert, delete, list with paging interleaved
  * with writes (a cursor held across them and continued later), count and get_one, sent over HTTP
  * and held step by step to the reference of test/support/record-model.ts: status, error code,
  * body, and what is stored afterwards. Run with random seeds by `npm run fuzz -- model`.
@@ -168,6 +169,71 @@ function arbitraries(spec: ModelSpec) {
     fc.tuple(fc.constantFrom('nope', '_version', 'id'), anyValue).map(([k, v]) => ({ [k]: v })),
     fc.tuple(forbiddenKey, holdable(spec.fields[names[0]])).map(([k, v]) => withKey({}, k, { [names[0]]: v })),
   );
+  // Update operators (issue 32): each on paths of every kind, with operands of every kind, so
+  // that those a path cannot take are sent too; sometimes two at once, or beside a plain field.
+  const operatorPath = fc.constantFrom(...paths.slice(2).map(([path]) => path), 'nope', 'meta.nope', `${names[0]}.x`);
+  const element = fc.oneof(scalar, { weight: 1, arbitrary: anyValue });
+  const operand: Record<string, fc.Arbitrary<unknown>> = {
+    $set: fc.oneof(scalar, anyValue, fc.constant(null)),
+    $unset: fc.constant(''),
+    $inc: fc.oneof({ weight: 4, arbitrary: number }, anyValue),
+    $min: fc.oneof(number, string, anyValue),
+    $max: fc.oneof(number, string, anyValue),
+    $push: fc.oneof(
+      element,
+      fc.array(element, { maxLength: 2 }).map((each) => ({ $each: each })),
+    ),
+    $addToSet: fc.oneof(
+      element,
+      fc.array(element, { maxLength: 3 }).map((each) => ({ $each: each })),
+    ),
+    $pull: element,
+    $setOnInsert: fc.oneof(scalar, holdable(spec.fields[names[0]])),
+  };
+  const oneOperator = fc
+    .tuple(fc.constantFrom(...Object.keys(operand)), operatorPath)
+    .chain(([op, path]) => operand[op].map((value) => ({ [op]: { [path]: value } })));
+  // Mostly operators a path takes, so that most reach the records.
+  const specs = names.flatMap((k) => [[k, spec.fields[k]] as [string, FieldSpec], ...nested(k, spec.fields[k])]);
+  const fitting = fc.constantFrom(...specs).chain(([path, field]): fc.Arbitrary<Record<string, unknown>> => {
+    const ops: fc.Arbitrary<Record<string, unknown>>[] = [holdable(field).map((v) => ({ $set: { [path]: v } })), fc.constant({ $unset: { [path]: '' } })];
+    if (field.kinds.includes('number'))
+      ops.push(
+        number.map((v) => ({ $inc: { [path]: v } })),
+        number.map((v) => ({ $max: { [path]: v } })),
+      );
+    if (field.kinds.includes('string')) ops.push(string.map((v) => ({ $min: { [path]: v } })));
+    if (field.items) {
+      const item = holdable(field.items);
+      ops.push(
+        item.map((v) => ({ $push: { [path]: v } })),
+        fc.array(item, { maxLength: 2 }).map((each) => ({ $addToSet: { [path]: { $each: each } } })),
+        item.map((v) => ({ $pull: { [path]: v } })),
+      );
+    }
+    return fc.oneof(...ops);
+  });
+  const operators = fc.oneof(
+    { weight: 6, arbitrary: fitting },
+    { weight: 2, arbitrary: fc.tuple(fitting, fitting).map(([a, b]) => ({ ...b, ...a })) },
+    { weight: 2, arbitrary: oneOperator },
+    fc.tuple(oneOperator, oneOperator).map(([a, b]) => ({ ...b, ...a })),
+    fc.tuple(oneOperator, values).map(([a, b]) => ({ ...b, ...a })),
+  );
+  // Upserts: mostly by id (with another equality the record is created with), also without one.
+  const upsertFilter = fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom(...IDS).map((id) => ({ id })) },
+    { weight: 2, arbitrary: fc.tuple(fc.constantFrom(...IDS), paths[2][1]).map(([id, v]) => ({ id, [paths[2][0]]: v })) },
+    fc.constant({ [paths[2][0]]: 'a' }),
+  );
+  const setOnInsert = fc.record(Object.fromEntries(required.map((k) => [k, holdable(spec.fields[k])])));
+  // The required fields on insert, where the operators leave them alone (overlapping paths are refused, as update steps show).
+  const touched = (v: Record<string, unknown>) =>
+    Object.entries(v).flatMap(([k, inner]) => (k.startsWith('$') && inner && typeof inner === 'object' ? Object.keys(inner) : [k]).map((p) => p.split('.')[0]));
+  const upsertValues = fc.tuple(operators, setOnInsert).map(([v, insert]) => {
+    const free = Object.fromEntries(Object.entries(insert).filter(([k]) => !touched(v).includes(k)));
+    return Object.keys(free).length === 0 ? v : { ...v, $setOnInsert: { ...free, ...(v.$setOnInsert as object) } };
+  });
   const orders = ['id', ...spec.indexed].flatMap((f) => [f, `-${f}`]);
   const orderBy = fc.oneof({ weight: 12, arbitrary: fc.constantFrom(...orders) }, fc.constant(names.find((k) => !spec.indexed.includes(k))!));
   const limit = fc.constantFrom(1, 2, 1, 3);
@@ -187,6 +253,9 @@ function arbitraries(spec: ModelSpec) {
     createBatch.map((b) => new Step('create', b)),
     fc.tuple(target, values, guard).map(([filters, v, g]) => new Step('update', { filters, values: v, ...g })),
     fc.tuple(target, values, guard).map(([filters, v, g]) => new Step('update', { filters, values: v, ...g })),
+    fc.tuple(target, operators, guard).map(([filters, v, g]) => new Step('update', { filters, values: v, ...g })),
+    fc.tuple(target, operators, guard).map(([filters, v, g]) => new Step('update', { filters, values: v, ...g })),
+    fc.tuple(upsertFilter, upsertValues).map(([filters, v]) => new Step('upsert', { filters, values: v, upsert: true })),
     fc.tuple(target, guard).map(([filters, g]) => new Step('delete', { filters, ...g })),
     fc.tuple(someFilter, orderBy, limit).map(([filters, order_by, l]) => new Step('list', { filters, order_by, limit: l })),
     fc.tuple(orderBy, limit).map(([order_by, l]) => new Step('list', { order_by, limit: l })),
@@ -268,8 +337,26 @@ const STEPS: Record<string, Run> = {
     if (isRefusal(expected)) return expectRefusal(reply, expected);
     const n = expected.items.length;
     same(expectSuccess(reply, 200), { updated: n, matched: n, skipped: 0, complete: true, next_cursor: null }, 'update answer', reply);
-    m.update(expected.items, body.values);
+    m.update(expected.items, expected.changes!);
     restamped = new Set(expected.items.map((i) => i.id as string));
+  },
+
+  async upsert(m, { api, spec }, body) {
+    const expected = m.upsert(body);
+    const reply = await api.post(`/api/db/${spec.name}/update`, body);
+    if (isRefusal(expected)) return expectRefusal(reply, expected);
+    if ('items' in expected) {
+      const n = expected.items.length;
+      same(expectSuccess(reply, 200), { updated: n, matched: n, skipped: 0, complete: true, next_cursor: null, upserted: false }, 'upsert answer', reply);
+      m.update(expected.items, expected.changes);
+      restamped = new Set(expected.items.map((i) => i.id as string));
+      return;
+    }
+    same(expectSuccess(reply, 200), { updated: 0, matched: 0, skipped: 0, complete: true, next_cursor: null, upserted: true }, 'upsert answer', reply);
+    // The stamps are the service's: taken from what it stored, once they look as a create's do.
+    const item = (await storedItems(spec)).find((i) => i.id === expected.create.id);
+    if (!item || item._version !== 1 || !STAMP.test(item._created_at as string) || item._updated_at !== item._created_at) fail('upserted record', reply);
+    m.add([{ id: expected.create.id, ...expected.create.data, _created_at: item!._created_at, _updated_at: item!._updated_at, _version: 1 }]);
   },
 
   async delete(m, { api, spec }, body) {

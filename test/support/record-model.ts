@@ -8,7 +8,7 @@ import { utf8Order } from '../../shared/store/utf8-order';
 /**
  * The record API as docs/record-api.md describes it, in memory: records with their versions and
  * system fields, create (ids given or made, conflicts, all or nothing), update (null removes a
- * field), delete, the bulk guards (empty_filter, matches_all, too_many_matches), list positions
+ * field, and the update operators and upsert of issue 32), delete, the bulk guards (empty_filter, matches_all, too_many_matches), list positions
  * held across writes, count and get_one. Filter meaning and order are the filter reference's
  * (test/support/filter-reference.ts); which filters are refused, and how, is read here from a
  * hand-written description of the model's fields, not from its zod schema or the service's parser.
@@ -250,6 +250,133 @@ export interface BulkRequest {
   allow_all?: boolean;
   max_affected?: number;
   values?: Record<string, unknown>;
+  upsert?: boolean;
+}
+
+/** One update operator on one path, as docs/record-api.md's table describes it. */
+export interface OperatorChange {
+  op: 'set' | 'unset' | 'inc' | 'min' | 'max' | 'push' | 'addToSet' | 'pull' | 'setOnInsert';
+  path: string[];
+  operand?: unknown;
+}
+
+const OPERATOR_NAMES = ['$set', '$unset', '$inc', '$min', '$max', '$push', '$addToSet', '$pull', '$setOnInsert'];
+
+/** What a path holds by the spec: undefined for a top-level field it does not declare (the model refuses the result), null when no record could have it (400). */
+function pathSpec(fields: Record<string, FieldSpec>, path: string[]): FieldSpec | undefined | null {
+  if (!Object.hasOwn(fields, path[0])) return path.length === 1 ? undefined : null;
+  let spec = fields[path[0]];
+  for (const segment of path.slice(1)) {
+    if (!spec.props || !Object.hasOwn(spec.props, segment)) return null;
+    spec = spec.props[segment];
+  }
+  return spec;
+}
+
+/**
+ * An update's values as changes, or null when they are a 400 invalid_request: an unknown
+ * operator, a dotted path outside one, a system field, a path no record could have, an operand
+ * of a kind the path cannot take, $setOnInsert without upsert, overlapping paths.
+ */
+export function readValues(fields: Record<string, FieldSpec>, values: Record<string, unknown>, upsert: boolean): OperatorChange[] | null {
+  const changes: OperatorChange[] = [];
+  if (Object.keys(values).length === 0) return null;
+  const add = (op: OperatorChange['op'], key: string, operand: unknown): boolean => {
+    const path = key.split('.');
+    if (path.some((p) => p === '') || Object.hasOwn(SYSTEM_FIELDS, path[0]) || path[0].startsWith('$')) return false;
+    const spec = pathSpec(fields, path);
+    if (spec === null) return false;
+    const takes = (kind: Kind | 'null') => spec === undefined || spec.kinds.includes(kind as Kind);
+    if ((op === 'set' || op === 'setOnInsert') && operand === null) op = 'unset';
+    if (op === 'inc' && (kindOf(operand) !== 'number' || !takes('number'))) return false;
+    if ((op === 'min' || op === 'max') && (!['number', 'string'].includes(kindOf(operand)) || !takes(kindOf(operand)))) return false;
+    if (op === 'push' || op === 'addToSet') {
+      const each = isJsonObject(operand) && Object.hasOwn(operand, '$each') ? operand.$each : [operand];
+      if (isJsonObject(operand) && Object.hasOwn(operand, '$each') && (Object.keys(operand).length !== 1 || !Array.isArray(each))) return false;
+      if (!takes('array') || (spec?.items && !(each as unknown[]).every((e) => spec.items!.kinds.includes(kindOf(e) as Kind)))) return false;
+      operand = each;
+    }
+    if (op === 'pull' && !takes('array')) return false;
+    changes.push({ op, path, operand });
+    return true;
+  };
+  for (const [key, operand] of Object.entries(values)) {
+    if (!key.startsWith('$')) {
+      if (key.includes('.') || !add(operand === null ? 'unset' : 'set', key, operand)) return null;
+      continue;
+    }
+    if (!OPERATOR_NAMES.includes(key) || (key === '$setOnInsert' && !upsert)) return null;
+    if (!isJsonObject(operand) || Object.keys(operand).length === 0) return null;
+    for (const [path, inner] of Object.entries(operand)) if (!add(key.slice(1) as OperatorChange['op'], path, inner)) return null;
+  }
+  const prefix = (a: string[], b: string[]) => a.length <= b.length && a.every((s, i) => b[i] === s);
+  if (changes.some((a, i) => changes.some((b, j) => i !== j && prefix(a.path, b.path)))) return null;
+  return changes;
+}
+
+const equalJson = (a: unknown, b: unknown): boolean => {
+  if (isExactNumber(a) && isExactNumber(b)) return compareDecimal(numberText(a), numberText(b)) === 0;
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((v, i) => equalJson(v, b[i]));
+  if (isJsonObject(a) && isJsonObject(b))
+    return Object.keys(a).length === Object.keys(b).length && Object.keys(a).every((k) => Object.hasOwn(b, k) && equalJson(a[k], b[k]));
+  return a === b;
+};
+
+/** The data after the changes, as MongoDB applies them (a missing path from 0 or []), or undefined when a stored value's kind cannot be changed so (422). */
+export function applyValues(data: Record<string, unknown>, changes: OperatorChange[], inserting = false): Record<string, unknown> | undefined {
+  const result = structuredClone(data);
+  for (const { op, path, operand } of changes) {
+    if (op === 'setOnInsert' && !inserting) continue;
+    let parent: Record<string, unknown> | undefined = result;
+    for (const segment of path.slice(0, -1)) {
+      if (!Object.hasOwn(parent, segment)) {
+        // A removal finds nothing to remove; anything else makes the objects on its way.
+        if (op === 'unset' || op === 'pull') {
+          parent = undefined;
+          break;
+        }
+        parent[segment] = {};
+      }
+      if (!isJsonObject(parent[segment])) return undefined;
+      parent = parent[segment] as Record<string, unknown>;
+    }
+    if (parent === undefined) continue;
+    const last = path[path.length - 1];
+    const held = Object.hasOwn(parent, last) ? parent[last] : undefined;
+    switch (op) {
+      case 'set':
+      case 'setOnInsert':
+        parent[last] = operand;
+        break;
+      case 'unset':
+        delete parent[last];
+        break;
+      case 'inc':
+        if (held !== undefined && kindOf(held) !== 'number') return undefined;
+        parent[last] = held === undefined ? operand : Number(numberText(held as number)) + Number(operand);
+        break;
+      case 'min':
+      case 'max':
+        if (held === undefined) parent[last] = operand;
+        else if (kindOf(held) !== kindOf(operand)) return undefined;
+        else if ((op === 'min' ? -1 : 1) * ordered(operand, held) > 0) parent[last] = operand;
+        break;
+      case 'push':
+      case 'addToSet': {
+        if (held !== undefined && !Array.isArray(held)) return undefined;
+        const list = [...((held as unknown[]) ?? [])];
+        for (const e of operand as unknown[]) if (op === 'push' || !list.some((x) => equalJson(x, e))) list.push(e);
+        parent[last] = list;
+        break;
+      }
+      case 'pull':
+        if (held === undefined) break;
+        if (!Array.isArray(held)) return undefined;
+        parent[last] = held.filter((x) => !equalJson(x, operand));
+        break;
+    }
+  }
+  return result;
 }
 
 export class RecordModel {
@@ -294,10 +421,11 @@ export class RecordModel {
   }
 
   /** The records update or delete would change, or the refusal. */
-  bulk(body: BulkRequest, values?: Record<string, unknown>): Refusal | { items: Item[] } {
+  bulk(body: BulkRequest, values?: Record<string, unknown>): Refusal | { items: Item[]; changes?: OperatorChange[] } {
     const codes = new Set<string>();
     if (hasForbiddenKey(body.filters) || (values && hasForbiddenKey(values))) codes.add('invalid_request');
-    if (values && (Object.keys(values).length === 0 || Object.keys(values).some((k) => Object.hasOwn(SYSTEM_FIELDS, k)))) codes.add('invalid_request');
+    const changes = values && readValues(this.spec.fields, values, body.upsert === true);
+    if (changes === null) codes.add('invalid_request');
     const filter = readFilter(this.spec, body.filters);
     if ('codes' in filter) for (const code of filter.codes) codes.add(code);
     if (isJsonObject(body.filters) && Object.keys(body.filters).length === 0 && body.allow_all !== true) codes.add('empty_filter');
@@ -308,13 +436,48 @@ export class RecordModel {
     if (body.allow_all !== true && items.length >= 2 && items.length === this.records.size) guards.push('matches_all');
     if (items.length > (body.max_affected ?? 10_000)) guards.push('too_many_matches');
     if (guards.length > 0) return refuse(...guards);
-    if (values && items.some((item) => !validData(this.spec.fields, merged(item, values)))) return refuse('validation_error');
-    return { items };
+    if (changes && items.some((item) => !validData(this.spec.fields, applyValues(item.d as Record<string, unknown>, changes))))
+      return refuse('validation_error');
+    return { items, changes: changes ?? undefined };
   }
 
-  update(items: Item[], values: Record<string, unknown>): void {
+  /**
+   * An upsert: the bulk refusal, an id equality missing (400), the records to update, or the
+   * record to create from the filter's top-level equalities and the changes (422 when the model
+   * refuses it, 409 conflict when the id exists but the filter excludes its record).
+   */
+  upsert(
+    body: BulkRequest & { values: Record<string, unknown> },
+  ): Refusal | { items: Item[]; changes: OperatorChange[] } | { create: { id: string; data: Record<string, unknown> } } {
+    const filters = isJsonObject(body.filters) ? body.filters : {};
+    // Without the id it is refused before any record is read: with the values' and the filter's own 400s.
+    if (typeof filters.id !== 'string') {
+      const filter = readFilter(this.spec, body.filters);
+      const values = hasForbiddenKey(body.values) || readValues(this.spec.fields, body.values, true) === null ? ['invalid_request'] : [];
+      return refuse('invalid_request', ...values, ...('codes' in filter ? filter.codes : []));
+    }
+    const expected = this.bulk(body, body.values);
+    if ('codes' in expected) return expected;
+    if (expected.items.length > 0) return expected as { items: Item[]; changes: OperatorChange[] };
+    const id = filters.id as string;
+    const seed: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(filters)) {
+      if (key === 'id' || value === null || kindOf(value) === 'array' || (isJsonObject(value) && Object.keys(value).some((k) => k.startsWith('$')))) continue;
+      const path = key.split('.');
+      let object = seed;
+      for (const segment of path.slice(0, -1)) object = (Object.hasOwn(object, segment) ? object[segment] : (object[segment] = {})) as Record<string, unknown>;
+      object[path[path.length - 1]] = value;
+    }
+    // The record is built and checked as a create, whose conditional put then finds the id taken.
+    const data = applyValues(seed, expected.changes!, true);
+    if (!validData(this.spec.fields, data)) return refuse('validation_error');
+    if (this.records.has(id)) return { ...refuse('conflict'), ids: [id] };
+    return { create: { id, data: data! } };
+  }
+
+  update(items: Item[], changes: OperatorChange[]): void {
     for (const item of items) {
-      this.records.set(item.id as string, { ...item, d: merged(item, values), _version: (item._version as number) + 1 });
+      this.records.set(item.id as string, { ...item, d: applyValues(item.d as Record<string, unknown>, changes)!, _version: (item._version as number) + 1 });
     }
   }
 
@@ -342,12 +505,3 @@ export class RecordModel {
     return this.sorted(node, held.order).filter((item) => held.last === undefined || sign * compareForOrder(field, item, held.last) > 0);
   }
 }
-
-const merged = (item: Item, values: Record<string, unknown>): Record<string, unknown> => {
-  const data = { ...(item.d as Record<string, unknown>) };
-  for (const [field, value] of Object.entries(values)) {
-    if (value === null) delete data[field];
-    else data[field] = value;
-  }
-  return data;
-};

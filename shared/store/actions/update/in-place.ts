@@ -4,7 +4,7 @@ import { inTime } from '../../../invocation';
 import type { Model } from '../../../models/define';
 import { settledByCaller } from '../../attempts';
 import { db } from '../../client';
-import { OutcomeUnknown, PartialWrite } from '../../errors';
+import { InvalidRecord, OutcomeUnknown, PartialWrite } from '../../errors';
 import type { FilterNode } from '../../filter/ast';
 import { ExpressionBuilder } from '../../filter/expression';
 import { itemKey } from '../../keys';
@@ -50,7 +50,11 @@ export function inPlaceParams(model: Model, id: string, x: ExpressionBuilder, co
  */
 export async function updatedInPlace(model: Model, id: string, changes: Changes): Promise<boolean> {
   const x = new ExpressionBuilder();
-  const compiled = await compileChanges(changes, x, model);
+  // A value its field refuses is the read path's to answer: 422 only when a record matches.
+  const compiled = await compileChanges(changes, x, model).catch((error: unknown) => {
+    if (error instanceof InvalidRecord) return undefined;
+    throw error;
+  });
   if (!compiled) return false;
   const writeToken = newWriteToken();
   const command = new UpdateCommand(inPlaceParams(model, id, x, compiled, writeToken, new Date().toISOString()));

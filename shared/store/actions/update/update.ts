@@ -118,7 +118,7 @@ async function updateMatching(model: Model, request: UpdateRequest, changes: Cha
 const ONE_UPDATED: UpdateAnswer = { updated: 1, matched: 1, skipped: 0, complete: true, next_cursor: null };
 
 /**
- * Update by filter. A filter naming one id alone, outside a keyed run or a cursor, first tries
+ * Update by filter. A filter naming one id alone, outside a keyed run, a cursor or max_affected: 0, first tries
  * one atomic conditional UpdateItem (updatedInPlace); when it cannot be stated so, or its
  * condition fails, the record is read, its result checked and written conditional on the
  * version read, so a concurrent change is never overwritten: the record is re-read,
@@ -129,7 +129,9 @@ export const updateRecords: Action<UpdateRequest, UpdateAnswer> = async (model, 
   const changes = parseValues(model, request.values, { upsert: request.upsert === true });
   const filter = parseFilter(model, request.filters);
   const seed = request.upsert === true ? upsertSeed(filter) : undefined;
-  const id = options.keyRun === undefined && request.cursor === undefined ? onlyId(filter) : undefined;
+  // max_affected: 0 refuses even one match (too_many_matches): the read path's guard says so.
+  const inPlace = options.keyRun === undefined && request.cursor === undefined && (request.max_affected ?? 1) >= 1;
+  const id = inPlace ? onlyId(filter) : undefined;
   for (let attempt = 1; ; attempt++) {
     if (id !== undefined && (await updatedInPlace(model, id, changes))) return seed ? { ...ONE_UPDATED, upserted: false } : ONE_UPDATED;
     const answer = await updateMatching(model, request, changes, options);
