@@ -246,8 +246,22 @@ function arbitraries(spec: ModelSpec) {
   const someFilter = fc.option(filter, { nil: undefined, freq: 2 });
   const fields = fc.subarray(['id', ...names, '_version', 'nope', '__proto__'], { minLength: 1, maxLength: 3 });
   const how = fc.constantFrom('same', 'same', 'same', 'other order', 'empty');
+  // Concurrent writes: two records and a missing id, written at once by operators and upserts.
+  const write = fc.tuple(fc.constantFrom('a', 'b', 'q'), fc.oneof({ weight: 3, arbitrary: fitting }, operators), fc.boolean(), setOnInsert);
+  const concurrent = fc.record({
+    seeds: fc.tuple(validData, validData),
+    writes: fc
+      .array(write, { minLength: 2, maxLength: 5 })
+      .map((list) =>
+        list.map(([id, v, upsert, insert]) => ({
+          filters: { id },
+          values: upsert ? { ...v, $setOnInsert: { ...insert, ...(v.$setOnInsert as object) } } : v,
+          upsert,
+        })),
+      ),
+  });
   // Listed by weight: fc.commands picks among its arbitraries evenly.
-  return [
+  const steps = [
     createOne.map((b) => new Step('create', b)),
     createBatch.map((b) => new Step('create', b)),
     createBatch.map((b) => new Step('create', b)),
@@ -264,6 +278,7 @@ function arbitraries(spec: ModelSpec) {
     someFilter.map((filters) => new Step('count', { filters })),
     fc.tuple(target, fc.option(fields, { nil: undefined })).map(([filters, f]) => new Step('get_one', { filters, ...(f ? { fields: f } : {}) })),
   ];
+  return { steps, concurrent };
 }
 
 // ---- steps, and what each must answer ----
@@ -481,7 +496,7 @@ test.each(MODELS.map((spec, i) => [spec.name, spec, i] as const))(
   async (_, spec, offset) => {
     const real: Real = { api, spec };
     await fc.assert(
-      fc.asyncProperty(fc.commands(arbitraries(spec), { maxCommands: 25, size: 'max' }), async (commands) => {
+      fc.asyncProperty(fc.commands(arbitraries(spec).steps, { maxCommands: 25, size: 'max' }), async (commands) => {
         sequences += 1;
         await fc.asyncModelRun(async () => {
           await removeAll(spec);
@@ -493,6 +508,60 @@ test.each(MODELS.map((spec, i) => [spec.name, spec, i] as const))(
     );
   },
   fuzzTimeout(300_000),
+);
+
+type Write = { filters: { id: string }; values: Record<string, unknown>; upsert: boolean };
+
+function* permutations<T>(list: T[]): Generator<T[]> {
+  if (list.length <= 1) yield list;
+  else for (const [i, first] of list.entries()) for (const rest of permutations([...list.slice(0, i), ...list.slice(i + 1)])) yield [first, ...rest];
+}
+
+/** Whether applying `order` to the records, one after another, answers each as it was answered and leaves what is stored. */
+function serialOrderHolds(spec: ModelSpec, seeds: Item[], order: Array<{ body: Write; data: Record<string, any> }>, stored: Item[]): boolean {
+  const m = new RecordModel(spec);
+  for (const item of seeds) m.records.set(item.id as string, structuredClone(item));
+  for (const { body, data } of order) {
+    const expected = body.upsert ? m.upsert(body) : m.bulk(body, body.values);
+    if (isRefusal(expected)) return false;
+    if ('create' in expected) {
+      if (data.upserted !== true) return false;
+      m.records.set(expected.create.id, { id: expected.create.id, d: expected.create.data, _version: 1 });
+      continue;
+    }
+    if (data.updated !== expected.items.length || (body.upsert && data.upserted !== false)) return false;
+    m.update(expected.items, expected.changes!);
+  }
+  const want = [...m.records.values()].map((i) => ({ id: i.id, d: i.d, _version: i._version }));
+  const got = stored.map((i) => ({ id: i.id, d: i.d, _version: i._version }));
+  const byId = (a: { id: unknown }, b: { id: unknown }) => String(a.id).localeCompare(String(b.id));
+  return sameValue(want.sort(byId), got.sort(byId));
+}
+
+test.each(MODELS.map((spec, i) => [spec.name, spec, i] as const))(
+  'concurrent operator updates and upserts end as some serial order of the acknowledged ones (%s)',
+  async (_, spec, offset) => {
+    await fc.assert(
+      fc.asyncProperty(arbitraries(spec).concurrent, async ({ seeds, writes }) => {
+        await removeAll(spec);
+        const created = await api.post(`/api/db/${spec.name}/create`, { data: seeds, ids: ['a', 'b'] });
+        if (created.status !== 201) fail('seeds', created);
+        const seeded = await storedItems(spec);
+        const replies = await Promise.all(writes.map((body) => api.post(`/api/db/${spec.name}/update`, body)));
+        current = 'concurrent';
+        replies.forEach(tally);
+        // Anything but a 2xx or a refusal would say nothing of what was written.
+        const odd = replies.find((r) => r.status >= 500 || (r.status === 409 && r.body?.data?.error === 'record_busy'));
+        if (odd) fail('a concurrent write neither applied nor refused', odd);
+        const acknowledged = writes.flatMap((body, i) => (replies[i].status === 200 ? [{ body, data: replies[i].body.data }] : []));
+        const stored = await storedItems(spec);
+        for (const order of permutations(acknowledged)) if (serialOrderHolds(spec, seeded as Item[], order, stored as Item[])) return;
+        fail(`no serial order of the ${acknowledged.length} acknowledged writes gives what is stored: ${stringifyExactJson(stored.map((i) => i.d))}`);
+      }),
+      { ...fuzzed(15, 200 + offset), interruptAfterTimeLimit: fuzzTimeout(120_000) },
+    );
+  },
+  fuzzTimeout(180_000),
 );
 
 afterAll(() =>
