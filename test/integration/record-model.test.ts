@@ -250,15 +250,13 @@ function arbitraries(spec: ModelSpec) {
   const write = fc.tuple(fc.constantFrom('a', 'b', 'q'), fc.oneof({ weight: 3, arbitrary: fitting }, operators), fc.boolean(), setOnInsert);
   const concurrent = fc.record({
     seeds: fc.tuple(validData, validData),
-    writes: fc
-      .array(write, { minLength: 2, maxLength: 5 })
-      .map((list) =>
-        list.map(([id, v, upsert, insert]) => ({
-          filters: { id },
-          values: upsert ? { ...v, $setOnInsert: { ...insert, ...(v.$setOnInsert as object) } } : v,
-          upsert,
-        })),
-      ),
+    writes: fc.array(write, { minLength: 2, maxLength: 5 }).map((list) =>
+      list.map(([id, v, upsert, insert]) => ({
+        filters: { id },
+        values: upsert ? { ...v, $setOnInsert: { ...insert, ...(v.$setOnInsert as object) } } : v,
+        upsert,
+      })),
+    ),
   });
   // Listed by weight: fc.commands picks among its arbitraries evenly.
   const steps = [
@@ -370,8 +368,8 @@ const STEPS: Record<string, Run> = {
     same(expectSuccess(reply, 200), { updated: 0, matched: 0, skipped: 0, complete: true, next_cursor: null, upserted: true }, 'upsert answer', reply);
     // The stamps are the service's: taken from what it stored, once they look as a create's do.
     const item = (await storedItems(spec)).find((i) => i.id === expected.create.id);
-    if (!item || item._version !== 1 || !STAMP.test(item._created_at as string) || item._updated_at !== item._created_at) fail('upserted record', reply);
-    m.add([{ id: expected.create.id, ...expected.create.data, _created_at: item!._created_at, _updated_at: item!._updated_at, _version: 1 }]);
+    if (item?._version !== 1 || !STAMP.test(item._created_at as string) || item._updated_at !== item._created_at) return fail('upserted record', reply);
+    m.add([{ id: expected.create.id, ...expected.create.data, _created_at: item._created_at, _updated_at: item._updated_at, _version: 1 }]);
   },
 
   async delete(m, { api, spec }, body) {

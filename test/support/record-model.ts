@@ -465,7 +465,10 @@ export class RecordModel {
       if (key === 'id' || value === null || kindOf(value) === 'array' || (isJsonObject(value) && Object.keys(value).some((k) => k.startsWith('$')))) continue;
       const path = key.split('.');
       let object = seed;
-      for (const segment of path.slice(0, -1)) object = (Object.hasOwn(object, segment) ? object[segment] : (object[segment] = {})) as Record<string, unknown>;
+      for (const segment of path.slice(0, -1)) {
+        if (!Object.hasOwn(object, segment)) object[segment] = {};
+        object = object[segment] as Record<string, unknown>;
+      }
       object[path[path.length - 1]] = value;
     }
     // The record is built and checked as a create, whose conditional put then finds the id taken.
