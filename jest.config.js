@@ -30,7 +30,7 @@ const integration = (engine, displayName = engine, testMatch = ['<rootDir>/test/
 
 // The contract suites that hold for the deployed shape too; the rest test local-only settings
 // (environment variables a test sets, loopback open mode) or the source's internals.
-// record-model runs there on reaction only: a model a test adds never reaches the bundles.
+// record-model and update-operators run there on reaction only: a model a test adds never reaches the bundles.
 const ARTIFACT_SUITES = [
   'routes',
   'create',
@@ -46,6 +46,7 @@ const ARTIFACT_SUITES = [
   'shards',
   'request-findings',
   'record-model',
+  'update-operators',
 ];
 
 const javaAvailable = spawnSync('java', ['-version']).status === 0;
