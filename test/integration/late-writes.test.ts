@@ -274,6 +274,20 @@ describe('keyed retries after an unknown outcome, with another writer in between
     expect((await stored()).get('ku-late')?.d).toEqual({ user_id: 1, content: 'ku-late', user_name: 'B' });
   }, 90_000);
 
+  seeded(['ki-late'], () => ({ user_id: 10, content: 'ki-late' }));
+  test('an operator update ($inc): the keyed retry after its lost answer applies it once', async () => {
+    const body = { filters: { id: 'ki-late' }, values: { $inc: { user_id: 1 }, $set: { user_name: 'inc' } } };
+    await lostThenRefused(touching(['ki-late']));
+    const first = await api.post(reaction('update'), body, { 'idempotency-key': 'ki-late-key' });
+    await proxy.set('pass');
+    await proxy.drained();
+    expect(first.status).toBe(503);
+    expect((await stored()).get('ki-late')?.d).toEqual({ user_id: 11, content: 'ki-late', user_name: 'inc' });
+    const { last } = await retryKeyed('update', body, 'ki-late-key', AFTER_LEASE_MS);
+    expect(described(last)).toMatch(/^200 /);
+    expect((await stored()).get('ki-late')?.d).toEqual({ user_id: 11, content: 'ki-late', user_name: 'inc' });
+  }, 90_000);
+
   test('create: the retry answers 201 with its record after another writer updated it, and stores no second one', async () => {
     const body = { data: { user_id: 2, content: 'kc-late' } };
     await lostThenRefused((w) => w.operation === 'PutItem' && w.keys.some(isRecord));
