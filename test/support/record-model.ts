@@ -2,7 +2,7 @@ import { ERROR_STATUS } from '../../shared/errors';
 import { compareDecimal } from '../../shared/json/decimal';
 import { isExactNumber, isJsonObject, numberText } from '../../shared/json/exact-json';
 import type { CompareOp, FilterNode } from '../../shared/store/filter/ast';
-import { compareForOrder, matches, type Item } from './filter-reference';
+import { compareForOrder, matches, sameValue, type Item } from './filter-reference';
 import { utf8Order } from '../../shared/store/utf8-order';
 
 /**
@@ -314,14 +314,6 @@ export function readValues(fields: Record<string, FieldSpec>, values: Record<str
   return changes;
 }
 
-const equalJson = (a: unknown, b: unknown): boolean => {
-  if (isExactNumber(a) && isExactNumber(b)) return compareDecimal(numberText(a), numberText(b)) === 0;
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((v, i) => equalJson(v, b[i]));
-  if (isJsonObject(a) && isJsonObject(b))
-    return Object.keys(a).length === Object.keys(b).length && Object.keys(a).every((k) => Object.hasOwn(b, k) && equalJson(a[k], b[k]));
-  return a === b;
-};
-
 /** The data after the changes, as MongoDB applies them (a missing path from 0 or []), or undefined when a stored value's kind cannot be changed so (422). */
 export function applyValues(data: Record<string, unknown>, changes: OperatorChange[], inserting = false): Record<string, unknown> | undefined {
   const result = structuredClone(data);
@@ -365,14 +357,14 @@ export function applyValues(data: Record<string, unknown>, changes: OperatorChan
       case 'addToSet': {
         if (held !== undefined && !Array.isArray(held)) return undefined;
         const list = [...((held as unknown[]) ?? [])];
-        for (const e of operand as unknown[]) if (op === 'push' || !list.some((x) => equalJson(x, e))) list.push(e);
+        for (const e of operand as unknown[]) if (op === 'push' || !list.some((x) => sameValue(x, e))) list.push(e);
         parent[last] = list;
         break;
       }
       case 'pull':
         if (held === undefined) break;
         if (!Array.isArray(held)) return undefined;
-        parent[last] = held.filter((x) => !equalJson(x, operand));
+        parent[last] = held.filter((x) => !sameValue(x, operand));
         break;
     }
   }

@@ -111,15 +111,7 @@ export async function changeRecord(
   { ours = () => false, deletes }: { ours?: (item: Item) => boolean; deletes: boolean },
 ): Promise<boolean> {
   const send = () => db().send(settledByCaller(commandOf()), inTime());
-  try {
-    await send();
-    return true;
-  } catch (error) {
-    const { cause, inDoubt } = failureOf(error);
-    if (!inDoubt) {
-      if (isConditionFailure(cause)) return false;
-      throw cause;
-    }
+  return conditionalWrite(send, async (cause) => {
     const verdict = await settleLateWrite(cause, {
       model,
       id: before.id as string,
@@ -130,6 +122,22 @@ export async function changeRecord(
       },
     });
     return verdict.kind === 'applied';
+  });
+}
+
+/**
+ * Sends a conditional write once: true when it applied, false when its condition failed, the
+ * failure itself when no attempt reached DynamoDB, and `settle`'s word on a failure that may have.
+ */
+export async function conditionalWrite(send: () => Promise<unknown>, settle: (cause: unknown) => Promise<boolean>): Promise<boolean> {
+  try {
+    await send();
+    return true;
+  } catch (error) {
+    const { cause, inDoubt } = failureOf(error);
+    if (inDoubt) return settle(cause);
+    if (isConditionFailure(cause)) return false;
+    throw cause;
   }
 }
 

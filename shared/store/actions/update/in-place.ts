@@ -11,8 +11,8 @@ import { itemKey } from '../../keys';
 import type { Changes } from '../../operators/changes';
 import { compileChanges, type CompiledChanges } from '../../operators/compile';
 import { TABLE_KEY, WRITE_TOKEN_ATTRIBUTE } from '../../table';
-import { failureOf } from '../../write/late-write';
-import { currentItem, isConditionFailure, newWriteToken } from '../../write/write-token';
+import { conditionalWrite } from '../../write/late-write';
+import { currentItem, newWriteToken } from '../../write/write-token';
 import { writeStamp } from './params';
 
 /** The id a filter names by equality and nothing else, or undefined. */
@@ -58,18 +58,13 @@ export async function updatedInPlace(model: Model, id: string, changes: Changes)
   if (!compiled) return false;
   const writeToken = newWriteToken();
   const command = new UpdateCommand(inPlaceParams(model, id, x, compiled, writeToken, new Date().toISOString()));
-  try {
-    await db().send(settledByCaller(command), inTime());
-    return true;
-  } catch (error) {
-    const { cause, inDoubt } = failureOf(error);
-    if (!inDoubt) {
-      if (isConditionFailure(cause)) return false;
-      throw cause;
-    }
-    const stored = await currentItem(model, id).catch(() => undefined);
-    if (stored?.[WRITE_TOKEN_ATTRIBUTE] === writeToken) return true;
-    // As a bulk update counts a record in doubt: matched (a write can only land on a record that exists), neither updated nor failed.
-    throw new PartialWrite(new OutcomeUnknown(id, cause), { updated: 0, matched: 1, failed: 0, unknown: 1 });
-  }
+  return conditionalWrite(
+    () => db().send(settledByCaller(command), inTime()),
+    async (cause) => {
+      const stored = await currentItem(model, id).catch(() => undefined);
+      if (stored?.[WRITE_TOKEN_ATTRIBUTE] === writeToken) return true;
+      // As a bulk update counts a record in doubt: matched (a write can only land on a record that exists), neither updated nor failed.
+      throw new PartialWrite(new OutcomeUnknown(id, cause), { updated: 0, matched: 1, failed: 0, unknown: 1 });
+    },
+  );
 }
