@@ -76,7 +76,7 @@ localOnly('an operator on a kind that cannot take it is a 400 naming the path; a
   const before = await stored('refused');
   expect(await update({ filters: { id: 'refused' }, values: { $inc: { title: 1 } } })).toMatchObject({
     status: 400,
-    data: { error: 'invalid_request', details: [{ path: 'values.$inc.title', message: expect.stringContaining('holds string') }] },
+    data: { error: 'invalid_request', details: [{ path: 'values.$inc.title', message: expect.stringContaining('holds a string') }] },
   });
   const refusedWith = async (values: unknown) => (await update({ filters: { id: 'refused' }, values })).data?.details?.[0]?.path;
   expect(await refusedWith({ $inc: { stock: -1 } })).toBe('values.stock');
@@ -172,7 +172,7 @@ test('reaction: operators and upsert, and their refusals (also through the bundl
   expect({ status: refused.status, error: refused.body.data.error, details: refused.body.data.details }).toEqual({
     status: 400,
     error: 'invalid_request',
-    details: [{ path: 'values.$inc.content', message: expect.stringContaining('holds string') }],
+    details: [{ path: 'values.$inc.content', message: expect.stringContaining('holds a string') }],
   });
   const withoutId = await post({ filters: { content: '+1' }, values: { user_name: 'x' }, upsert: true });
   expect({ status: withoutId.status, message: withoutId.body.data.details?.[0] }).toMatchObject({ status: 400, message: { path: 'filters' } });

@@ -106,7 +106,7 @@ const KIND_NAMES: Record<string, string> = {
   null: 'null',
 };
 
-function describe(schema: FieldSchema, defs: Record<string, FieldSchema>): string {
+export function describe(schema: FieldSchema, defs: Record<string, FieldSchema>): string {
   const kinds = alternatives(schema, defs).map(kindsOf);
   if (kinds.some((k) => k === undefined)) return 'anything';
   const names = [...new Set(kinds.flat())].map((k) => KIND_NAMES[k as string] ?? (k as string));

@@ -1,9 +1,9 @@
 import { dynamoNumberProblem } from '../../json/decimal';
 import { isExactNumber, isJsonObject, numberText, type ExactNumber } from '../../json/exact-json';
 import { isSystemField, type FieldSchema, type Model } from '../../models/define';
-import { pathText, type ErrorDetail } from '../../models/details';
+import { pathText } from '../../models/details';
 import { InvalidValues } from '../errors';
-import { alternatives, elementSchemas, holdsKind, kindOf, propertySchemas, unionOf } from '../filter/parse';
+import { alternatives, describe, elementSchemas, holdsKind, kindOf, propertySchemas, unionOf } from '../filter/parse';
 import { UPDATE_OPERATORS, pathName, type Change, type Changes, type FieldPath, type UpdateOperator } from './changes';
 
 const refuse = (at: ReadonlyArray<PropertyKey>, message: string): InvalidValues =>
@@ -26,15 +26,10 @@ function schemaAt(model: Model, path: FieldPath, at: ReadonlyArray<PropertyKey>)
 }
 
 /** Refuses an operand of a kind the path never holds: an operator on a field whose kind cannot take it. */
-function checkKind(model: Model, schema: FieldSchema | undefined, kind: string, op: string, path: FieldPath, at: ReadonlyArray<PropertyKey>): void {
-  if (schema === undefined) return;
+function checkKind(model: Model, schema: FieldSchema | undefined, kind: string, what: string, at: ReadonlyArray<PropertyKey>): void {
   const defs = model.storedSchema.$defs ?? {};
-  if (!alternatives(schema, defs).some((a) => holdsKind(a, kind))) {
-    const held = [...new Set(alternatives(schema, defs).flatMap((a) => (Array.isArray(a.type) ? a.type : [a.type ?? 'anything'])))].join(' or ');
-    throw refuse(
-      at,
-      `${op} cannot apply to ${pathName(path)}, which holds ${held.replace('integer', 'number')}, not ${kind === 'array' || kind === 'object' ? 'an' : 'a'} ${kind}`,
-    );
+  if (schema !== undefined && !alternatives(schema, defs).some((a) => holdsKind(a, kind))) {
+    throw refuse(at, `${what} holds ${describe(schema, defs)}, not ${kind === 'array' || kind === 'object' ? 'an' : 'a'} ${kind}`);
   }
 }
 
@@ -59,11 +54,11 @@ function parsePath(key: string, at: ReadonlyArray<PropertyKey>): FieldPath {
   return path;
 }
 
-function change(model: Model, op: Change['op'], key: string, operand: unknown, at: ReadonlyArray<PropertyKey>): Change {
+function change(model: Model, name: string, key: string, operand: unknown, at: ReadonlyArray<PropertyKey>): Change {
   const path = parsePath(key, at);
   const schema = schemaAt(model, path, at);
-  const name = Object.keys(UPDATE_OPERATORS).find((k) => UPDATE_OPERATORS[k as UpdateOperator] === op)!;
-  const defs = model.storedSchema.$defs ?? {};
+  const op = UPDATE_OPERATORS[name as UpdateOperator];
+  const what = `${name} cannot apply to ${pathName(path)}, which`;
   switch (op) {
     case 'set':
     case 'setOnInsert':
@@ -73,49 +68,37 @@ function change(model: Model, op: Change['op'], key: string, operand: unknown, a
       return { op, path };
     case 'inc':
       checkNumber(operand, name, at);
-      checkKind(model, schema, 'number', name, path, at);
+      checkKind(model, schema, 'number', what, at);
       return { op, path, by: operand as ExactNumber };
     case 'min':
-    case 'max': {
+    case 'max':
       if (typeof operand !== 'string') checkNumber(operand, name, at);
-      checkKind(model, schema, kindOf(operand), name, path, at);
+      checkKind(model, schema, kindOf(operand), what, at);
       return { op, path, value: operand as string };
-    }
     case 'push':
     case 'addToSet': {
       const each = elementsOf(operand, name, at);
-      checkKind(model, schema, 'array', name, path, at);
-      if (schema !== undefined) {
-        const elements = elementSchemas(schema, defs);
-        for (const [i, element] of each.entries()) {
-          if (!elements.some((e) => alternatives(e, defs).some((a) => holdsKind(a, kindOf(element))))) {
-            throw refuse([...at, i], `an element of ${pathName(path)} cannot be ${kindOf(element) === 'array' ? 'an array' : `a ${kindOf(element)}`}`);
-          }
-        }
-      }
+      checkKind(model, schema, 'array', what, at);
+      const element = schema && unionOf(elementSchemas(schema, model.storedSchema.$defs ?? {}));
+      for (const [i, value] of each.entries()) checkKind(model, element, kindOf(value), `an element of ${pathName(path)}`, [...at, i]);
       return { op, path, each };
     }
     case 'pull':
-      checkKind(model, schema, 'array', name, path, at);
+      checkKind(model, schema, 'array', what, at);
       return { op, path, value: operand };
   }
 }
 
 /** Two changes to one path, or to a path and one inside it: DynamoDB refuses both in one update, and the order between them would be a guess. */
 function refuseOverlaps(changes: ReadonlyArray<{ change: Change; at: ReadonlyArray<PropertyKey> }>): void {
-  const details: ErrorDetail[] = [];
   for (const [i, a] of changes.entries()) {
     for (const b of changes.slice(i + 1)) {
       const [short, long] = a.change.path.length <= b.change.path.length ? [a, b] : [b, a];
       if (short.change.path.every((segment, k) => long.change.path[k] === segment)) {
-        details.push({
-          path: pathText(b.at),
-          message: `changes ${pathName(b.change.path)}, which ${pathText(a.at)} changes too; change a path once per update`,
-        });
+        throw refuse(b.at, `changes ${pathName(b.change.path)}, which ${pathText(a.at)} changes too; change a path once per update`);
       }
     }
   }
-  if (details.length > 0) throw new InvalidValues(`${details[0].path}: ${details[0].message}`, details);
 }
 
 /**
@@ -127,25 +110,18 @@ function refuseOverlaps(changes: ReadonlyArray<{ change: Change; at: ReadonlyArr
 export function parseValues(model: Model, values: Record<string, unknown>, { upsert = false }: { upsert?: boolean } = {}): Changes {
   if (Object.keys(values).length === 0) throw new InvalidValues('values is empty: name at least one field to set', [{ path: 'values', message: 'empty' }]);
   const parsed: Array<{ change: Change; at: ReadonlyArray<PropertyKey> }> = [];
-  const system = Object.keys(values).filter(isSystemField);
-  if (system.length > 0) {
-    throw new InvalidValues(
-      `values cannot set ${system.join(', ')}`,
-      system.map((field) => ({ path: `values.${field}`, message: `${field} is managed by the service and cannot be set` })),
-    );
-  }
   for (const [key, operand] of Object.entries(values)) {
     const at = ['values', key];
     if (!key.startsWith('$')) {
       if (key.includes('.')) throw refuse(at, `a dotted path needs an operator: {"$set": {"${key}": ...}}`);
-      parsed.push({ change: change(model, operand === null ? 'unset' : 'set', key, operand, at), at });
+      parsed.push({ change: change(model, operand === null ? '$unset' : '$set', key, operand, at), at });
       continue;
     }
     if (!Object.hasOwn(UPDATE_OPERATORS, key)) throw refuse(at, `unknown operator ${key}; use one of ${Object.keys(UPDATE_OPERATORS).join(', ')}`);
     if (key === '$setOnInsert' && !upsert) throw refuse(at, '$setOnInsert only applies with "upsert": true');
     if (!isJsonObject(operand) || Object.keys(operand).length === 0) throw refuse(at, `${key} takes an object of field paths and operands`);
     for (const [path, inner] of Object.entries(operand)) {
-      parsed.push({ change: change(model, UPDATE_OPERATORS[key as UpdateOperator], path, inner, [...at, path]), at: [...at, path] });
+      parsed.push({ change: change(model, key, path, inner, [...at, path]), at: [...at, path] });
     }
   }
   refuseOverlaps(parsed);

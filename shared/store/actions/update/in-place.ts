@@ -5,7 +5,6 @@ import type { Model } from '../../../models/define';
 import { settledByCaller } from '../../attempts';
 import { db } from '../../client';
 import { InvalidRecord, OutcomeUnknown, PartialWrite } from '../../errors';
-import type { FilterNode } from '../../filter/ast';
 import { ExpressionBuilder } from '../../filter/expression';
 import { itemKey } from '../../keys';
 import type { Changes } from '../../operators/changes';
@@ -14,11 +13,6 @@ import { TABLE_KEY, WRITE_TOKEN_ATTRIBUTE } from '../../table';
 import { conditionalWrite } from '../../write/late-write';
 import { currentItem, newWriteToken } from '../../write/write-token';
 import { writeStamp } from './params';
-
-/** The id a filter names by equality and nothing else, or undefined. */
-export function onlyId(filter: FilterNode): string | undefined {
-  return filter.kind === 'compare' && filter.field === 'id' && filter.op === 'eq' && typeof filter.operands[0] === 'string' ? filter.operands[0] : undefined;
-}
 
 /**
  * The compiled changes of record `id` as one UpdateItem: their SET and REMOVE, the write stamp,

@@ -18,13 +18,12 @@ import type { Action, ActionOptions, UpdateAnswer, UpdateRequest } from '../../t
 import { changeRecord } from '../../write/late-write';
 import { operationWriteToken, rememberedAfter, writtenBy } from '../../write/write-token';
 import { updatedItem } from './merge';
-import { onlyId, updatedInPlace } from './in-place';
-import { upsertSeed } from './upsert';
 import { applyChanges } from '../../operators/apply';
 import type { Changes } from '../../operators/changes';
 import { parseValues } from '../../operators/parse';
+import type { FilterNode } from '../../filter/ast';
 import { parseFilter } from '../../filter/parse';
-import { createRecords } from '../create/create';
+import { loadOnce } from '../../../load-once';
 import { updateParams } from './params';
 
 /**
@@ -115,6 +114,17 @@ async function updateMatching(model: Model, request: UpdateRequest, changes: Cha
   return settle('updated', results, matched, { model, fingerprint, request });
 }
 
+// Chunks of their own, loaded on first use, so that the update function's cold start grows by
+// little more than the operators (issue 32's budget: 10 KiB): the one-write path, and upsert
+// with the create it may need.
+const oneWrite = loadOnce(() => import('./in-place'));
+const upserting = loadOnce(() => import('./upsert'));
+
+/** The id a filter names by equality and nothing else, or undefined: the record an update may write in place. */
+function onlyId(filter: FilterNode): string | undefined {
+  return filter.kind === 'compare' && filter.field === 'id' && filter.op === 'eq' && typeof filter.operands[0] === 'string' ? filter.operands[0] : undefined;
+}
+
 const ONE_UPDATED: UpdateAnswer = { updated: 1, matched: 1, skipped: 0, complete: true, next_cursor: null };
 
 /**
@@ -128,23 +138,19 @@ const ONE_UPDATED: UpdateAnswer = { updated: 1, matched: 1, skipped: 0, complete
 export const updateRecords: Action<UpdateRequest, UpdateAnswer> = async (model, request, options = {}) => {
   const changes = parseValues(model, request.values, { upsert: request.upsert === true });
   const filter = parseFilter(model, request.filters);
-  const seed = request.upsert === true ? upsertSeed(filter) : undefined;
+  const seed = request.upsert === true ? (await upserting()).upsertSeed(filter) : undefined;
   // max_affected: 0 refuses even one match (too_many_matches): the read path's guard says so.
   const inPlace = options.keyRun === undefined && request.cursor === undefined && (request.max_affected ?? 1) >= 1;
   const id = inPlace ? onlyId(filter) : undefined;
   for (let attempt = 1; ; attempt++) {
-    if (id !== undefined && (await updatedInPlace(model, id, changes))) return seed ? { ...ONE_UPDATED, upserted: false } : ONE_UPDATED;
+    if (id !== undefined && (await (await oneWrite()).updatedInPlace(model, id, changes))) return seed ? { ...ONE_UPDATED, upserted: false } : ONE_UPDATED;
     const answer = await updateMatching(model, request, changes, options);
     if (!seed) return answer;
     if (answer.matched > 0) return { ...answer, upserted: false };
     // Created by a concurrent upsert, yet not matching: the filters' other conditions exclude the record that holds the id.
     if (attempt > 1) throw new RecordExists(model.name, [seed.id]);
-    const data = applyChanges(seed.data, changes, { inserting: true });
-    try {
-      await createRecords(model, { records: [{ id: seed.id, data }] }, { keyRun: options.keyRun, pathOf: () => ['values'] });
+    if (await (await upserting()).createdFrom(model, seed, changes, options.keyRun)) {
       return { updated: 0, matched: 0, skipped: 0, complete: true, next_cursor: null, upserted: true };
-    } catch (error) {
-      if (!(error instanceof RecordExists)) throw error;
     }
   }
 };

@@ -1,6 +1,11 @@
-import { InvalidValues } from '../../errors';
+import { InvalidValues, RecordExists } from '../../errors';
 import type { FilterNode } from '../../filter/ast';
+import { applyChanges } from '../../operators/apply';
+import type { Changes } from '../../operators/changes';
 import { DATA_ATTRIBUTE } from '../../table';
+import type { Model } from '../../../models/define';
+import type { KeyRun } from '../../types';
+import { createRecords } from '../create/create';
 
 const compares = (node: FilterNode): Array<Extract<FilterNode, { kind: 'compare' }>> => {
   if (node.kind === 'compare') return [node];
@@ -33,4 +38,19 @@ export function upsertSeed(filter: FilterNode): { id: string; data: Record<strin
     object[path[path.length - 1]] = operands[0];
   }
   return { id, data };
+}
+
+/**
+ * Creates the record an upsert missed, from its seed and every change ($setOnInsert too),
+ * validated as a create (problems at `values`): false when a concurrent write created it first.
+ */
+export async function createdFrom(model: Model, seed: ReturnType<typeof upsertSeed>, changes: Changes, keyRun: KeyRun | undefined): Promise<boolean> {
+  const data = applyChanges(seed.data, changes, { inserting: true });
+  try {
+    await createRecords(model, { records: [{ id: seed.id, data }] }, { keyRun, pathOf: () => ['values'] });
+    return true;
+  } catch (error) {
+    if (error instanceof RecordExists) return false;
+    throw error;
+  }
 }

@@ -33,12 +33,12 @@ test('a field the model no longer declares can be removed with null', () => {
 });
 
 test.each([
-  [{ $inc: { title: 1 } }, 'values.$inc.title', /holds string, not a number/],
+  [{ $inc: { title: 1 } }, 'values.$inc.title', /holds a string, not a number/],
   [{ $inc: { stock: 'x' } }, 'values.$inc.stock', /takes a number/],
-  [{ $push: { title: 'x' } }, 'values.$push.title', /holds string, not an array/],
-  [{ $push: { tags: 1 } }, 'values.$push.tags.0', /an element of tags cannot be a number/],
-  [{ $pull: { n: 1 } }, 'values.$pull.n', /holds number/],
-  [{ $min: { tags: 1 } }, 'values.$min.tags', /holds array/],
+  [{ $push: { title: 'x' } }, 'values.$push.title', /holds a string, not an array/],
+  [{ $push: { tags: 1 } }, 'values.$push.tags.0', /an element of tags holds a string, not a number/],
+  [{ $pull: { n: 1 } }, 'values.$pull.n', /holds a number/],
+  [{ $min: { tags: 1 } }, 'values.$min.tags', /holds an array/],
   [{ $inc: { 'meta.nope': 1 } }, 'values.$inc.meta.nope', /no property nope inside meta/],
   [{ $set: { 'nope.x': 1 } }, 'values.$set.nope.x', /has no field nope/],
   [{ $rename: { n: 'm' } }, 'values.$rename', /unknown operator \$rename/],
