@@ -181,3 +181,10 @@ test('reaction: operators and upsert, and their refusals (also through the bundl
   expect(await getOne('ups')).toMatchObject({ user_id: 7, content: 'heart', _version: 1 });
   expect(await getOne('ops')).toMatchObject({ user_id: 42, user_name: 'ann', _version: 2 });
 });
+
+test('a record the update would make larger than DynamoDB takes is a 413, nothing written, on the one-write path too', async () => {
+  await api.post('/api/db/reaction/create', { id: 'big', data: { user_id: 1, content: 'big' } });
+  const answer = await api.post('/api/db/reaction/update', { filters: { id: 'big' }, values: { user_name: 'x'.repeat(410_000) } });
+  expect({ status: answer.status, error: answer.body.data.error }).toEqual({ status: 413, error: 'payload_too_large' });
+  expect((await api.post('/api/db/reaction/get_one', { filters: { id: 'big' } })).body.data).toMatchObject({ _version: 1 });
+});
