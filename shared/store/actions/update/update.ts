@@ -18,13 +18,19 @@ import type { Action, ActionOptions, UpdateAnswer, UpdateRequest } from '../../t
 import { changeRecord } from '../../write/late-write';
 import { operationWriteToken, rememberedAfter, writtenBy } from '../../write/write-token';
 import { updatedItem } from './merge';
-import { applyChanges } from '../../operators/apply';
 import type { Changes } from '../../operators/changes';
 import { parseValues } from '../../operators/parse';
 import type { FilterNode } from '../../filter/ast';
 import { parseFilter } from '../../filter/parse';
 import { loadOnce } from '../../../load-once';
 import { updateParams } from './params';
+
+// Chunks of their own, loaded on first use, so that the update function's cold start grows by
+// no more than issue 32's budget (10 KiB): the one-write path; applying operators in memory,
+// which an update of one id by the one-write path never needs; upsert with the create it may need.
+const oneWrite = loadOnce(() => import('./in-place'));
+const applying = loadOnce(() => import('../../operators/apply'));
+const upserting = loadOnce(() => import('./upsert'));
 
 /**
  * A field the model no longer declares, still held by the stored record, fails the record as a
@@ -39,6 +45,7 @@ function withRemovalHint(model: Model, item: Item, detail: ErrorDetail): ErrorDe
 
 /** The record's data after the update, checked against its model and DynamoDB's item size; undefined with the problems when invalid. */
 async function updatedData(model: Model, item: Item, changes: Changes): Promise<{ data?: Record<string, unknown>; details: ErrorDetail[] }> {
+  const { applyChanges } = await applying();
   const result = await checkAgainst(model.schema, applyChanges(item[DATA_ATTRIBUTE] as Record<string, unknown>, changes), ['values']);
   if (!result.value) return { details: result.details.map((detail) => withRemovalHint(model, item, detail)) };
   const data = result.value as Record<string, unknown>;
@@ -113,12 +120,6 @@ async function updateMatching(model: Model, request: UpdateRequest, changes: Cha
   );
   return settle('updated', results, matched, { model, fingerprint, request });
 }
-
-// Chunks of their own, loaded on first use, so that the update function's cold start grows by
-// little more than the operators (issue 32's budget: 10 KiB): the one-write path, and upsert
-// with the create it may need.
-const oneWrite = loadOnce(() => import('./in-place'));
-const upserting = loadOnce(() => import('./upsert'));
 
 /** The id a filter names by equality and nothing else, or undefined: the record an update may write in place. */
 function onlyId(filter: FilterNode): string | undefined {
