@@ -56,6 +56,15 @@ localOnly('$inc is exact and starts a missing path from 0; $unset removes an opt
   expect(await data('from-zero')).toEqual({ title: 't', meta: { stars: 2 }, stock: 5 });
 });
 
+localOnly('an $inc whose exact result has more digits than DynamoDB keeps is a 422, nothing written, on the one-write path too', async () => {
+  await create('digits', { title: 't', n: NumberValue.from('10000000000000000000000000000000000000') });
+  expect(await update({ filters: { id: 'digits' }, values: { $inc: { n: 0.1 } } })).toMatchObject({
+    status: 422,
+    data: { error: 'validation_error', details: [{ path: 'values.n', message: expect.stringContaining('significant digits') }] },
+  });
+  expect(await stored('digits')).toMatchObject({ _version: 1 });
+});
+
 localOnly('$min, $max, $push, $addToSet and $pull, by filter over several records', async () => {
   await create('arr1', { title: 'arr', n: 5, tags: ['a', 'b'] });
   await create('arr2', { title: 'arr', n: 1 });

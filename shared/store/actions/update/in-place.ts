@@ -52,13 +52,20 @@ export async function updatedInPlace(model: Model, id: string, changes: Changes)
   if (!compiled) return false;
   const writeToken = newWriteToken();
   const command = new UpdateCommand(inPlaceParams(model, id, x, compiled, writeToken, new Date().toISOString()));
-  return conditionalWrite(
-    () => db().send(settledByCaller(command), inTime()),
-    async (cause) => {
-      const stored = await currentItem(model, id).catch(() => undefined);
-      if (stored?.[WRITE_TOKEN_ATTRIBUTE] === writeToken) return true;
-      // As a bulk update counts a record in doubt: matched (a write can only land on a record that exists), neither updated nor failed.
-      throw new PartialWrite(new OutcomeUnknown(id, cause), { updated: 0, matched: 1, failed: 0, unknown: 1 });
-    },
-  );
+  try {
+    return await conditionalWrite(
+      () => db().send(settledByCaller(command), inTime()),
+      async (cause) => {
+        const stored = await currentItem(model, id).catch(() => undefined);
+        if (stored?.[WRITE_TOKEN_ATTRIBUTE] === writeToken) return true;
+        // As a bulk update counts a record in doubt: matched (a write can only land on a record that exists), neither updated nor failed.
+        throw new PartialWrite(new OutcomeUnknown(id, cause), { updated: 0, matched: 1, failed: 0, unknown: 1 });
+      },
+    );
+  } catch (error) {
+    // A result DynamoDB cannot store (more than 38 digits, an item over 400 KB) is refused with
+    // nothing written: the read path answers it in the model's words (422, 413).
+    if ((error as Error).name === 'ValidationException') return false;
+    throw error;
+  }
 }
