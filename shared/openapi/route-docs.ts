@@ -10,6 +10,7 @@ import {
   modelsAnswerSchema,
   readRecordSchema,
   recordSchema,
+  transactionAnswerSchema,
   updateAnswerSchema,
 } from '../api/responses';
 import { countRequest } from '../api/requests/count';
@@ -18,11 +19,12 @@ import { deleteRequest } from '../api/requests/delete';
 import { getOneRequest } from '../api/requests/get-one';
 import { listRequest } from '../api/requests/list';
 import { descriptionOf, fieldsSchema, jsonObject } from '../api/requests/common';
+import { transactionRequest } from '../api/requests/transaction';
 import { updateRequest } from '../api/requests/update';
 import { DOCS_ASSET_NAMES } from '../docs/assets';
 import type { ErrorCode } from '../errors';
 import type { Route } from '../manifest/routes';
-import { LIMITS } from '../limits';
+import { AWS_LIMITS, LIMITS } from '../limits';
 import { SYSTEM_FIELDS, sortableFields, type Model } from '../models/define';
 // The receiver's own schema: the document shows what it checks (one schema, not two to keep alike).
 import { onebotEventSchema } from '../onebot/event';
@@ -298,6 +300,33 @@ export const SERVICE_OPERATIONS: Record<string, (route: Route) => OperationDoc> 
       database_unavailable:
         'The delivery could not be kept either (the queue did not answer); the database alone being down is answered 200 and the delivery kept',
     },
+  }),
+  transaction: () => ({
+    description:
+      `Up to ${AWS_LIMITS.transactionActions} operations (create, update, delete, check) across any models, applied all together as one DynamoDB ` +
+      'TransactWriteItems, or not at all. Each operation takes the scope its own route takes: write, admin for a delete, read for a check. ' +
+      'A refused operation is named in the answer (details[].path operations.<index>); contention alone is retried, never answered (docs/record-api.md, "Transactions").',
+    request: {
+      schema: transactionRequest,
+      examples: {
+        transfer: {
+          operations: [
+            { op: 'update', model: 'reaction', id: 'example-1', values: { content: 'heart' }, filters: { content: 'laugh' } },
+            { op: 'create', model: 'reaction', data: { user_id: 7, content: 'heart' } },
+            { op: 'check', model: 'reaction', id: 'example-2', filters: {} },
+          ],
+        },
+      },
+    },
+    success: { status: 200, description: 'Every operation was applied', data: transactionAnswerSchema },
+    errors: [...BODY_ERRORS, ...FILTER_ERRORS, 'forbidden', 'conflict', 'validation_error', 'record_busy', ...IDEMPOTENCY_ERRORS],
+    meanings: {
+      conflict: 'An operation was refused (a create of an existing id, a missing record, filters not matched): nothing was written; details name it',
+      invalid_request: 'The body is not a transaction: 0 or more than 100 operations, two on one record, an unknown op; details name the path',
+      validation_error: "An operation's data or values are not valid for its model: nothing was written; details name the path",
+      record_busy: 'Other transactions held its records until the function ran out of time; nothing was written. Retry',
+    },
+    ...IDEMPOTENT,
   }),
   openapi: () => ({
     description: 'Generated from the same zod schemas that check requests. Import it into Postman, API Gateway or a client generator.',

@@ -1,0 +1,237 @@
+import * as z from 'zod';
+import { defineModel } from '../../shared/models/define';
+import { localOnly, useApi } from '../support/api';
+import { measureMs, secondsFor } from '../support/machine-speed';
+import { tableSnapshot } from '../support/table-snapshot';
+
+// POST /api/db/transaction: operations across models, all or none, as one TransactWriteItems.
+// What a caller sees is checked against what the table holds afterwards. `account` is a model
+// this file adds (so its tests run on the local server only: a model a test adds never reaches
+// the bundles); the reaction tests run through the bundles too.
+const account = defineModel({
+  name: 'account',
+  description: 'a balance that may not go below 0',
+  schema: z.strictObject({ owner: z.string(), balance: z.int().min(0), note: z.string().optional() }),
+  indexed: ['owner'],
+});
+
+jest.mock('../../shared/models/catalog', () => {
+  const actual = jest.requireActual('../../shared/models/catalog');
+  return {
+    MODEL_NAMES: [...actual.MODEL_NAMES, account.name],
+    findModel: (name: string) => (name === account.name ? account : actual.findModel(name)),
+  };
+});
+
+const api = useApi();
+const TRANSACTION = '/api/db/transaction';
+const transact = (operations: unknown[], headers?: Record<string, string>) => api.post(TRANSACTION, { operations }, headers);
+const reaction = (op: string) => `/api/db/reaction/${op}`;
+
+/** Every record item of the table (the layout and idempotency items left out), by model and id. */
+async function records(): Promise<Map<string, Record<string, unknown>>> {
+  const items = await tableSnapshot();
+  return new Map(
+    items.filter((i) => typeof i.id === 'string' && /^(reaction|account)#/.test(String(i.pk))).map((i) => [`${String(i.pk).split('#')[0]}/${String(i.id)}`, i]),
+  );
+}
+
+let n = 0;
+/** An id no other test uses. */
+const fresh = (prefix: string) => `${prefix}-${++n}`;
+
+describe('all or none', () => {
+  test('create, update, delete and check on one model apply together, each answered, and read back as any record', async () => {
+    const [kept, gone, seen] = [fresh('kept'), fresh('gone'), fresh('seen')];
+    const data = [
+      { user_id: 1, content: 'laugh' },
+      { user_id: 2, content: 'eyes' },
+      { user_id: 4, content: 'eyes' },
+    ];
+    await api.post(reaction('create'), { data, ids: [kept, gone, seen] });
+    const made = fresh('made');
+    const r = await transact([
+      { op: 'create', model: 'reaction', id: made, data: { user_id: 3, content: 'rocket' } },
+      { op: 'update', model: 'reaction', id: kept, values: { content: 'heart', user_name: 'ann' }, filters: { content: 'laugh' } },
+      { op: 'delete', model: 'reaction', id: gone },
+      { op: 'check', model: 'reaction', id: seen, filters: { user_id: 4 } },
+    ]);
+    expect(r.status).toBe(200);
+    const [created, updated, deleted, checked] = r.body.data.results;
+    expect(created).toEqual({ op: 'create', record: expect.objectContaining({ id: made, user_id: 3, content: 'rocket', _version: 1 }) });
+    expect(updated).toEqual({ op: 'update', record: expect.objectContaining({ id: kept, user_id: 1, content: 'heart', user_name: 'ann', _version: 2 }) });
+    expect(deleted).toEqual({ op: 'delete', id: gone, deleted: true });
+    expect(checked).toEqual({ op: 'check', id: seen, check: true });
+    // Read through every read route, by the indexed fields too: the items hold their index keys.
+    expect((await api.post(reaction('get_one'), { filters: { id: made } })).body.data).toEqual(created.record);
+    expect((await api.post(reaction('get_one'), { filters: { id: kept } })).body.data).toEqual(updated.record);
+    expect((await api.post(reaction('get_one'), { filters: { id: gone } })).status).toBe(404);
+    const byContent = await api.post(reaction('list'), { filters: { content: 'heart' }, order_by: 'content' });
+    expect(byContent.body.data.items.map((i: { id: string }) => i.id)).toContain(kept);
+    expect((await api.post(reaction('count'), { filters: { content: 'rocket', id: made } })).body.data.count).toBe(1);
+  });
+
+  test('one refused operation writes nothing: its index and reason are named', async () => {
+    const [a, b] = [fresh('a'), fresh('b')];
+    await api.post(reaction('create'), {
+      data: [
+        { user_id: 1, content: 'x' },
+        { user_id: 2, content: 'y' },
+      ],
+      ids: [a, b],
+    });
+    const before = await records();
+    const cases: Array<[unknown[], number, string]> = [
+      [
+        [
+          { op: 'update', model: 'reaction', id: a, values: { content: 'z' } },
+          { op: 'check', model: 'reaction', id: b, filters: { user_id: 99 } },
+        ],
+        1,
+        'condition_failed',
+      ],
+      [
+        [
+          { op: 'delete', model: 'reaction', id: a },
+          { op: 'create', model: 'reaction', id: b, data: { user_id: 5, content: 'w' } },
+        ],
+        1,
+        'exists',
+      ],
+      [
+        [
+          { op: 'create', model: 'reaction', data: { user_id: 5, content: 'w' } },
+          { op: 'update', model: 'reaction', id: fresh('nobody'), values: { content: 'w' } },
+        ],
+        1,
+        'missing',
+      ],
+      [
+        [
+          { op: 'delete', model: 'reaction', id: a, filters: { content: 'not-x' } },
+          { op: 'delete', model: 'reaction', id: b },
+        ],
+        0,
+        'condition_failed',
+      ],
+    ];
+    for (const [operations, index, reason] of cases) {
+      const r = await transact(operations);
+      expect([r.status, r.body.data.error, r.body.data.reason, r.body.data.operation]).toEqual([409, 'conflict', reason, index]);
+      expect(r.body.data.details).toEqual([{ path: `operations.${index}`, message: expect.any(String) }]);
+    }
+    expect(await records()).toEqual(before);
+  });
+});
+
+describe('refused before anything is sent', () => {
+  test('data and values are checked as their model checks them: 422 naming every path, nothing stored', async () => {
+    const a = fresh('v');
+    await api.post(reaction('create'), { id: a, data: { user_id: 1, content: 'x' } });
+    const before = await records();
+    const r = await transact([
+      { op: 'create', model: 'reaction', data: { user_id: 'one', content: 'x' } },
+      { op: 'update', model: 'reaction', id: a, values: { content: null, nope: 1 } },
+    ]);
+    expect([r.status, r.body.data.error]).toEqual([422, 'validation_error']);
+    expect(r.body.data.details.map((d: { path: string }) => d.path).sort()).toEqual([
+      'operations.0.data.user_id',
+      'operations.1.values.content',
+      'operations.1.values.nope',
+    ]);
+    expect(await records()).toEqual(before);
+  });
+
+  test("DynamoDB's limits are 400s naming the path: 101 operations, none, two on one record", async () => {
+    const op = (i: number) => ({ op: 'create', model: 'reaction', id: `limit-${i}`, data: { user_id: i, content: 'x' } });
+    const tooMany = await transact(Array.from({ length: 101 }, (_, i) => op(i)));
+    expect([tooMany.status, tooMany.body.data.details[0].path]).toEqual([400, 'operations']);
+    const none = await transact([]);
+    expect([none.status, none.body.data.details[0].path]).toEqual([400, 'operations']);
+    const twice = await transact([op(1), { op: 'check', model: 'reaction', id: 'limit-9', filters: {} }, { op: 'delete', model: 'reaction', id: 'limit-1' }]);
+    expect([twice.status, twice.body.data.error, twice.body.data.details[0].path]).toEqual([400, 'invalid_request', 'operations.2']);
+    const hundred = await transact(Array.from({ length: 100 }, (_, i) => op(i)));
+    expect(hundred.status).toBe(200);
+    expect((await api.post(reaction('count'), { filters: { id: { $begins_with: 'limit-' } } })).body.data.count).toBe(100);
+  });
+
+  test('an unknown op, model or filter field is a 400 naming it; a read-only model takes no write', async () => {
+    const bad = await transact([{ op: 'upsert', model: 'reaction', id: 'x' }]);
+    expect([bad.status, bad.body.data.error]).toEqual([400, 'invalid_request']);
+    const unknown = await transact([{ op: 'check', model: 'nope', id: 'x', filters: {} }]);
+    expect([unknown.status, unknown.body.data.error]).toEqual([404, 'unknown_model']);
+    const field = await transact([{ op: 'check', model: 'reaction', id: 'x', filters: { nope: 1 } }]);
+    expect([field.status, field.body.data.error, field.body.data.path]).toEqual([400, 'unknown_field', 'operations.0.filters.nope']);
+    const readOnly = await transact([{ op: 'create', model: 'onebot_bot', data: {} }]);
+    expect([readOnly.status, readOnly.body.data.error]).toEqual([403, 'forbidden']);
+  });
+});
+
+describe('Idempotency-Key', () => {
+  test('a transaction retried with its key applies once, and answers as the first time', async () => {
+    const key = { 'idempotency-key': fresh('tx-key') };
+    const operations = [
+      { op: 'create', model: 'reaction', data: { user_id: 7, content: 'keyed' } },
+      { op: 'create', model: 'reaction', data: { user_id: 8, content: 'keyed' } },
+    ];
+    const first = await transact(operations, key);
+    const again = await transact(operations, key);
+    expect(first.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    expect((await api.post(reaction('count'), { filters: { content: 'keyed' } })).body.data.count).toBe(2);
+  });
+});
+
+describe('across models (local server: account is this file’s model)', () => {
+  localOnly('an update the model refuses is 422 for its operation, and nothing is written on any model', async () => {
+    const [from, to] = [fresh('acc'), fresh('acc')];
+    await api.post('/api/db/account/create', {
+      data: [
+        { owner: 'ann', balance: 1 },
+        { owner: 'bob', balance: 0 },
+      ],
+      ids: [from, to],
+    });
+    const before = await records();
+    const r = await transact([
+      { op: 'create', model: 'reaction', data: { user_id: 1, content: 'paid' } },
+      { op: 'update', model: 'account', id: from, values: { balance: -1 } },
+    ]);
+    expect([r.status, r.body.data.details[0].path]).toEqual([422, 'operations.1.values.balance']);
+    expect(await records()).toEqual(before);
+  });
+
+  localOnly(
+    'concurrent transfers guarded by filters: the sum is conserved and no balance goes negative',
+    async () => {
+      const [from, to] = [fresh('acc'), fresh('acc')];
+      await api.post('/api/db/account/create', {
+        data: [
+          { owner: 'ann', balance: 20 },
+          { owner: 'bob', balance: 0 },
+        ],
+        ids: [from, to],
+      });
+      const one = await measureMs(() => transact([{ op: 'check', model: 'account', id: from, filters: {} }]));
+      api.giveTime(secondsFor(50 * one));
+      const balance = async (id: string) => (await api.post('/api/db/account/get_one', { filters: { id }, consistent: true })).body.data.balance as number;
+      // Each transfer reads both balances and moves 1 only if neither changed since: a refused
+      // transfer (409) reads again; one that finds nothing left (422 from the model) gives up.
+      const transfer = async (): Promise<number> => {
+        for (;;) {
+          const [a, b] = await Promise.all([balance(from), balance(to)]);
+          const r = await transact([
+            { op: 'update', model: 'account', id: from, values: { balance: a - 1 }, filters: { balance: a } },
+            { op: 'update', model: 'account', id: to, values: { balance: b + 1 }, filters: { balance: b } },
+          ]);
+          if (r.status !== 409) return r.status;
+        }
+      };
+      const statuses = await Promise.all(Array.from({ length: 30 }, transfer));
+      expect(statuses.filter((s) => s === 200)).toHaveLength(20);
+      expect(statuses.filter((s) => s === 422)).toHaveLength(10);
+      expect([await balance(from), await balance(to)]).toEqual([0, 20]);
+    },
+    300_000,
+  );
+});
