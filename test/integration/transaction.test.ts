@@ -1,6 +1,8 @@
 import * as z from 'zod';
 import { defineModel } from '../../shared/models/define';
-import { localOnly, useApi } from '../support/api';
+import { createClient, operation, RecordgateError } from '../../shared/client';
+import { reaction } from '../../shared/models/reaction';
+import { againstArtifacts, ARTIFACT_TOKEN, localOnly, useApi } from '../support/api';
 import { measureMs, secondsFor } from '../support/machine-speed';
 import { tableSnapshot } from '../support/table-snapshot';
 
@@ -26,7 +28,7 @@ jest.mock('../../shared/models/catalog', () => {
 const api = useApi();
 const TRANSACTION = '/api/db/transaction';
 const transact = (operations: unknown[], headers?: Record<string, string>) => api.post(TRANSACTION, { operations }, headers);
-const reaction = (op: string) => `/api/db/reaction/${op}`;
+const route = (op: string) => `/api/db/reaction/${op}`;
 
 /** Every record item of the table (the layout and idempotency items left out), by model and id. */
 async function records(): Promise<Map<string, Record<string, unknown>>> {
@@ -48,7 +50,7 @@ describe('all or none', () => {
       { user_id: 2, content: 'eyes' },
       { user_id: 4, content: 'eyes' },
     ];
-    await api.post(reaction('create'), { data, ids: [kept, gone, seen] });
+    await api.post(route('create'), { data, ids: [kept, gone, seen] });
     const made = fresh('made');
     const r = await transact([
       { op: 'create', model: 'reaction', id: made, data: { user_id: 3, content: 'rocket' } },
@@ -63,17 +65,17 @@ describe('all or none', () => {
     expect(deleted).toEqual({ op: 'delete', id: gone, deleted: true });
     expect(checked).toEqual({ op: 'check', id: seen, check: true });
     // Read through every read route, by the indexed fields too: the items hold their index keys.
-    expect((await api.post(reaction('get_one'), { filters: { id: made } })).body.data).toEqual(created.record);
-    expect((await api.post(reaction('get_one'), { filters: { id: kept } })).body.data).toEqual(updated.record);
-    expect((await api.post(reaction('get_one'), { filters: { id: gone } })).status).toBe(404);
-    const byContent = await api.post(reaction('list'), { filters: { content: 'heart' }, order_by: 'content' });
+    expect((await api.post(route('get_one'), { filters: { id: made } })).body.data).toEqual(created.record);
+    expect((await api.post(route('get_one'), { filters: { id: kept } })).body.data).toEqual(updated.record);
+    expect((await api.post(route('get_one'), { filters: { id: gone } })).status).toBe(404);
+    const byContent = await api.post(route('list'), { filters: { content: 'heart' }, order_by: 'content' });
     expect(byContent.body.data.items.map((i: { id: string }) => i.id)).toContain(kept);
-    expect((await api.post(reaction('count'), { filters: { content: 'rocket', id: made } })).body.data.count).toBe(1);
+    expect((await api.post(route('count'), { filters: { content: 'rocket', id: made } })).body.data.count).toBe(1);
   });
 
   test('one refused operation writes nothing: its index and reason are named', async () => {
     const [a, b] = [fresh('a'), fresh('b')];
-    await api.post(reaction('create'), {
+    await api.post(route('create'), {
       data: [
         { user_id: 1, content: 'x' },
         { user_id: 2, content: 'y' },
@@ -127,7 +129,7 @@ describe('all or none', () => {
 describe('refused before anything is sent', () => {
   test('data and values are checked as their model checks them: 422 naming every path, nothing stored', async () => {
     const a = fresh('v');
-    await api.post(reaction('create'), { id: a, data: { user_id: 1, content: 'x' } });
+    await api.post(route('create'), { id: a, data: { user_id: 1, content: 'x' } });
     const before = await records();
     const r = await transact([
       { op: 'create', model: 'reaction', data: { user_id: 'one', content: 'x' } },
@@ -152,7 +154,7 @@ describe('refused before anything is sent', () => {
     expect([twice.status, twice.body.data.error, twice.body.data.details[0].path]).toEqual([400, 'invalid_request', 'operations.2']);
     const hundred = await transact(Array.from({ length: 100 }, (_, i) => op(i)));
     expect(hundred.status).toBe(200);
-    expect((await api.post(reaction('count'), { filters: { id: { $begins_with: 'limit-' } } })).body.data.count).toBe(100);
+    expect((await api.post(route('count'), { filters: { id: { $begins_with: 'limit-' } } })).body.data.count).toBe(100);
   });
 
   test('an unknown op, model or filter field is a 400 naming it; a read-only model takes no write', async () => {
@@ -167,6 +169,16 @@ describe('refused before anything is sent', () => {
   });
 });
 
+test('the typed client sends a transaction and answers its results', async () => {
+  const client = createClient({ baseUrl: api.url, ...(againstArtifacts() ? { token: ARTIFACT_TOKEN } : {}) });
+  const id = fresh('client');
+  const { results } = await client.transaction([operation(reaction, { op: 'create', id, data: { user_id: 1, content: 'typed' } })]);
+  expect(results).toEqual([{ op: 'create', record: expect.objectContaining({ id, content: 'typed' }) }]);
+  const refused = await client.transaction([operation(reaction, { op: 'delete', id: fresh('nobody') })]).catch((error: unknown) => error);
+  expect(refused).toBeInstanceOf(RecordgateError);
+  expect((refused as RecordgateError).details).toEqual([{ path: 'operations.0', message: expect.stringContaining('no reaction record') }]);
+});
+
 describe('Idempotency-Key', () => {
   test('a transaction retried with its key applies once, and answers as the first time', async () => {
     const key = { 'idempotency-key': fresh('tx-key') };
@@ -178,7 +190,7 @@ describe('Idempotency-Key', () => {
     const again = await transact(operations, key);
     expect(first.status).toBe(200);
     expect(again.body).toEqual(first.body);
-    expect((await api.post(reaction('count'), { filters: { content: 'keyed' } })).body.data.count).toBe(2);
+    expect((await api.post(route('count'), { filters: { content: 'keyed' } })).body.data.count).toBe(2);
   });
 });
 
