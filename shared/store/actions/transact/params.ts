@@ -2,19 +2,32 @@ import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../../../config';
 import type { Model } from '../../../models/define';
 import type { FilterNode } from '../../filter/ast';
+import type { Changes } from '../../operators/changes';
 import { compileFilter } from '../../filter/compile';
 import { ExpressionBuilder } from '../../filter/expression';
-import { indexPartitionKey, indexSlotOf, indexSortKey, itemKey, shardOf } from '../../keys';
+import { itemKey } from '../../keys';
 import type { Item } from '../../read/query';
-import { DATA_ATTRIBUTE, TABLE_KEY } from '../../table';
+import { TABLE_KEY } from '../../table';
 import { putParams } from '../create/params';
 import { writeStamp } from '../update/params';
+
+/**
+ * An update's changes as one UpdateItem's clauses and the condition under which its model takes
+ * the result, on the builder that holds their placeholders (shared/store/operators/compile.ts;
+ * or, for changes that read the record first, its whole data under unchangedSince).
+ */
+export interface UpdateClauses {
+  x: ExpressionBuilder;
+  set: ReadonlyArray<string>;
+  remove: ReadonlyArray<string>;
+  condition?: string;
+}
 
 /** One operation of a transaction, checked against its model and ready to be sent. */
 export type TransactStep =
   | { op: 'create'; model: Model; item: Item }
-  /** `set`: valid values of the model's fields; `remove`: fields the record may go without. */
-  | { op: 'update'; model: Model; id: string; set: Record<string, unknown>; remove: ReadonlyArray<string>; filter: FilterNode }
+  /** `read`: the item the clauses were made from, when they could not be applied without it. */
+  | { op: 'update'; model: Model; id: string; clauses: UpdateClauses; filter: FilterNode; changes: Changes; read?: Item }
   | { op: 'delete' | 'check'; model: Model; id: string; filter: FilterNode };
 
 export interface TransactWrite {
@@ -27,32 +40,18 @@ export interface TransactWrite {
 }
 
 /**
- * The record must exist and match the step's filter. The old item comes back with a failed
- * condition, to tell a missing record from one that does not match.
+ * The record must exist, match the step's filter and meet `also` (an update's). The old item
+ * comes back with a failed condition, to tell a missing record from one that does not match.
  */
-function condition(x: ExpressionBuilder, step: { filter: FilterNode }) {
-  const exists = `attribute_exists(${x.name(TABLE_KEY.partitionKey)})`;
-  const matches = compileFilter(step.filter, x);
-  return { ConditionExpression: matches === undefined ? exists : `${exists} AND ${matches}`, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
+function condition(x: ExpressionBuilder, filter: FilterNode, also?: string) {
+  const parts = [`attribute_exists(${x.name(TABLE_KEY.partitionKey)})`, compileFilter(filter, x), also].filter((part) => part !== undefined);
+  return { ConditionExpression: parts.join(' AND '), ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
 }
 
-/**
- * Sets and removes fields of the record's data in place, with its index keys (both keys of each
- * slot, as an update writes them: a record stored before its field was indexed has no partition
- * key there yet) and the write's stamp: fields it does not name keep what they hold.
- */
-function updateExpression(x: ExpressionBuilder, step: Extract<TransactStep, { op: 'update' }>, writeToken: string, now: string): string {
-  const set = Object.entries(step.set).map(([field, value]) => `${x.path([DATA_ATTRIBUTE, field])} = ${x.value(value)}`);
-  const changed = [...Object.keys(step.set), ...step.remove];
-  for (const field of changed) {
-    const slot = indexSlotOf(step.model, field);
-    if (!slot) continue;
-    set.push(`${x.name(slot.partitionKey)} = ${x.value(indexPartitionKey(step.model, field, shardOf(step.model, step.id)))}`);
-    set.push(`${x.name(slot.sortKey)} = ${x.value(indexSortKey(step.set[field], step.id))}`);
-  }
-  set.push(...writeStamp(x, writeToken, now));
-  const remove = step.remove.map((field) => x.path([DATA_ATTRIBUTE, field]));
-  return `SET ${set.join(', ')}${remove.length > 0 ? ` REMOVE ${remove.join(', ')}` : ''}`;
+/** The update's clauses with the write's stamp: fields it does not name keep what they hold. */
+function updateExpression({ x, set, remove }: UpdateClauses, writeToken: string, now: string): string {
+  const all = [...set, ...writeStamp(x, writeToken, now)];
+  return `SET ${all.join(', ')}${remove.length > 0 ? ` REMOVE ${remove.join(', ')}` : ''}`;
 }
 
 /**
@@ -66,13 +65,15 @@ export function transactParams({ steps, requestToken, writeTokenOf, now }: Trans
     ClientRequestToken: requestToken,
     TransactItems: steps.map((step, i) => {
       if (step.op === 'create') return { Put: putParams(step.item) };
-      const x = new ExpressionBuilder();
       const Key = itemKey(step.model, step.id);
       if (step.op === 'update') {
-        const UpdateExpression = updateExpression(x, step, writeTokenOf(i), now);
-        return { Update: { TableName, Key, UpdateExpression, ...condition(x, step), ...x.attributes() } };
+        // The clauses' builder is copied, so that params made twice from one step are the same.
+        const clauses = { ...step.clauses, x: step.clauses.x.copy() };
+        const UpdateExpression = updateExpression(clauses, writeTokenOf(i), now);
+        return { Update: { TableName, Key, UpdateExpression, ...condition(clauses.x, step.filter, clauses.condition), ...clauses.x.attributes() } };
       }
-      const checked = { TableName, Key, ...condition(x, step), ...x.attributes() };
+      const x = new ExpressionBuilder();
+      const checked = { TableName, Key, ...condition(x, step.filter), ...x.attributes() };
       return step.op === 'delete' ? { Delete: checked } : { ConditionCheck: checked };
     }),
   };

@@ -1,12 +1,21 @@
-import { isSystemField, type Model } from '../../../models/define';
+import type { Model } from '../../../models/define';
 import { pathText, type ErrorDetail } from '../../../models/details';
 import { checkAgainst } from '../../../models/validate';
-import * as zm from '../../../zod';
-import { InvalidRecord, InvalidValues } from '../../errors';
+import { InvalidRecord, InvalidValues, TransactionRefused } from '../../errors';
+import type { FilterNode } from '../../filter/ast';
+import { ExpressionBuilder } from '../../filter/expression';
 import { parseFilter } from '../../filter/parse';
+import { indexAttributes } from '../../keys';
+import { applyChanges } from '../../operators/apply';
+import type { Changes } from '../../operators/changes';
+import { compileChanges } from '../../operators/compile';
+import { parseValues } from '../../operators/parse';
+import { DATA_ATTRIBUTE } from '../../table';
 import type { Item } from '../../read/query';
 import type { TransactOperation } from '../../types';
 import { checkItemSize } from '../../write/item-size';
+import { currentItem, unchangedSince } from '../../write/write-token';
+import { updatedItem } from '../update/merge';
 import { storedItem } from '../create/item';
 import type { TransactStep } from './params';
 
@@ -19,36 +28,49 @@ export interface CreateStamp {
 
 type Checked = { step?: TransactStep; details: ErrorDetail[] };
 
+/** The problems G's operators report at `values...`, at the operation's own path in the request. */
+export async function underOperation<T>(at: PropertyKey[], work: () => Promise<T>): Promise<T> {
+  const moved = (details: ReadonlyArray<ErrorDetail>) => details.map((d) => ({ ...d, path: `${pathText(at)}.${d.path}` }));
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof InvalidRecord) throw new InvalidRecord(moved(error.details));
+    if (error instanceof InvalidValues) throw new InvalidValues(`${pathText(at)}: ${error.message}`, moved(error.details));
+    throw error;
+  }
+}
+
 /**
- * An update's values as the model takes them, field by field: a set value is checked as the
- * field's, a null removes a field the model lets a record go without. A model that checks its
- * fields together cannot be told from the values alone, so its updates are refused here.
+ * The record's whole new data, for changes no one UpdateItem can state with its model's checks
+ * (shared/store/operators/compile.ts): read, changed, validated as a whole record, and written
+ * only if nothing was written since it was read, with its index keys.
+ */
+async function readClauses(model: Model, id: string, changes: Changes, filter: FilterNode, at: PropertyKey[]): Promise<Checked> {
+  const read = await currentItem(model, id);
+  if (!read) throw new TransactionRefused(Number(at[1]), 'missing', model.name, id);
+  const changed = await underOperation(at, async () => applyChanges(read[DATA_ATTRIBUTE] as Record<string, unknown>, changes));
+  const result = await checkAgainst(model.schema, changed, [...at, 'values']);
+  if (!result.value) return { details: result.details };
+  const data = result.value as Record<string, unknown>;
+  checkItemSize(updatedItem(model, read, data), id);
+  const x = new ExpressionBuilder();
+  const set = [`${x.name(DATA_ATTRIBUTE)} = ${x.value(data)}`];
+  for (const [attribute, value] of Object.entries(indexAttributes(model, id, data))) set.push(`${x.name(attribute)} = ${x.value(value)}`);
+  return { details: [], step: { op: 'update', model, id, clauses: { x, set, remove: [], condition: unchangedSince(x, read) }, filter, changes, read } };
+}
+
+/**
+ * An update's values as G's operators read them (shared/store/operators/): one atomic UpdateItem
+ * with the condition under which the model takes the result, where that can be stated; else the
+ * record read, changed and validated first (readClauses).
  */
 async function checkUpdate(model: Model, op: Extract<TransactOperation, { op: 'update' }>, at: PropertyKey[]): Promise<Checked> {
-  if ((model.schema._zod.def.checks ?? []).length > 0) {
-    const message = `model ${model.name} checks its fields together, which a transaction's update cannot do without reading the record; use update`;
-    throw new InvalidValues(`${pathText(at)}: ${message}`, [{ path: pathText(at), message }]);
-  }
-  const set = Object.fromEntries(Object.entries(op.values).filter(([, value]) => value !== null));
-  const remove = Object.keys(op.values).filter((field) => op.values[field] === null && !isSystemField(field));
-  const shape = model.schema.shape;
-  const result = await checkAgainst(zm.partial(zm.strictObject(shape)), set, [...at, 'values']);
-  const details = [...result.details];
-  for (const field of remove) {
-    if (Object.hasOwn(shape, field) && !zm.safeParse(zm.strictObject({ [field]: shape[field] }), {}).success)
-      details.push({ path: pathText([...at, 'values', field]), message: 'required: it cannot be removed' });
-  }
-  return {
-    details,
-    step: {
-      op: 'update',
-      model,
-      id: op.id,
-      set: (result.value ?? {}) as Record<string, unknown>,
-      remove,
-      filter: parseFilter(model, op.filters ?? {}, [...at, 'filters']),
-    },
-  };
+  const filter = parseFilter(model, op.filters ?? {}, [...at, 'filters']);
+  const changes = await underOperation(at, async () => parseValues(model, op.values));
+  const x = new ExpressionBuilder();
+  const compiled = await underOperation(at, () => compileChanges(changes, x, model));
+  if (!compiled) return readClauses(model, op.id, changes, filter, at);
+  return { details: [], step: { op: 'update', model, id: op.id, clauses: { x, ...compiled }, filter, changes } };
 }
 
 /**

@@ -1,17 +1,20 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { TransactionCanceledException, type CancellationReason } from '@aws-sdk/client-dynamodb';
+import { IdempotentParameterMismatchException, TransactionCanceledException, type CancellationReason } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { currentCutoff, inTime } from '../../../invocation';
 import { LIMITS } from '../../../limits';
 import { db } from '../../client';
-import { OutcomeUnknown, RecordBusy, TransactionRefused, type RefusalReason } from '../../errors';
+import { InvalidRecord, OutcomeUnknown, RecordBusy, TransactionRefused, type RefusalReason } from '../../errors';
 import { modelLayout } from '../../layout/layout';
 import { toRecord } from '../../read/projection';
+import { checkAgainst } from '../../../models/validate';
+import { applyChanges } from '../../operators/apply';
+import { DATA_ATTRIBUTE, WRITE_TOKEN_ATTRIBUTE } from '../../table';
 import type { ActionOptions, TransactAnswer, TransactRequest, TransactResult } from '../../types';
 import { failureOf } from '../../write/late-write';
 import { currentItem, newWriteToken, rememberedAfter } from '../../write/write-token';
 import { transactParams, type TransactStep } from './params';
-import { checkedStep, checkedSteps, refuseRepeatedRecords } from './steps';
+import { checkedStep, checkedSteps, refuseRepeatedRecords, underOperation } from './steps';
 
 /**
  * DynamoDB's ClientRequestToken (at most 36 characters): under an Idempotency-Key the key's run
@@ -43,14 +46,17 @@ const idOf = (step: TransactStep) => (step.op === 'create' ? (step.item.id as st
  * RecordBusy. A copy whose answer was lost is sent again under the same ClientRequestToken,
  * which DynamoDB applies at most once; still in doubt at the cutoff, OutcomeUnknown.
  */
-async function send(steps: ReadonlyArray<TransactStep>, command: () => TransactWriteCommand): Promise<void> {
-  const until = currentCutoff() ?? Date.now() + LIMITS.settleWithoutCutoffMs;
+async function send(steps: ReadonlyArray<TransactStep>, command: () => TransactWriteCommand, until: number): Promise<void> {
   for (let round = 0; ; round++) {
     try {
       await db().send(command(), inTime());
       return;
     } catch (error) {
       const { cause, inDoubt } = failureOf(error);
+      // Only a keyed run's token is ever sent twice with other actions: by a later run of the key
+      // (its updates read records the first one changed), and DynamoDB keeps a token only for a
+      // transaction it applied. So the key's transaction was applied, once.
+      if (cause instanceof IdempotentParameterMismatchException) return;
       if (cause instanceof TransactionCanceledException) {
         const reasons = cause.CancellationReasons ?? [];
         for (const [i, step] of steps.entries()) {
@@ -97,8 +103,36 @@ export async function transactRecords({ operations }: TransactRequest, { keyRun 
   const writeTokenOf = (i: number) => (operation === undefined ? newWriteToken() : `${operation}.${i}`);
   const tokens = operations.map((_, i) => writeTokenOf(i));
   const keyRuns = operation === undefined ? undefined : rememberedAfter(undefined, operation);
-  const steps = await checkedSteps(operations.map((op, i) => checkedStep(op.model, op, i, { now, writeToken: tokens[i], keyRuns })));
-  const params = transactParams({ steps, requestToken: requestTokenOf(operation), writeTokenOf: (i) => tokens[i], now });
-  await send(steps, () => new TransactWriteCommand(params));
-  return { results: await Promise.all(steps.map(resultOf)) };
+  const until = currentCutoff() ?? Date.now() + LIMITS.settleWithoutCutoffMs;
+  for (;;) {
+    const steps = await checkedSteps(operations.map((op, i) => checkedStep(op.model, op, i, { now, writeToken: tokens[i], keyRuns })));
+    const params = transactParams({ steps, requestToken: requestTokenOf(operation), writeTokenOf: (i) => tokens[i], now });
+    try {
+      await send(steps, () => new TransactWriteCommand(params), until);
+      return { results: await Promise.all(steps.map(resultOf)) };
+    } catch (error) {
+      if (!(error instanceof TransactionRefused && error.reason === 'condition_failed')) throw error;
+      const step = steps[error.index];
+      if (step.op !== 'update') throw error;
+      if (!(await movedOn(step, error))) throw error;
+      if (Date.now() >= until) throw new RecordBusy(step.id);
+    }
+  }
+}
+
+/**
+ * Why an update's condition failed, told by its record as it is now: another writer changed the
+ * record its new data was made from (true: the transaction is made again from a fresh read), it
+ * was deleted since (TransactionRefused: missing), the model refuses what the update would make
+ * of it (InvalidRecord, 422, at the operation's path); false: its filters do not match.
+ */
+async function movedOn(step: Extract<TransactStep, { op: 'update' }>, refusal: TransactionRefused): Promise<boolean> {
+  const now = await currentItem(step.model, step.id);
+  if (!now) throw new TransactionRefused(refusal.index, 'missing', step.model.name, step.id);
+  if (step.read) return now[WRITE_TOKEN_ATTRIBUTE] !== step.read[WRITE_TOKEN_ATTRIBUTE];
+  const at = ['operations', refusal.index];
+  const changed = await underOperation(at, async () => applyChanges(now[DATA_ATTRIBUTE] as Record<string, unknown>, step.changes));
+  const result = await checkAgainst(step.model.schema, changed, [...at, 'values']);
+  if (!result.value) throw new InvalidRecord(result.details);
+  return false;
 }

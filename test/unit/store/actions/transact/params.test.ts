@@ -2,7 +2,7 @@ import { storedItem } from '../../../../../shared/store/actions/create/item';
 import { putParams } from '../../../../../shared/store/actions/create/params';
 import { transactParams, type TransactStep } from '../../../../../shared/store/actions/transact/params';
 import { parseFilter } from '../../../../../shared/store/filter/parse';
-import { indexSortKey } from '../../../../../shared/store/keys';
+import { ExpressionBuilder } from '../../../../../shared/store/filter/expression';
 import { noteModel } from '../../../../support/models';
 import { readableExpression } from '../../../../support/readable-query';
 
@@ -18,9 +18,18 @@ const readable = (action: {
   condition: readableExpression(action.ConditionExpression, action.ExpressionAttributeNames, action.ExpressionAttributeValues),
 });
 
+// An update's clauses as shared/store/operators/compile.ts makes them: its own placeholders on its own builder.
+const x = new ExpressionBuilder();
+const clauses = {
+  x,
+  set: [`${x.path(['d', 'rank'])} = ${x.value(3)}`],
+  remove: [x.path(['d', 'meta'])],
+  condition: `${x.path(['d', 'rank'])} >= ${x.value(-3)}`,
+};
+
 const steps: TransactStep[] = [
   { op: 'create', model: note, item: storedItem(note, { id: 'c1', data: { title: 'new' } }, now, 'w0') },
-  { op: 'update', model: note, id: 'u1', set: { rank: 3, done: true }, remove: ['title', 'meta'], filter: parseFilter(note, { done: false }) },
+  { op: 'update', model: note, id: 'u1', clauses, filter: parseFilter(note, { done: false }), changes: { list: [] } },
   { op: 'delete', model: note, id: 'd1', filter: parseFilter(note, {}) },
   { op: 'check', model: note, id: 'k1', filter: parseFilter(note, { rank: { $gte: 1 } }) },
 ];
@@ -36,16 +45,14 @@ test('a create is the item a single create stores, written only where no record 
   expect(Put).toEqual(putParams(storedItem(note, { id: 'c1', data: { title: 'new' } }, now, 'w0')));
 });
 
-test('an update sets and removes fields in place, with the index keys of the fields it changes and its stamp, on a record that exists and matches', () => {
+test("an update is its clauses with the write's stamp, on a record that exists, matches its filters and meets the clauses' condition", () => {
   const { Update } = params.TransactItems![1];
   const { update, condition } = readable(Update!);
-  expect(update).toBe(
-    `SET d.rank = 3, d.done = true, g1pk = "note#rank#${Update!.Key!.pk.split('#')[1]}", g1sk = ${JSON.stringify(indexSortKey(3, 'u1'))}, ` +
-      `g2pk = "note#title#${Update!.Key!.pk.split('#')[1]}", g2sk = ${JSON.stringify(indexSortKey(undefined, 'u1'))}, ` +
-      `_updated_at = "${now}", _version = _version + 1, _w = "w1" REMOVE d.title, d.meta`,
-  );
-  expect(condition).toBe('attribute_exists(pk) AND d.done = false');
+  expect(update).toBe(`SET d.rank = 3, _updated_at = "${now}", _version = _version + 1, _w = "w1" REMOVE d.meta`);
+  expect(condition).toBe('attribute_exists(pk) AND d.done = false AND d.rank >= -3');
   expect(Update!.ReturnValuesOnConditionCheckFailure).toBe('ALL_OLD');
+  // The step's own builder is left as it was: params made again are the same.
+  expect(transactParams({ steps, requestToken: 'request-1', writeTokenOf: (i) => `w${i}`, now })).toEqual(params);
 });
 
 test('a delete and a check hold the record to exist and match; the old item comes back to tell missing from not matching', () => {
