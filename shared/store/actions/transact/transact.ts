@@ -47,6 +47,8 @@ const idOf = (step: TransactStep) => (step.op === 'create' ? (step.item.id as st
  * which DynamoDB applies at most once; still in doubt at the cutoff, OutcomeUnknown.
  */
 async function send(steps: ReadonlyArray<TransactStep>, command: () => TransactWriteCommand, until: number): Promise<void> {
+  // Once a copy may have landed, no later failure says that nothing was written.
+  let doubt: unknown;
   for (let round = 0; ; round++) {
     try {
       await db().send(command(), inTime());
@@ -58,6 +60,7 @@ async function send(steps: ReadonlyArray<TransactStep>, command: () => TransactW
       // transaction it applied. So the key's transaction was applied, once.
       if (cause instanceof IdempotentParameterMismatchException) return;
       if (cause instanceof TransactionCanceledException) {
+        // Cancelled: this copy was refused, and no earlier one landed (its token would have answered).
         const reasons = cause.CancellationReasons ?? [];
         for (const [i, step] of steps.entries()) {
           const refusal = reasons[i] && refusalOf(step, reasons[i]);
@@ -65,9 +68,12 @@ async function send(steps: ReadonlyArray<TransactStep>, command: () => TransactW
         }
         const busy = reasons.findIndex((r) => r.Code === 'TransactionConflict');
         if (busy < 0) throw cause;
-        if (Date.now() >= until) throw new RecordBusy(idOf(steps[busy]));
-      } else if (!inDoubt) throw cause;
-      else if (Date.now() >= until) throw new OutcomeUnknown(idOf(steps[0]), cause);
+        if (Date.now() >= until) throw doubt === undefined ? new RecordBusy(idOf(steps[busy])) : new OutcomeUnknown(idOf(steps[0]), doubt);
+      } else {
+        if (inDoubt) doubt = cause;
+        if (doubt === undefined) throw cause;
+        if (Date.now() >= until) throw new OutcomeUnknown(idOf(steps[0]), doubt);
+      }
       await pause(round);
     }
   }
