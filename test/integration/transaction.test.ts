@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import * as z from 'zod';
 import { defineModel } from '../../shared/models/define';
 import { createClient, operation, RecordgateError } from '../../shared/client';
@@ -31,7 +32,7 @@ const transact = (operations: unknown[], headers?: Record<string, string>) => ap
 const route = (op: string) => `/api/db/reaction/${op}`;
 
 /** Every record item of the table (the layout and idempotency items left out), by model and id. */
-async function records(): Promise<Map<string, Record<string, unknown>>> {
+async function records(): Promise<Map<string, Record<string, any>>> {
   const items = await tableSnapshot();
   return new Map(
     items.filter((i) => typeof i.id === 'string' && /^(reaction|account)#/.test(String(i.pk))).map((i) => [`${String(i.pk).split('#')[0]}/${String(i.id)}`, i]),
@@ -125,6 +126,22 @@ describe('all or none', () => {
     expect(await records()).toEqual(before);
   });
 });
+
+test('concurrent updates that must read their record first (an indexed field) are made again from a fresh read: no change is lost', async () => {
+  const id = fresh('read-first');
+  await api.post(route('create'), { id, data: { user_id: 0, content: 'start' } });
+  const one = await measureMs(() => transact([{ op: 'check', model: 'reaction', id, filters: {} }]));
+  api.giveTime(secondsFor(10 * one));
+  const replies = await Promise.all(
+    Array.from({ length: 10 }, (_, i) => transact([{ op: 'update', model: 'reaction', id, values: { content: `c${i}`, $inc: { user_id: 1 } } }])),
+  );
+  expect(replies.map((r) => r.status)).toEqual(replies.map(() => 200));
+  const stored = (await records()).get(`reaction/${id}`)!;
+  expect([stored.d.user_id, stored._version]).toEqual([10, 11]);
+  // The index keys follow the last write: the record is found by the content it holds, and only by it.
+  const byContent = await api.post(route('list'), { filters: { content: stored.d.content, id }, order_by: 'content' });
+  expect(byContent.body.data.items.map((i: { id: string }) => i.id)).toEqual([id]);
+}, 300_000);
 
 describe('refused before anything is sent', () => {
   test('data and values are checked as their model checks them: 422 naming every path, nothing stored', async () => {
@@ -242,6 +259,78 @@ describe('across models (local server: account is this file’s model)', () => {
         { owner: 'ann', balance: 0 },
         { owner: 'bob', balance: 20 },
       ]);
+    },
+    300_000,
+  );
+
+  localOnly(
+    'random transactions answer and store what a reference of balances says, all or none',
+    async () => {
+      // The reference: each account's balance, or absent. A transaction's first refused operation
+      // (in order) is its answer; a refused one changes nothing, an applied one every operation.
+      type Op =
+        | { op: 'create'; id: string; balance: number }
+        | { op: 'update'; id: string; by: number; atLeast?: number }
+        | { op: 'delete'; id: string; atLeast?: number }
+        | { op: 'check'; id: string; atLeast: number };
+      const pool = ['p0', 'p1', 'p2', 'p3'];
+      const atLeast = fc.option(fc.integer({ min: 0, max: 4 }), { nil: undefined });
+      const opOn = (id: string): fc.Arbitrary<Op> =>
+        fc.oneof(
+          fc.record({ op: fc.constant('create' as const), id: fc.constant(id), balance: fc.integer({ min: 0, max: 3 }) }),
+          fc.record(
+            { op: fc.constant('update' as const), id: fc.constant(id), by: fc.integer({ min: -3, max: 3 }), atLeast },
+            { requiredKeys: ['op', 'id', 'by'] },
+          ),
+          fc.record({ op: fc.constant('delete' as const), id: fc.constant(id), atLeast }, { requiredKeys: ['op', 'id'] }),
+          fc.record({ op: fc.constant('check' as const), id: fc.constant(id), atLeast: fc.integer({ min: 0, max: 4 }) }),
+        );
+      const transaction = fc.shuffledSubarray(pool, { minLength: 1, maxLength: 3 }).chain((ids) => fc.tuple(...ids.map(opOn)));
+      const outcome = (held: Map<string, number>, ops: Op[]): { status: number; index?: number; after: Map<string, number> } => {
+        const after = new Map(held);
+        for (const [index, o] of ops.entries()) {
+          const balance = held.get(o.id);
+          const filtered = 'atLeast' in o && o.atLeast !== undefined && balance !== undefined && balance < o.atLeast;
+          if (o.op === 'create') {
+            if (balance !== undefined) return { status: 409, index, after: held };
+            after.set(o.id, o.balance);
+            continue;
+          }
+          if (balance === undefined) return { status: 409, index, after: held };
+          if (o.op === 'update' && balance + o.by < 0) return { status: 422, index, after: held };
+          if (filtered) return { status: 409, index, after: held };
+          if (o.op === 'update') after.set(o.id, balance + o.by);
+          if (o.op === 'delete') after.delete(o.id);
+        }
+        return { status: 200, after };
+      };
+      const sent = (run: string, o: Op) => {
+        const filters = 'atLeast' in o && o.atLeast !== undefined ? { balance: { $gte: o.atLeast } } : undefined;
+        const id = `${run}-${o.id}`;
+        if (o.op === 'create') return { op: 'create', model: 'account', id, data: { owner: run, balance: o.balance } };
+        if (o.op === 'update') return { op: 'update', model: 'account', id, values: { $inc: { balance: o.by } }, ...(filters ? { filters } : {}) };
+        if (o.op === 'delete') return { op: 'delete', model: 'account', id, ...(filters ? { filters } : {}) };
+        return { op: 'check', model: 'account', id, filters: filters ?? {} };
+      };
+      let runs = 0;
+      await fc.assert(
+        fc.asyncProperty(fc.array(transaction, { minLength: 1, maxLength: 8 }), async (transactions) => {
+          const run = `model-${++runs}`;
+          let held = new Map<string, number>();
+          for (const ops of transactions) {
+            const expected = outcome(held, ops);
+            const r = await transact(ops.map((o) => sent(run, o)));
+            // A 409 names its operation in data.operation; a 422 at the path of the value its model refuses.
+            const named = r.status === 422 ? r.body.data.details[0].path : r.body.data.operation;
+            const path = expected.status === 422 ? `operations.${expected.index}.values.balance` : expected.index;
+            expect([r.status, named]).toEqual([expected.status, path]);
+            held = expected.after;
+            const stored = await records();
+            for (const id of pool) expect([id, stored.get(`account/${run}-${id}`)?.d.balance]).toEqual([id, held.get(id)]);
+          }
+        }),
+        { numRuns: 12 },
+      );
     },
     300_000,
   );
