@@ -211,16 +211,23 @@ describe('Idempotency-Key', () => {
   });
 });
 
+/** Two new accounts holding these balances: their ids. */
+async function twoAccounts(first: number, second: number): Promise<[string, string]> {
+  const ids: [string, string] = [fresh('acc'), fresh('acc')];
+  const r = await api.post('/api/db/account/create', {
+    data: [
+      { owner: 'ann', balance: first },
+      { owner: 'bob', balance: second },
+    ],
+    ids,
+  });
+  expect(r.status).toBe(201);
+  return ids;
+}
+
 describe('across models (local server: account is this file’s model)', () => {
   localOnly('an update the model refuses is 422 for its operation, and nothing is written on any model', async () => {
-    const [from, to] = [fresh('acc'), fresh('acc')];
-    await api.post('/api/db/account/create', {
-      data: [
-        { owner: 'ann', balance: 1 },
-        { owner: 'bob', balance: 0 },
-      ],
-      ids: [from, to],
-    });
+    const [from] = await twoAccounts(1, 0);
     const before = await records();
     const r = await transact([
       { op: 'create', model: 'reaction', data: { user_id: 1, content: 'paid' } },
@@ -233,14 +240,7 @@ describe('across models (local server: account is this file’s model)', () => {
   localOnly(
     '50 concurrent transfers of 1 from an account holding 20: exactly 20 apply, the rest are refused naming the operation, the sum is kept',
     async () => {
-      const [from, to] = [fresh('acc'), fresh('acc')];
-      await api.post('/api/db/account/create', {
-        data: [
-          { owner: 'ann', balance: 20 },
-          { owner: 'bob', balance: 0 },
-        ],
-        ids: [from, to],
-      });
+      const [from, to] = await twoAccounts(20, 0);
       const one = await measureMs(() => transact([{ op: 'check', model: 'account', id: from, filters: {} }]));
       api.giveTime(secondsFor(50 * one));
       const replies = await Promise.all(
