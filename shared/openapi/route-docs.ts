@@ -24,11 +24,13 @@ import { updateRequest } from '../api/requests/update';
 import { DOCS_ASSET_NAMES } from '../docs/assets';
 import type { ErrorCode } from '../errors';
 import type { Route } from '../manifest/routes';
-import { AWS_LIMITS, LIMITS } from '../limits';
+import { LIMITS } from '../limits';
 import { SYSTEM_FIELDS, sortableFields, type Model } from '../models/define';
 // The receiver's own schema: the document shows what it checks (one schema, not two to keep alike).
 import { onebotEventSchema } from '../onebot/event';
 import { exampleData } from './examples';
+// The transaction's own limit, apart from the API's: DynamoDB's.
+import { AWS_LIMITS } from '../limits';
 import { filterSchemaName } from './filter-schema';
 import { shownAs } from './json-schema';
 
