@@ -18,7 +18,7 @@ import { createRequest } from '../api/requests/create';
 import { deleteRequest } from '../api/requests/delete';
 import { getOneRequest } from '../api/requests/get-one';
 import { listRequest } from '../api/requests/list';
-import { descriptionOf, fieldsSchema, jsonObject } from '../api/requests/common';
+import { descriptionOf, fieldsSchema, idSchema, jsonObject } from '../api/requests/common';
 import { transactionRequest } from '../api/requests/transaction';
 import { updateRequest } from '../api/requests/update';
 import { DOCS_ASSET_NAMES } from '../docs/assets';
@@ -26,6 +26,7 @@ import type { ErrorCode } from '../errors';
 import type { Route } from '../manifest/routes';
 import { LIMITS } from '../limits';
 import { SYSTEM_FIELDS, sortableFields, type Model } from '../models/define';
+import { allModels } from '../models/catalog';
 // The receiver's own schema: the document shows what it checks (one schema, not two to keep alike).
 import { onebotEventSchema } from '../onebot/event';
 import { exampleData } from './examples';
@@ -236,6 +237,29 @@ export const RECORD_OPERATIONS: Record<'create' | 'get_one' | 'list' | 'count' |
   }),
 };
 
+/**
+ * A transaction's body as the models take it: each operation one of its model's (data, values
+ * and filters in that model's schemas; a read-only model takes checks only), so a generated
+ * client types each operation by its model. The service checks the same with its one schema
+ * (shared/api/requests/transaction.ts) and each model.
+ */
+function transactionRequestFor(models: ReadonlyArray<Model>) {
+  const variants = models.flatMap((model) => {
+    const name = z.literal(model.name);
+    const filters = shownAs(jsonObject, { $ref: `#/components/schemas/${filterSchemaName(model)}` });
+    const check = z.strictObject({ op: z.literal('check'), model: name, id: idSchema, filters });
+    if (model.access === 'read_only') return [check];
+    return [
+      z.strictObject({ op: z.literal('create'), model: name, id: z.optional(idSchema), data: model.schema }),
+      z.strictObject({ op: z.literal('update'), model: name, id: idSchema, values: valuesSchema(model), filters: z.optional(filters) }),
+      z.strictObject({ op: z.literal('delete'), model: name, id: idSchema, filters: z.optional(filters) }),
+      check,
+    ];
+  });
+  const operations = z.array(z.union(variants)).min(1).max(AWS_LIMITS.transactionActions);
+  return z.strictObject({ operations: operations.describe(descriptionOf(transactionRequest.shape.operations)) });
+}
+
 /** The routes that are not per model. */
 export const SERVICE_OPERATIONS: Record<string, (route: Route) => OperationDoc> = {
   models: () => ({
@@ -309,7 +333,7 @@ export const SERVICE_OPERATIONS: Record<string, (route: Route) => OperationDoc> 
       'TransactWriteItems, or not at all. Each operation takes the scope its own route takes: write, admin for a delete, read for a check. ' +
       'A refused operation is named in the answer (details[].path operations.<index>); contention alone is retried, never answered (docs/record-api.md, "Transactions").',
     request: {
-      schema: transactionRequest,
+      schema: transactionRequestFor(allModels().filter((model) => model.access !== 'hidden')),
       examples: {
         transfer: {
           operations: [

@@ -23,6 +23,7 @@ jest.mock('../../shared/models/catalog', () => {
   return {
     MODEL_NAMES: [...actual.MODEL_NAMES, account.name],
     findModel: (name: string) => (name === account.name ? account : actual.findModel(name)),
+    allModels: () => [...actual.allModels(), account],
   };
 });
 
@@ -194,6 +195,19 @@ test('the typed client sends a transaction and answers its results', async () =>
   const refused = await client.transaction([operation(reaction, { op: 'delete', id: fresh('nobody') })]).catch((error: unknown) => error);
   expect(refused).toBeInstanceOf(RecordgateError);
   expect((refused as RecordgateError).details).toEqual([{ path: 'operations.0', message: expect.stringContaining('no reaction record') }]);
+});
+
+test("the OpenAPI document types each operation by its model's schemas; a read-only model takes checks only", async () => {
+  const doc = JSON.parse((await api.get('/openapi.json')).text);
+  const body = doc.paths['/api/db/transaction'].post.requestBody.content['application/json'].schema;
+  const schema = body.$ref ? doc.components.schemas[body.$ref.split('/').pop()] : body;
+  const variants: Array<{ properties: Record<string, any> }> = schema.properties.operations.items.anyOf;
+  const of = (model: string) => variants.filter((v) => v.properties.model.const === model).map((v) => v.properties.op.const);
+  expect(of('reaction')).toEqual(['create', 'update', 'delete', 'check']);
+  expect(of('onebot_bot')).toEqual(['check']);
+  const create = variants.find((v) => v.properties.model.const === 'reaction' && v.properties.op.const === 'create')!;
+  expect(Object.keys(create.properties.data.properties)).toEqual(['user_id', 'user_name', 'content']);
+  expect(schema.properties.operations.maxItems).toBe(100);
 });
 
 describe('Idempotency-Key', () => {
