@@ -1,9 +1,10 @@
+import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import * as z from 'zod';
 import { defineModel } from '../../shared/models/define';
 import { createClient, operation, RecordgateError } from '../../shared/client';
 import { reaction } from '../../shared/models/reaction';
-import { againstArtifacts, ARTIFACT_TOKEN, localOnly, useApi } from '../support/api';
+import { againstArtifacts, ARTIFACT_TOKEN, localOnly, type Reply, useApi } from '../support/api';
 import { measureMs, secondsFor } from '../support/machine-speed';
 import { tableSnapshot } from '../support/table-snapshot';
 
@@ -357,20 +358,43 @@ describe('across models (local server: account is this file’s model)', () => {
         return { op: 'check', model: 'account', id, filters: filters ?? {} };
       };
       let runs = 0;
+      /** What a reply says, as the reference says it: the status and the operation it names (a 422 by its value's path). */
+      const said = (r: Reply) => [r.status, r.status === 422 ? r.body.data.details[0].path : r.body.data.operation];
+      const expectedSaid = (e: ReturnType<typeof outcome>) => [e.status, e.status === 422 ? `operations.${e.index}.values.balance` : e.index];
+      /** Every order of the transactions sent at once. */
+      const orders = (n: number): number[][] =>
+        n === 0 ? [[]] : orders(n - 1).flatMap((o) => Array.from({ length: n }, (_, i) => [...o.slice(0, i), n - 1, ...o.slice(i)]));
       await fc.assert(
-        fc.asyncProperty(fc.array(transaction, { minLength: 1, maxLength: 8 }), async (transactions) => {
+        // Each step sends 1 to 3 transactions at once: their answers and what is stored must be
+        // those of some serial order of them.
+        fc.asyncProperty(fc.array(fc.array(transaction, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 6 }), async (steps) => {
           const run = `model-${++runs}`;
           let held = new Map<string, number>();
-          for (const ops of transactions) {
-            const expected = outcome(held, ops);
-            const r = await transact(ops.map((o) => sent(run, o)));
-            // A 409 names its operation in data.operation; a 422 at the path of the value its model refuses.
-            const named = r.status === 422 ? r.body.data.details[0].path : r.body.data.operation;
-            const path = expected.status === 422 ? `operations.${expected.index}.values.balance` : expected.index;
-            expect([r.status, named]).toEqual([expected.status, path]);
-            held = expected.after;
+          for (const batch of steps) {
+            const replies = await Promise.all(batch.map((ops) => transact(ops.map((o) => sent(run, o)))));
             const stored = await records();
-            for (const id of pool) expect([id, stored.get(`account/${run}-${id}`)?.d.balance]).toEqual([id, held.get(id)]);
+            const now = new Map(
+              pool.flatMap((id) => {
+                const balance = stored.get(`account/${run}-${id}`)?.d.balance;
+                return balance === undefined ? [] : [[id, balance] as [string, number]];
+              }),
+            );
+            const serial = orders(batch.length).find((order) => {
+              let state = held;
+              const answers: unknown[] = [];
+              for (const i of order) {
+                const e = outcome(state, batch[i]);
+                answers[i] = expectedSaid(e);
+                state = e.after;
+              }
+              return isDeepStrictEqual(answers, replies.map(said)) && isDeepStrictEqual(state, now);
+            });
+            expect({ answers: replies.map(said), stored: now, serial: serial !== undefined }).toEqual({
+              answers: replies.map(said),
+              stored: now,
+              serial: true,
+            });
+            held = now;
           }
         }),
         { numRuns: 12 },
