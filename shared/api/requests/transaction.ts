@@ -6,7 +6,7 @@ const model = zm.string().check(zm.minLength(1), zm.describe('The model the oper
 const filters = (description: string) => zm.optional(jsonObject).check(zm.describe(description));
 
 /** One operation of a transaction; several may name several models, never one record twice. */
-export const transactionOperation = zm.discriminatedUnion('op', [
+const operationSchema = zm.discriminatedUnion('op', [
   zm.strictObject({
     op: zm.literal('create'),
     model,
@@ -36,7 +36,7 @@ export const transactionOperation = zm.discriminatedUnion('op', [
 
 export const transactionRequest = zm.strictObject({
   operations: zm
-    .array(transactionOperation)
+    .array(operationSchema)
     .check(
       zm.minLength(1, 'holds no operation; a transaction takes 1 to 100'),
       zm.maxLength(AWS_LIMITS.transactionActions, `holds more than ${AWS_LIMITS.transactionActions} operations, DynamoDB's limit for one transaction`),
