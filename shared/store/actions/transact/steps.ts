@@ -28,7 +28,7 @@ export interface CreateStamp {
 
 type Checked = { step?: TransactStep; details: ErrorDetail[] };
 
-/** The problems G's operators report at `values...`, at the operation's own path in the request. */
+/** The problems the operators (shared/store/operators/) report at `values...`, at the operation's own path in the request. */
 export async function underOperation<T>(at: PropertyKey[], work: () => Promise<T>): Promise<T> {
   const moved = (details: ReadonlyArray<ErrorDetail>) => details.map((d) => ({ ...d, path: `${pathText(at)}.${d.path}` }));
   try {
@@ -60,7 +60,7 @@ async function readClauses(model: Model, id: string, changes: Changes, filter: F
 }
 
 /**
- * An update's values as G's operators read them (shared/store/operators/): one atomic UpdateItem
+ * An update's values as the operators read them (shared/store/operators/): one atomic UpdateItem
  * with the condition under which the model takes the result, where that can be stated; else the
  * record read, changed and validated first (readClauses).
  */
