@@ -16,6 +16,7 @@ import {
   RepeatedIds,
   StoreError,
   TooManyMatches,
+  TransactionRefused,
   UnknownField,
 } from '../store/errors';
 import { refusedForSize, type Misconfiguration } from '../store/sdk-errors';
@@ -85,6 +86,11 @@ const STORE_ANSWERS: ReadonlyArray<Answer> = [
   on(RecordNotFound, (e) => new ApiError('not_found', e.message, { model: e.model })),
   on(RecordExists, (e) => new ApiError('conflict', e.message, { ids: e.ids })),
   on(RepeatedIds, (e) => new ApiError('conflict', e.message, { ids: e.ids })),
+  on(TransactionRefused, (e) => {
+    const path = `operations.${e.index}`;
+    const answer = { operation: e.index, reason: e.reason, model: e.model, id: e.id, ...detailsAt(path, e.message.slice(path.length + 2)) };
+    return new ApiError(e.reason === 'too_large' ? 'payload_too_large' : 'conflict', e.message, answer);
+  }),
   on(TooManyMatches, (e) => new ApiError('too_many_matches', e.message, { max_affected: e.maxAffected, matched_at_least: e.maxAffected + 1 })),
   on(
     MatchesAll,

@@ -16,6 +16,8 @@ import type {
   ModelsAnswer,
   ReadRecord,
   RecordOf,
+  TransactionAnswer,
+  TransactionOperation,
   UpdateAnswer,
   UpdateBody,
 } from './types';
@@ -68,9 +70,17 @@ export interface Client {
     model<M extends Model>(model: M): ModelClient<M>;
     model(name: string): ModelClient<Model>;
   };
+  /** Operations across models, applied all together or not at all (POST /api/db/transaction). */
+  transaction(operations: ReadonlyArray<TransactionOperation>): Promise<TransactionAnswer>;
   models(): Promise<ModelsAnswer>;
   health(): Promise<HealthAnswer>;
 }
+
+/** One operation of a transaction, typed by its model: `operation(account, { op: 'update', id, values: { balance: 0 } })`. */
+export const operation = <M extends Model>(model: M, op: DistributiveOmit<TransactionOperation<M>, 'model'>): TransactionOperation =>
+  ({ ...op, model: model.name }) as TransactionOperation;
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 /** Answers that are not the service's envelope (a proxy's HTML page, an empty body) still surface as a RecordgateError. */
 function envelopeOf(status: number, text: string): unknown {
@@ -116,6 +126,7 @@ export function createClient(options: ClientOptions): Client {
 
   return {
     db: { model: model as Client['db']['model'] },
+    transaction: (operations) => call('POST', '/api/db/transaction', { operations }),
     models: () => call('GET', '/api/db/models'),
     health: () => call('GET', '/api/db/health'),
   };

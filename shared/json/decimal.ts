@@ -78,3 +78,31 @@ export function compareDecimal(a: string, b: string): number {
   const y = sortableDecimal(b);
   return x < y ? -1 : x > y ? 1 : 0;
 }
+
+/** The shortest plain text of a decimal (scientific only where plain would run past 40 digits). */
+function decimalText({ sign, digits, exponent }: Decimal): string {
+  if (sign === 0) return '0';
+  const minus = sign < 0 ? '-' : '';
+  if (exponent > 40 || exponent < -20) return `${minus}0.${digits}e${exponent}`;
+  if (exponent <= 0) return `${minus}0.${'0'.repeat(-exponent)}${digits}`;
+  if (exponent >= digits.length) return `${minus}${digits}${'0'.repeat(exponent - digits.length)}`;
+  return `${minus}${digits.slice(0, exponent)}.${digits.slice(exponent)}`;
+}
+
+/**
+ * The exact sum of two number texts, as text: 0.1 + 0.2 is 0.3 and 18446744073709551616 + 1
+ * keeps every digit (an $inc must add as DynamoDB's ADD does, not as doubles do).
+ */
+export function addDecimal(a: string, b: string): string {
+  const [x, y] = [a, b].map((text) => {
+    const d = parseDecimal(text);
+    if (!d) throw new RangeError(`not a number: ${text}`);
+    return d;
+  });
+  // Each as an integer times 10^scale, both brought to the smaller scale.
+  const scale = (d: Decimal) => d.exponent - d.digits.length;
+  const low = Math.min(scale(x), scale(y));
+  const integer = (d: Decimal) => (d.sign === 0 ? 0n : BigInt(d.sign) * BigInt(d.digits) * 10n ** BigInt(scale(d) - low));
+  const sum = integer(x) + integer(y);
+  return decimalText(parseDecimal(`${sum}e${low}`)!);
+}

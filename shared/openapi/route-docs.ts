@@ -10,6 +10,7 @@ import {
   modelsAnswerSchema,
   readRecordSchema,
   recordSchema,
+  transactionAnswerSchema,
   updateAnswerSchema,
 } from '../api/responses';
 import { countRequest } from '../api/requests/count';
@@ -17,16 +18,20 @@ import { createRequest } from '../api/requests/create';
 import { deleteRequest } from '../api/requests/delete';
 import { getOneRequest } from '../api/requests/get-one';
 import { listRequest } from '../api/requests/list';
-import { descriptionOf, fieldsSchema, jsonObject } from '../api/requests/common';
+import { descriptionOf, fieldsSchema, idSchema, jsonObject } from '../api/requests/common';
+import { transactionRequest } from '../api/requests/transaction';
 import { updateRequest } from '../api/requests/update';
 import { DOCS_ASSET_NAMES } from '../docs/assets';
 import type { ErrorCode } from '../errors';
 import type { Route } from '../manifest/routes';
 import { LIMITS } from '../limits';
 import { SYSTEM_FIELDS, sortableFields, type Model } from '../models/define';
+import { allModels } from '../models/catalog';
 // The receiver's own schema: the document shows what it checks (one schema, not two to keep alike).
 import { onebotEventSchema } from '../onebot/event';
 import { exampleData } from './examples';
+// The transaction's own limit, apart from the API's: DynamoDB's.
+import { AWS_LIMITS } from '../limits';
 import { filterSchemaName } from './filter-schema';
 import { shownAs } from './json-schema';
 
@@ -232,6 +237,29 @@ export const RECORD_OPERATIONS: Record<'create' | 'get_one' | 'list' | 'count' |
   }),
 };
 
+/**
+ * A transaction's body as the models take it: each operation one of its model's (data, values
+ * and filters in that model's schemas; a read-only model takes checks only), so a generated
+ * client types each operation by its model. The service checks the same with its one schema
+ * (shared/api/requests/transaction.ts) and each model.
+ */
+function transactionRequestFor(models: ReadonlyArray<Model>) {
+  const variants = models.flatMap((model) => {
+    const name = z.literal(model.name);
+    const filters = shownAs(jsonObject, { $ref: `#/components/schemas/${filterSchemaName(model)}` });
+    const check = z.strictObject({ op: z.literal('check'), model: name, id: idSchema, filters });
+    if (model.access === 'read_only') return [check];
+    return [
+      z.strictObject({ op: z.literal('create'), model: name, id: z.optional(idSchema), data: model.schema }),
+      z.strictObject({ op: z.literal('update'), model: name, id: idSchema, values: valuesSchema(model), filters: z.optional(filters) }),
+      z.strictObject({ op: z.literal('delete'), model: name, id: idSchema, filters: z.optional(filters) }),
+      check,
+    ];
+  });
+  const operations = z.array(z.union(variants)).min(1).max(AWS_LIMITS.transactionActions);
+  return z.strictObject({ operations: operations.describe(descriptionOf(transactionRequest.shape.operations)) });
+}
+
 /** The routes that are not per model. */
 export const SERVICE_OPERATIONS: Record<string, (route: Route) => OperationDoc> = {
   models: () => ({
@@ -298,6 +326,33 @@ export const SERVICE_OPERATIONS: Record<string, (route: Route) => OperationDoc> 
       database_unavailable:
         'The delivery could not be kept either (the queue did not answer); the database alone being down is answered 200 and the delivery kept',
     },
+  }),
+  transaction: () => ({
+    description:
+      `Up to ${AWS_LIMITS.transactionActions} operations (create, update, delete, check) across any models, applied all together as one DynamoDB ` +
+      'TransactWriteItems, or not at all. Each operation takes the scope its own route takes: write, admin for a delete, read for a check. ' +
+      'A refused operation is named in the answer (details[].path operations.<index>); contention alone is retried, never answered (docs/record-api.md, "Transactions").',
+    request: {
+      schema: transactionRequestFor(allModels().filter((model) => model.access !== 'hidden')),
+      examples: {
+        transfer: {
+          operations: [
+            { op: 'update', model: 'reaction', id: 'example-1', values: { content: 'heart' }, filters: { content: 'laugh' } },
+            { op: 'create', model: 'reaction', data: { user_id: 7, content: 'heart' } },
+            { op: 'check', model: 'reaction', id: 'example-2', filters: {} },
+          ],
+        },
+      },
+    },
+    success: { status: 200, description: 'Every operation was applied', data: transactionAnswerSchema },
+    errors: [...BODY_ERRORS, ...FILTER_ERRORS, 'forbidden', 'conflict', 'validation_error', 'record_busy', ...IDEMPOTENCY_ERRORS],
+    meanings: {
+      conflict: 'An operation was refused (a create of an existing id, a missing record, filters not matched): nothing was written; details name it',
+      invalid_request: 'The body is not a transaction: 0 or more than 100 operations, two on one record, an unknown op; details name the path',
+      validation_error: "An operation's data or values are not valid for its model: nothing was written; details name the path",
+      record_busy: 'Other transactions held its records until the function ran out of time; nothing was written. Retry',
+    },
+    ...IDEMPOTENT,
   }),
   openapi: () => ({
     description: 'Generated from the same zod schemas that check requests. Import it into Postman, API Gateway or a client generator.',

@@ -214,3 +214,27 @@ export class IndexBuilding extends StoreError {
     );
   }
 }
+
+/** Why DynamoDB cancelled a transaction for one of its operations. */
+export type RefusalReason = 'exists' | 'missing' | 'condition_failed' | 'too_large';
+
+/**
+ * A transaction cancelled for the sake of its `index`-th operation (in the request's order):
+ * nothing of it was written, on any model.
+ */
+export class TransactionRefused extends StoreError {
+  constructor(
+    readonly index: number,
+    readonly reason: RefusalReason,
+    readonly model: string,
+    readonly id: string,
+  ) {
+    const why = {
+      exists: `a ${model} record with id ${id} already exists`,
+      missing: `there is no ${model} record with id ${id}`,
+      condition_failed: `the ${model} record ${id} does not match its filters`,
+      too_large: `the ${model} record ${id} would exceed DynamoDB's 400 KB item size`,
+    }[reason];
+    super(`operations.${index}: ${why}; nothing was written`);
+  }
+}

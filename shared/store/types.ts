@@ -116,3 +116,23 @@ export interface ActionOptions {
 
 /** Every action's one shape: the model, what to do (the request), how to run (the options). */
 export type Action<Request, Answer, Options extends ActionOptions = ActionOptions> = (model: Model, request: Request, options?: Options) => Promise<Answer>;
+
+/** One operation of a transaction, its model found and its id settled (a create's made when not sent). */
+export type TransactOperation =
+  | { op: 'create'; model: Model; id: string; data: unknown }
+  | { op: 'update'; model: Model; id: string; values: Record<string, unknown>; filters?: unknown }
+  | { op: 'delete' | 'check'; model: Model; id: string; filters?: unknown };
+
+export interface TransactRequest {
+  operations: ReadonlyArray<TransactOperation>;
+}
+
+/** What each operation of a transaction did, in the request's order. */
+export type TransactResult =
+  | { op: 'create' | 'update'; record: ApiRecord }
+  | { op: 'delete'; id: string; deleted: true }
+  | { op: 'check'; id: string; check: true };
+
+export interface TransactAnswer {
+  results: TransactResult[];
+}

@@ -63,3 +63,28 @@ export function queryModel(name: string, shards: number) {
     shards,
   });
 }
+
+/**
+ * The model of issue 32's update operators: a bounded stock, a free counter, a bounded array,
+ * a nested object, a string its model checks by regex, and an indexed field.
+ */
+export function stockModel(name: string) {
+  return defineModel({
+    name,
+    description: 'update operators test model',
+    schema: z.strictObject({
+      title: z.string(),
+      stock: z.int().min(0).optional(),
+      n: z.number().optional(),
+      tags: z.array(z.string()).max(3).optional(),
+      meta: z.object({ read: z.boolean().optional(), source: z.string().optional(), stars: z.number().optional() }).optional(),
+      code: z
+        .string()
+        .regex(/^[a-z]+$/)
+        .optional(),
+      rank: z.number().optional(),
+      label: z.union([z.number(), z.string()]).optional(),
+    }),
+    indexed: ['rank'],
+  });
+}

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { fuzzed } from '../support/fuzz';
-import { compareDecimal, dynamoNumberProblem, fitsJsNumber, parseDecimal, sortableDecimal } from '../../shared/json/decimal';
+import { addDecimal, compareDecimal, dynamoNumberProblem, fitsJsNumber, parseDecimal, sortableDecimal } from '../../shared/json/decimal';
 
 describe('parseDecimal', () => {
   test.each([
@@ -78,6 +78,32 @@ describe('sortableDecimal', () => {
         expect(compareDecimal(a.toString(), b.toString())).toBe(byValue);
       }),
       fuzzed(1000, 31),
+    );
+  });
+});
+
+describe('addDecimal', () => {
+  test.each([
+    ['0.1', '0.2', '0.3'],
+    ['18446744073709551616', '1', '18446744073709551617'],
+    ['-5', '5', '0'],
+    ['1e30', '1', '1000000000000000000000000000001'],
+    ['-0.5', '0.25', '-0.25'],
+    ['1e-30', '0', '0.1e-29'],
+  ])('%s + %s = %s', (a, b, sum) => {
+    expect(addDecimal(a, b)).toBe(sum);
+  });
+
+  test('agrees with integer arithmetic on scaled values', () => {
+    const scaled = fc.tuple(fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }), fc.integer({ min: 0, max: 12 }));
+    const text = ([n, scale]: [bigint, number]) => `${n}e-${scale}`;
+    fc.assert(
+      fc.property(scaled, scaled, (a, b) => {
+        const scale = Math.max(a[1], b[1]);
+        const exact = a[0] * 10n ** BigInt(scale - a[1]) + b[0] * 10n ** BigInt(scale - b[1]);
+        expect(compareDecimal(addDecimal(text(a), text(b)), `${exact}e-${scale}`)).toBe(0);
+      }),
+      fuzzed(500, 32),
     );
   });
 });

@@ -32,7 +32,7 @@ const ownProperty = <T>(object: Record<string, T> | undefined, key: string): T |
 
 const invalid = (path: PropertyKey[], message: string, operators?: string[]) => new InvalidFilter(pathText(path), message, operators);
 
-function kindOf(value: unknown): string {
+export function kindOf(value: unknown): string {
   if (isExactNumber(value)) return 'number';
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'array';
@@ -60,9 +60,9 @@ export function kindsOf(alternative: FieldSchema): string[] | undefined {
   return (Array.isArray(alternative.type) ? alternative.type : [alternative.type]).map((t) => (t === 'integer' ? 'number' : t));
 }
 
-const holdsKind = (alternative: FieldSchema, kind: string) => kindsOf(alternative)?.includes(kind) ?? true;
+export const holdsKind = (alternative: FieldSchema, kind: string) => kindsOf(alternative)?.includes(kind) ?? true;
 
-const unionOf = (schemas: FieldSchema[]): FieldSchema => (schemas.length === 1 ? schemas[0] : { anyOf: schemas });
+export const unionOf = (schemas: FieldSchema[]): FieldSchema => (schemas.length === 1 ? schemas[0] : { anyOf: schemas });
 
 function admitsName(names: FieldSchema['propertyNames'], name: string): boolean {
   if (names?.enum) return names.enum.includes(name);
@@ -75,7 +75,7 @@ function admitsName(names: FieldSchema['propertyNames'], name: string): boolean 
  * other keys are stripped or refused, and a schema for z.looseObject, a catchall and z.record,
  * which keep any name (z.record's key schema as propertyNames); z.unknown and z.any name no type.
  */
-function propertySchemas(schema: FieldSchema, name: string, defs: Record<string, FieldSchema>): FieldSchema[] {
+export function propertySchemas(schema: FieldSchema, name: string, defs: Record<string, FieldSchema>): FieldSchema[] {
   return alternatives(schema, defs).flatMap((alternative) => {
     if (!holdsKind(alternative, 'object')) return [];
     const declared = ownProperty(alternative.properties, name);
