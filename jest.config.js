@@ -46,6 +46,7 @@ const ARTIFACT_SUITES = [
   'shards',
   'request-findings',
   'record-model',
+  'preconditions',
 ];
 
 const javaAvailable = spawnSync('java', ['-version']).status === 0;

@@ -1,11 +1,15 @@
 import fc from 'fast-check';
 import { useApi, type Reply } from '../support/api';
 import { fuzzed, fuzzTimeout } from '../support/fuzz';
+import { useSteerableProxy } from '../support/steerable-proxy';
 import { storedItems } from '../support/stored';
+import { touching } from '../support/write-rules';
 
 // HTTP preconditions (issue 32, RFC 9110 section 13) as a client uses them: get_one's ETag sent
 // back as If-Match on the next update or delete of that record, If-None-Match: * on create.
 // What counts is the status, the body, and what is stored afterwards.
+// The proxy first: against cdk.out the harness takes the engine's endpoint when it starts, and it must be the proxy's.
+const proxy = useSteerableProxy();
 const api = useApi();
 const reaction = { name: 'reaction', shards: 1 };
 const post = (op: string, body: unknown, headers: Record<string, string> = {}) => api.post(`/api/db/reaction/${op}`, body, headers);
@@ -147,6 +151,25 @@ describe('If-None-Match: * on create', () => {
     expect(await stored('pre-new')).toEqual(before);
     expect(await stored('pre-other')).toBeUndefined();
   });
+});
+
+describe('a conditional write whose answer was lost', () => {
+  test("is settled as every write is: the record shows the write's own token, so the answer is its 200, not a 412", async () => {
+    await make('pre-lost-up');
+    await make('pre-lost-del');
+    const up = await tagOf('pre-lost-up');
+    const del = await tagOf('pre-lost-del');
+    await proxy.set({ loseAnswers: touching(['pre-lost-up', 'pre-lost-del']) });
+    const update = await post('update', { filters: { id: 'pre-lost-up' }, values: { content: 'landed' } }, { 'if-match': up });
+    const remove = await post('delete', { filters: { id: 'pre-lost-del' } }, { 'if-match': del });
+    await proxy.set('pass');
+    await proxy.drained();
+    expect(proxy.counts().lost).toBeGreaterThanOrEqual(2);
+    expect([update.status, update.body.data.updated]).toEqual([200, 1]);
+    expect([remove.status, remove.body.data.deleted]).toEqual([200, 1]);
+    expect(await stored('pre-lost-up')).toMatchObject({ d: { content: 'landed' }, _version: 2 });
+    expect(await stored('pre-lost-del')).toBeUndefined();
+  }, 60_000);
 });
 
 // ---- concurrent conditional writes against a reference ----
