@@ -112,6 +112,18 @@ const IF_NONE_MATCH = {
 // A write whose answer the database never gave may have been applied: outcome_unknown says so, and the key makes the retry safe.
 const IDEMPOTENCY_ERRORS: ErrorCode[] = ['idempotency_in_flight', 'idempotency_answer_not_kept', 'idempotency_key_reused', 'outcome_unknown'];
 
+/** What update and delete by filter both answer: their guards, and If-Match of a write by id. */
+const BULK_WRITE_ERRORS: ErrorCode[] = [
+  ...BODY_ERRORS,
+  ...FILTER_ERRORS,
+  'forbidden',
+  'invalid_cursor',
+  'empty_filter',
+  'too_many_matches',
+  'matches_all',
+  'precondition_failed',
+];
+
 const WHOLE_MODEL_HELP =
   'An empty filter, or one that matches every record of a model holding 2 or more (409 matches_all), needs allow_all, which needs the admin scope.';
 const FILTERS_HELP =
@@ -234,19 +246,7 @@ export const RECORD_OPERATIONS: Record<'create' | 'get_one' | 'list' | 'count' |
           : {},
       },
       success: { status: 200, description: 'How many changed', data: updateAnswerSchema },
-      errors: [
-        ...BODY_ERRORS,
-        ...FILTER_ERRORS,
-        'forbidden',
-        'invalid_cursor',
-        'empty_filter',
-        'too_many_matches',
-        'matches_all',
-        'record_busy',
-        'precondition_failed',
-        'validation_error',
-        ...IDEMPOTENCY_ERRORS,
-      ],
+      errors: [...BULK_WRITE_ERRORS, 'record_busy', 'validation_error', ...IDEMPOTENCY_ERRORS],
       parameters: [...IDEMPOTENT.parameters, IF_MATCH],
     };
   },
@@ -257,17 +257,7 @@ export const RECORD_OPERATIONS: Record<'create' | 'get_one' | 'list' | 'count' |
       examples: { by_id: { filters: { id: 'example-1' } }, capped: { filters: { id: { $begins_with: 'example-' } }, max_affected: 10 } },
     },
     success: { status: 200, description: 'How many were deleted', data: deleteAnswerSchema },
-    errors: [
-      ...BODY_ERRORS,
-      ...FILTER_ERRORS,
-      'forbidden',
-      'invalid_cursor',
-      'empty_filter',
-      'too_many_matches',
-      'matches_all',
-      'precondition_failed',
-      ...IDEMPOTENCY_ERRORS,
-    ],
+    errors: [...BULK_WRITE_ERRORS, ...IDEMPOTENCY_ERRORS],
     parameters: [...IDEMPOTENT.parameters, IF_MATCH],
   }),
 };
