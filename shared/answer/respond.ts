@@ -101,8 +101,13 @@ const STORE_ANSWERS: ReadonlyArray<Answer> = [
   on(ItemTooLarge, (e) => new ApiError('payload_too_large', e.message, { id: e.id, item_bytes: e.bytes, max_item_bytes: e.maxBytes })),
   on(PreconditionFailed, (e) =>
     e.etag === undefined
-      ? new ApiError('precondition_failed', e.message, { id: e.id, etag: null })
-      : new ApiError('precondition_failed', e.message, { id: e.id, etag: e.etag }, { etag: e.etag }),
+      ? new ApiError('precondition_failed', e.message, { id: e.id, etag: null, ...detailsAt('headers.if-match', 'the record does not exist') })
+      : new ApiError(
+          'precondition_failed',
+          e.message,
+          { id: e.id, etag: e.etag, ...detailsAt('headers.if-match', `the record is now ${e.etag}`) },
+          { etag: e.etag },
+        ),
   ),
   on(PreconditionNeedsId, (e) => new ApiError('invalid_request', e.message, detailsAt('headers.if-match', 'needs filters that name one id'))),
   on(RecordBusy, (e) => new ApiError('record_busy', e.message, { id: e.id }, RETRY_LATER)),

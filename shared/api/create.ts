@@ -16,7 +16,10 @@ const absentOr412 = async <R>(onlyAbsent: boolean, create: () => Promise<R>): Pr
     return await create();
   } catch (error) {
     if (!onlyAbsent || !(error instanceof RecordExists)) throw error;
-    throw new ApiError('precondition_failed', `${error.message}, so If-None-Match: * fails; nothing was written`, { ids: error.ids });
+    throw new ApiError('precondition_failed', `${error.message}, so If-None-Match: * fails; nothing was written`, {
+      ids: error.ids,
+      details: [{ path: 'headers.if-none-match', message: 'a record with that id exists' }],
+    });
   }
 };
 

@@ -64,6 +64,7 @@ describe('If-Match on update and delete of one record by id', () => {
     const stale = await post('update', { filters: { id: 'pre-up' }, values: { content: 'second' } }, { 'if-match': tag });
     refusedWith(stale, 412, 'precondition_failed');
     expect(stale.body.data.etag).toBe(now);
+    expect(stale.body.data.details).toEqual([{ path: 'headers.if-match', message: `the record is now ${now}` }]);
     expect(stale.headers.get('etag')).toBe(now);
     expect(await stored('pre-up')).toEqual(before);
     const staleDelete = await post('delete', { filters: { id: 'pre-up' } }, { 'if-match': tag });
@@ -145,6 +146,7 @@ describe('If-None-Match: * on create', () => {
     const again = await post('create', { ...body, data: { user_id: 2, content: 'm' } }, { 'if-none-match': '*' });
     refusedWith(again, 412, 'precondition_failed');
     expect(again.body.data.ids).toEqual(['pre-new']);
+    expect(again.body.data.details[0].path).toBe('headers.if-none-match');
     refusedWith(await post('create', body), 409, 'conflict');
     refusedWith(await post('create', { id: 'pre-other', data: body.data }, { 'if-none-match': '"1-AAAAAAAAAAAAAAAA"' }), 400, 'invalid_request');
     refusedWith(await post('create', { id: 'pre-other', data: body.data }, { 'if-match': '*' }), 400, 'invalid_request');
