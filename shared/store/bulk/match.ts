@@ -67,7 +67,7 @@ async function isWholeModel(model: Model, items: Item[]): Promise<boolean> {
  * The records a bulk update or delete would touch, after its guards: no accidental all (an empty
  * filter, or one that matches every record of a model holding 2 or more, needs allow_all), no
  * more than allowed; with a cursor, only those after the last record the earlier call reached.
- * If-Match takes filters that name one id (an entity tag is one record's); the action checks it on the record read.
+ * If-Match takes filters that name one id (an entity tag is one record's), and the record read must meet it.
  * Every call is checked, a resumed one too: a cursor proves only that an earlier call was let
  * through, and the model may have changed since.
  */
