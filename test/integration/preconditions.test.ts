@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { useApi, type Reply } from '../support/api';
+import { localOnly, useApi, type Reply } from '../support/api';
+import { spyOnLog } from '../support/log';
 import { fuzzed, fuzzTimeout } from '../support/fuzz';
 import { useSteerableProxy } from '../support/steerable-proxy';
 import { storedItems } from '../support/stored';
@@ -136,6 +137,24 @@ describe('If-Match on update and delete of one record by id', () => {
     expect(replay.body.data.updated).toBe(1);
     expect((await stored('pre-key'))!._version).toBe(2);
   });
+});
+
+// The functions run in this process only on the local server; the artifact harness's sandboxes log where no spy reaches.
+localOnly("a 412's request line names its code", async () => {
+  await make('pre-log');
+  const info = spyOnLog('info');
+  let lines: Array<Record<string, unknown>>;
+  try {
+    refusedWith(
+      await post('update', { filters: { id: 'pre-log' }, values: { content: 'x' } }, { 'if-match': '"1-AAAAAAAAAAAAAAAA"' }),
+      412,
+      'precondition_failed',
+    );
+  } finally {
+    lines = info.mock.calls.map(([line]) => JSON.parse(line as string)).filter((line) => line.code === 'request');
+    info.mockRestore();
+  }
+  expect(lines).toEqual([expect.objectContaining({ status: 412, error: 'precondition_failed', model: 'reaction' })]);
 });
 
 describe('If-None-Match: * on create', () => {
