@@ -167,6 +167,11 @@ describe('If-None-Match: * on create', () => {
     expect(again.body.data.ids).toEqual(['pre-new']);
     expect(again.body.data.details[0].path).toBe('headers.if-none-match');
     refusedWith(await post('create', body), 409, 'conflict');
+    // A batch is all or nothing, under the header too.
+    const batch = await post('create', { ids: ['pre-batch', 'pre-new'], data: [body.data, body.data] }, { 'if-none-match': '*' });
+    refusedWith(batch, 412, 'precondition_failed');
+    expect(batch.body.data.ids).toEqual(['pre-new']);
+    expect(await stored('pre-batch')).toBeUndefined();
     refusedWith(await post('create', { id: 'pre-other', data: body.data }, { 'if-none-match': '"1-AAAAAAAAAAAAAAAA"' }), 400, 'invalid_request');
     refusedWith(await post('create', { id: 'pre-other', data: body.data }, { 'if-match': '*' }), 400, 'invalid_request');
     expect(await stored('pre-new')).toEqual(before);
