@@ -47,6 +47,7 @@ const ARTIFACT_SUITES = [
   'request-findings',
   'record-model',
   'transaction',
+  'preconditions',
 ];
 
 const javaAvailable = spawnSync('java', ['-version']).status === 0;

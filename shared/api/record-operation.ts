@@ -42,6 +42,14 @@ export function checkWellFormed(body: unknown): void {
   throw new ApiError('validation_error', `The request is invalid: ${at}: ${message}`, { path: at, details: [{ path: at, message }] });
 }
 
+/** An operation's data with headers of its own: a record's ETag. */
+export class WithHeaders<R> {
+  constructor(
+    readonly data: R,
+    readonly headers: Record<string, string>,
+  ) {}
+}
+
 /**
  * The operation of a record function: find the model (one the serving function may act on, by
  * whether it writes: its descriptor comes with the request), check the body against the
@@ -51,12 +59,13 @@ export function checkWellFormed(body: unknown): void {
  */
 export function recordOperation<S extends zm.core.$ZodType, R>(
   schema: S,
-  run: (model: Model, body: zm.infer<S>, keyRun: KeyRun | undefined) => Promise<R>,
+  run: (model: Model, body: zm.infer<S>, keyRun: KeyRun | undefined, headers: Record<string, string>) => Promise<R | WithHeaders<R>>,
   status = 200,
 ): Operation {
   return async (request) => {
     const model = modelNamed(request.params.model_name ?? '', request.descriptor.writes);
     checkWellFormed(request.body);
-    return { data: await run(model, parseBody(schema, request.body), request.keyRun), status };
+    const result = await run(model, parseBody(schema, request.body), request.keyRun, request.headers);
+    return result instanceof WithHeaders ? { data: result.data, status, headers: result.headers } : { data: result, status };
   };
 }

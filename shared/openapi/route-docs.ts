@@ -51,6 +51,8 @@ export interface OperationDoc {
     /** Schemas inside `data` that other answers hold too, by component name: shown once, referred to elsewhere. */
     components?: Record<string, z.core.$ZodType>;
     raw?: { mediaType: string; schema: Record<string, unknown> };
+    /** Headers of the answer, as OpenAPI header objects by name. */
+    headers?: Record<string, Record<string, unknown>>;
   };
   /** Other answers that are not errors, as OpenAPI response objects by status. */
   more?: Record<number, Record<string, unknown>>;
@@ -87,8 +89,45 @@ const IDEMPOTENT = {
     },
   ],
 };
+/** The strong entity tag of a record (shared/store/write/entity-tag.ts), as get_one answers it and a 412 names the current one. */
+const ETAG_HEADER = {
+  ETag: {
+    description: "The record's strong entity tag: send it back as If-Match to update or delete this record only as it was read",
+    schema: { type: 'string', example: '"3-Qm9hcmQxMjM0NTY3"' },
+  },
+};
+const IF_MATCH = {
+  name: 'If-Match',
+  in: 'header',
+  required: false,
+  schema: { type: 'string' },
+  description:
+    "Entity tags from get_one's ETag (comma-separated, any one may match; strong comparison), or *: the write applies only to the record as it was " +
+    'read, else 412 precondition_failed with its current tag and nothing written. A missing record fails it. Needs filters that name one id by equality (else 400).',
+};
+const IF_NONE_MATCH = {
+  name: 'If-None-Match',
+  in: 'header',
+  required: false,
+  schema: { type: 'string', enum: ['*'] },
+  description:
+    'Only *: create only records that do not exist, which every create does; an id that exists then answers 412 precondition_failed instead of 409 conflict.',
+};
+
 // A write whose answer the database never gave may have been applied: outcome_unknown says so, and the key makes the retry safe.
 const IDEMPOTENCY_ERRORS: ErrorCode[] = ['idempotency_in_flight', 'idempotency_answer_not_kept', 'idempotency_key_reused', 'outcome_unknown'];
+
+/** What update and delete by filter both answer: their guards, and If-Match of a write by id. */
+const BULK_WRITE_ERRORS: ErrorCode[] = [
+  ...BODY_ERRORS,
+  ...FILTER_ERRORS,
+  'forbidden',
+  'invalid_cursor',
+  'empty_filter',
+  'too_many_matches',
+  'matches_all',
+  'precondition_failed',
+];
 
 const WHOLE_MODEL_HELP =
   'An empty filter, or one that matches every record of a model holding 2 or more (409 matches_all), needs allow_all, which needs the admin scope.';
@@ -161,8 +200,9 @@ export const RECORD_OPERATIONS: Record<'create' | 'get_one' | 'list' | 'count' |
           : {},
       },
       success: { status: 201, description: 'Created', data: createdSchema(model), components: { [`${model.name}_record`]: recordSchema(model) } },
-      errors: [...BODY_ERRORS, 'forbidden', 'conflict', 'validation_error', ...IDEMPOTENCY_ERRORS],
-      ...IDEMPOTENT,
+      errors: [...BODY_ERRORS, 'forbidden', 'conflict', 'precondition_failed', 'validation_error', ...IDEMPOTENCY_ERRORS],
+      meanings: { precondition_failed: 'If-None-Match: * and a record with that id exists (data.ids); nothing was written' },
+      parameters: [...IDEMPOTENT.parameters, IF_NONE_MATCH],
     };
   },
   get_one: (model) => ({
@@ -173,6 +213,7 @@ export const RECORD_OPERATIONS: Record<'create' | 'get_one' | 'list' | 'count' |
       description: 'The record; with fields, only id and the fields named',
       data: readRecordSchema(model),
       components: readComponents(model),
+      headers: ETAG_HEADER,
     },
     errors: [...BODY_ERRORS, ...FILTER_ERRORS, 'not_found'],
   }),
@@ -210,19 +251,8 @@ export const RECORD_OPERATIONS: Record<'create' | 'get_one' | 'list' | 'count' |
           : {},
       },
       success: { status: 200, description: 'How many changed', data: updateAnswerSchema },
-      errors: [
-        ...BODY_ERRORS,
-        ...FILTER_ERRORS,
-        'forbidden',
-        'invalid_cursor',
-        'empty_filter',
-        'too_many_matches',
-        'matches_all',
-        'record_busy',
-        'validation_error',
-        ...IDEMPOTENCY_ERRORS,
-      ],
-      ...IDEMPOTENT,
+      errors: [...BULK_WRITE_ERRORS, 'record_busy', 'validation_error', ...IDEMPOTENCY_ERRORS],
+      parameters: [...IDEMPOTENT.parameters, IF_MATCH],
     };
   },
   delete: (model) => ({
@@ -232,8 +262,8 @@ export const RECORD_OPERATIONS: Record<'create' | 'get_one' | 'list' | 'count' |
       examples: { by_id: { filters: { id: 'example-1' } }, capped: { filters: { id: { $begins_with: 'example-' } }, max_affected: 10 } },
     },
     success: { status: 200, description: 'How many were deleted', data: deleteAnswerSchema },
-    errors: [...BODY_ERRORS, ...FILTER_ERRORS, 'forbidden', 'invalid_cursor', 'empty_filter', 'too_many_matches', 'matches_all', ...IDEMPOTENCY_ERRORS],
-    ...IDEMPOTENT,
+    errors: [...BULK_WRITE_ERRORS, ...IDEMPOTENCY_ERRORS],
+    parameters: [...IDEMPOTENT.parameters, IF_MATCH],
   }),
 };
 

@@ -134,6 +134,30 @@ export class ItemTooLarge extends StoreError {
   }
 }
 
+/**
+ * A write by id whose If-Match the record does not meet: it changed since the entity tag was
+ * read, or it is not there (`etag` absent). Nothing was written.
+ */
+export class PreconditionFailed extends StoreError {
+  constructor(
+    readonly id: string,
+    readonly etag?: string,
+  ) {
+    super(
+      etag === undefined
+        ? `Record ${id} does not exist (or no longer matches the filters), so If-Match fails; nothing was written`
+        : `Record ${id} is now ${etag}, which If-Match does not name; nothing was written`,
+    );
+  }
+}
+
+/** If-Match on an update or delete whose filters do not name one record by id: an entity tag belongs to one record. */
+export class PreconditionNeedsId extends StoreError {
+  constructor() {
+    super('If-Match applies to one record: the filters must name its id by equality, as {"id": "..."}');
+  }
+}
+
 /** A record other writers kept changing through every attempt of an update: retry later. */
 export class RecordBusy extends StoreError {
   constructor(readonly id: string) {

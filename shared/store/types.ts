@@ -114,6 +114,15 @@ export interface ActionOptions {
   keyRun?: KeyRun;
 }
 
+/** If-Match as the store takes it: `*`, or the entity tags (shared/store/write/entity-tag.ts) any one of which the record must have. */
+export type IfMatch = '*' | ReadonlyArray<string>;
+
+/** How an update or delete of one record by id runs under HTTP preconditions. */
+export interface WriteOptions extends ActionOptions {
+  /** The record must have one of these entity tags when it is written (one write by id only). */
+  ifMatch?: IfMatch;
+}
+
 /** Every action's one shape: the model, what to do (the request), how to run (the options). */
 export type Action<Request, Answer, Options extends ActionOptions = ActionOptions> = (model: Model, request: Request, options?: Options) => Promise<Answer>;
 

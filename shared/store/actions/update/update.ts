@@ -14,7 +14,8 @@ import { stillMatching } from '../../read/still-matching';
 import { mapPool } from '../../write/pool';
 import type { Item } from '../../read/query';
 import { settle } from '../../bulk/settle';
-import type { Action, UpdateAnswer, UpdateRequest } from '../../types';
+import type { Action, IfMatch, UpdateAnswer, UpdateRequest, WriteOptions } from '../../types';
+import { checkIfMatch } from '../../write/entity-tag';
 import { changeRecord } from '../../write/late-write';
 import { operationWriteToken, rememberedAfter, writtenBy } from '../../write/write-token';
 import { mergedData, updatedItem } from './merge';
@@ -74,7 +75,7 @@ async function updateOne(
   first: Item,
   firstData: Record<string, unknown>,
   values: Record<string, unknown>,
-  { keyed }: { keyed: boolean },
+  { keyed, ifMatch }: { keyed: boolean; ifMatch?: IfMatch },
 ): Promise<boolean> {
   const id = first.id as string;
   let item: Item | undefined = first;
@@ -93,6 +94,8 @@ async function updateOne(
     if (written) return true;
     await awaitTurn(attempt, id);
     item = await stillMatching(model, filter, id);
+    // Under If-Match a lost race is a changed record: 412, unless the write that won was this operation's own.
+    if (!item || !writtenBy(item, operation)) checkIfMatch(ifMatch, id, item);
     if (item) {
       const result = await updatedData(model, item, values);
       if (!result.data) return false;
@@ -106,7 +109,7 @@ async function updateOne(
  * Update by filter. Each write is conditional on the version read, so a concurrent change is
  * never overwritten: the record is re-read, re-checked against the filter and retried.
  */
-export const updateRecords: Action<UpdateRequest, UpdateAnswer> = async (model, request, options = {}) => {
+export const updateRecords: Action<UpdateRequest, UpdateAnswer, WriteOptions> = async (model, request, options = {}) => {
   checkValues(request.values);
   const fingerprint = queryFingerprint(request.filters, ['update', request.values]);
   const matched = await matchForWrite(model, request, fingerprint, options);
@@ -115,7 +118,8 @@ export const updateRecords: Action<UpdateRequest, UpdateAnswer> = async (model, 
   const results = await mapPool(
     items,
     LIMITS.writeConcurrency,
-    (item) => updateOne(model, matched, item, updates.get(item.id as string)!, request.values, { keyed: options.keyRun !== undefined }),
+    (item) =>
+      updateOne(model, matched, item, updates.get(item.id as string)!, request.values, { keyed: options.keyRun !== undefined, ifMatch: options.ifMatch }),
     bulkMayContinue,
   );
   return settle('updated', results, matched, { model, fingerprint, request });
