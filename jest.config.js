@@ -46,6 +46,8 @@ const ARTIFACT_SUITES = [
   'shards',
   'request-findings',
   'record-model',
+  'transaction',
+  'preconditions',
   'update-operators',
 ];
 

@@ -28,8 +28,8 @@ export interface ApiRequest {
   keyRun?: KeyRun;
 }
 
-/** An answer of its own, or data for the success envelope. */
-export type OperationResult = HttpResult | { data: unknown; status?: number };
+/** An answer of its own, or data for the success envelope (with headers of its own: a record's ETag). */
+export type OperationResult = HttpResult | { data: unknown; status?: number; headers?: Record<string, string> };
 
 /** A function's HTTP operation: what it does with a request once the chain has let it through. */
 export type Operation = (request: ApiRequest) => Promise<OperationResult>;

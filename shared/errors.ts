@@ -23,6 +23,7 @@ export const ERROR_STATUS = {
   idempotency_in_flight: 409,
   idempotency_answer_not_kept: 409,
   matches_all: 409,
+  precondition_failed: 412,
   payload_too_large: 413,
   validation_error: 422,
   idempotency_key_reused: 422,

@@ -10,12 +10,15 @@ import {
   LayoutMismatch,
   MatchesAll,
   PartialWrite,
+  PreconditionFailed,
+  PreconditionNeedsId,
   RecordBusy,
   RecordExists,
   RecordNotFound,
   RepeatedIds,
   StoreError,
   TooManyMatches,
+  TransactionRefused,
   UnknownField,
 } from '../store/errors';
 import { refusedForSize, type Misconfiguration } from '../store/sdk-errors';
@@ -37,11 +40,12 @@ export function jsonTextResult(statusCode: number, text: string, headers: Record
 export const jsonResult = (statusCode: number, body: unknown, headers: Record<string, string> = {}): HttpResult =>
   jsonTextResult(statusCode, stringifyExactJson(body), headers);
 
-export const successResult = (data: unknown, statusCode = 200): HttpResult => jsonResult(statusCode, success(data));
+export const successResult = (data: unknown, statusCode = 200, headers: Record<string, string> = {}): HttpResult =>
+  jsonResult(statusCode, success(data), headers);
 
 /** An operation's result as an answer. A copy: the outer middlewares change headers in place, and an operation may answer a shared constant. */
 export const answerOf = (result: HttpResult | OperationResult): HttpResult =>
-  'statusCode' in result ? { ...result, headers: { ...result.headers } } : successResult(result.data, result.status);
+  'statusCode' in result ? { ...result, headers: { ...result.headers } } : successResult(result.data, result.status, result.headers);
 
 /**
  * Every 503 says when to come back, and all say the same: one second. The SDK has already
@@ -85,6 +89,11 @@ const STORE_ANSWERS: ReadonlyArray<Answer> = [
   on(RecordNotFound, (e) => new ApiError('not_found', e.message, { model: e.model })),
   on(RecordExists, (e) => new ApiError('conflict', e.message, { ids: e.ids })),
   on(RepeatedIds, (e) => new ApiError('conflict', e.message, { ids: e.ids })),
+  on(TransactionRefused, (e) => {
+    const path = `operations.${e.index}`;
+    const answer = { operation: e.index, reason: e.reason, model: e.model, id: e.id, ...detailsAt(path, e.message.slice(path.length + 2)) };
+    return new ApiError(e.reason === 'too_large' ? 'payload_too_large' : 'conflict', e.message, answer);
+  }),
   on(TooManyMatches, (e) => new ApiError('too_many_matches', e.message, { max_affected: e.maxAffected, matched_at_least: e.maxAffected + 1 })),
   on(
     MatchesAll,
@@ -96,6 +105,17 @@ const STORE_ANSWERS: ReadonlyArray<Answer> = [
       }),
   ),
   on(ItemTooLarge, (e) => new ApiError('payload_too_large', e.message, { id: e.id, item_bytes: e.bytes, max_item_bytes: e.maxBytes })),
+  on(PreconditionFailed, (e) =>
+    e.etag === undefined
+      ? new ApiError('precondition_failed', e.message, { id: e.id, etag: null, ...detailsAt('headers.if-match', 'the record does not exist') })
+      : new ApiError(
+          'precondition_failed',
+          e.message,
+          { id: e.id, etag: e.etag, ...detailsAt('headers.if-match', `the record is now ${e.etag}`) },
+          { etag: e.etag },
+        ),
+  ),
+  on(PreconditionNeedsId, (e) => new ApiError('invalid_request', e.message, detailsAt('headers.if-match', 'needs filters that name one id'))),
   on(RecordBusy, (e) => new ApiError('record_busy', e.message, { id: e.id }, RETRY_LATER)),
   on(LayoutMismatch, (e) => new ApiError('model_layout_mismatch', e.message, { model: e.model, change: e.change, fix: e.fix })),
   on(

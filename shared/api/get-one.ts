@@ -1,5 +1,9 @@
-import { getOneRecord } from '../store/actions/get-one/get-one';
-import { recordOperation } from './record-operation';
+import { getOneTagged } from '../store/actions/get-one/get-one';
+import { recordOperation, WithHeaders } from './record-operation';
 import { getOneRequest } from './requests/get-one';
 
-export const getOneOperation = recordOperation(getOneRequest, (model, body) => getOneRecord(model, body));
+// The ETag lets a client make its next write conditional on the record it read (If-Match).
+export const getOneOperation = recordOperation(getOneRequest, async (model, body) => {
+  const { record, etag } = await getOneTagged(model, body);
+  return new WithHeaders(record, { etag });
+});

@@ -1,6 +1,6 @@
 import * as zm from '../zod';
 import { ApiError } from '../errors';
-import type { ApiRequest, Operation } from '../contract';
+import type { Operation } from '../contract';
 import { illFormedPath } from '../json/well-formed';
 import type { Model } from '../models/define';
 import type { KeyRun } from '../idempotency/keys';
@@ -12,8 +12,8 @@ import { requestErrorMap } from './requests/common';
 // Only the unknown_model answer lists the models, so only it loads them all.
 const visibleModelNames = () => MODEL_NAMES.filter((name) => findModel(name)!.access !== 'hidden');
 
-function modelFor(request: ApiRequest, writes: boolean): Model {
-  const name = request.params.model_name ?? '';
+/** The model a request names, if the serving function may act on it: a hidden one is unknown, a read-only one takes no write. */
+export function modelNamed(name: string, writes: boolean): Model {
   const model = findModel(name);
   if (!model || model.access === 'hidden') {
     throw new ApiError('unknown_model', `There is no model ${JSON.stringify(name)}`, { model: name, available: visibleModelNames() });
@@ -24,7 +24,7 @@ function modelFor(request: ApiRequest, writes: boolean): Model {
   return model;
 }
 
-function parseBody<S extends zm.core.$ZodType>(schema: S, body: unknown): zm.infer<S> {
+export function parseBody<S extends zm.core.$ZodType>(schema: S, body: unknown): zm.infer<S> {
   const result = zm.safeParse(schema, body, { error: requestErrorMap });
   if (result.success) return result.data;
   const details = issueDetails(result.error.issues);
@@ -33,13 +33,21 @@ function parseBody<S extends zm.core.$ZodType>(schema: S, body: unknown): zm.inf
 }
 
 /** Refuses a body with a string DynamoDB cannot store byte for byte (shared/json/well-formed.ts). */
-function checkWellFormed(body: unknown): void {
+export function checkWellFormed(body: unknown): void {
   const path = illFormedPath(body);
   if (!path) return;
   const at = pathText(path);
   const message = 'contains an unpaired UTF-16 surrogate, which cannot be stored as sent';
   if (path[0] === 'filters') throw new InvalidFilter(at, message);
   throw new ApiError('validation_error', `The request is invalid: ${at}: ${message}`, { path: at, details: [{ path: at, message }] });
+}
+
+/** An operation's data with headers of its own: a record's ETag. */
+export class WithHeaders<R> {
+  constructor(
+    readonly data: R,
+    readonly headers: Record<string, string>,
+  ) {}
 }
 
 /**
@@ -51,12 +59,13 @@ function checkWellFormed(body: unknown): void {
  */
 export function recordOperation<S extends zm.core.$ZodType, R>(
   schema: S,
-  run: (model: Model, body: zm.infer<S>, keyRun: KeyRun | undefined) => Promise<R>,
+  run: (model: Model, body: zm.infer<S>, keyRun: KeyRun | undefined, headers: Record<string, string>) => Promise<R | WithHeaders<R>>,
   status = 200,
 ): Operation {
   return async (request) => {
-    const model = modelFor(request, request.descriptor.writes);
+    const model = modelNamed(request.params.model_name ?? '', request.descriptor.writes);
     checkWellFormed(request.body);
-    return { data: await run(model, parseBody(schema, request.body), request.keyRun), status };
+    const result = await run(model, parseBody(schema, request.body), request.keyRun, request.headers);
+    return result instanceof WithHeaders ? { data: result.data, status, headers: result.headers } : { data: result, status };
   };
 }

@@ -140,3 +140,17 @@ export const healthAnswerSchema = z.strictObject({
       'The OneBot bot accounts seen, from their lifecycle and heartbeat events. Only for a caller whose bearer token has the read scope (or, on the local server without API_TOKENS, a loopback caller); absent for everyone else.',
     ),
 });
+
+const storedRecord = z.looseObject({ id: z.string() }).describe("The record as stored right after the transaction: id, its model's fields, the system fields");
+
+export const transactionAnswerSchema = z.strictObject({
+  results: z
+    .array(
+      z.union([
+        z.strictObject({ op: z.enum(['create', 'update']), record: storedRecord }),
+        z.strictObject({ op: z.literal('delete'), id: z.string(), deleted: z.literal(true) }),
+        z.strictObject({ op: z.literal('check'), id: z.string(), check: z.literal(true) }),
+      ]),
+    )
+    .describe("Each operation's result, in the request's order"),
+});

@@ -1,11 +1,12 @@
 import type * as z from 'zod';
 import { updateRecords } from '../store/actions/update/update';
 import './cursor-key';
+import { ifMatchOf } from './preconditions';
 import { recordOperation } from './record-operation';
 import type { updateAnswerSchema } from './responses';
 import { updateRequest } from './requests/update';
 
 export const updateOperation = recordOperation(
   updateRequest,
-  (model, body, keyRun): Promise<z.infer<typeof updateAnswerSchema>> => updateRecords(model, body, { keyRun }),
+  (model, body, keyRun, headers): Promise<z.infer<typeof updateAnswerSchema>> => updateRecords(model, body, { keyRun, ifMatch: ifMatchOf(headers) }),
 );

@@ -90,8 +90,25 @@ export async function authorizeScope(event: APIGatewayProxyEventV2, scope: Route
   return caller;
 }
 
-/** `allow_all: true` touches every record of a model, so it takes admin on any route. */
+/**
+ * A transaction's operation takes the scope of the route that does the same alone: a check
+ * reads (read), a delete takes admin as the delete route does; the rest write, as the route itself.
+ */
+const OPERATION_SCOPES: Readonly<Record<string, Scope>> = { check: 'read', delete: 'admin' };
+
+/** The scopes a body asks for beyond its route's: `allow_all: true` touches every record of a model, so it takes admin on any route. */
+function scopesAskedFor(body: unknown): Scope[] {
+  if (typeof body !== 'object' || body === null) return [];
+  const { allow_all, operations } = body as { allow_all?: unknown; operations?: unknown };
+  const asked: Scope[] = allow_all === true ? ['admin'] : [];
+  if (!Array.isArray(operations)) return asked;
+  for (const operation of operations) {
+    const op = String((operation as { op?: unknown } | null)?.op);
+    asked.push(Object.hasOwn(OPERATION_SCOPES, op) ? OPERATION_SCOPES[op] : 'write');
+  }
+  return asked;
+}
+
 export function authorizeBody(caller: Caller | undefined, body: unknown): void {
-  const asksForAll = typeof body === 'object' && body !== null && (body as { allow_all?: unknown }).allow_all === true;
-  if (caller && asksForAll) requireScope(caller, 'admin');
+  if (caller) for (const scope of new Set(scopesAskedFor(body))) requireScope(caller, scope);
 }

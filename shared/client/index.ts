@@ -1,3 +1,3 @@
-export { createClient, RecordgateError, type ApiErrorCode, type Client, type ClientOptions, type ModelClient } from './client';
+export { createClient, operation, RecordgateError, type ApiErrorCode, type Client, type ClientOptions, type ModelClient } from './client';
 export { JsonNumber, type ClientNumber } from './json-number';
 export type * from './types';

@@ -6,6 +6,7 @@ import type {
   listAnswerSchema,
   modelsAnswerSchema,
   SystemValues,
+  transactionAnswerSchema,
   updateAnswerSchema,
 } from '../api/responses';
 import type { countRequest } from '../api/requests/count';
@@ -159,3 +160,14 @@ export type UpdateAnswer = z.output<typeof updateAnswerSchema>;
 export type DeleteAnswer = z.output<typeof deleteAnswerSchema>;
 export type ModelsAnswer = Exact<z.output<typeof modelsAnswerSchema>>;
 export type HealthAnswer = Exact<z.output<typeof healthAnswerSchema>>;
+
+/**
+ * One operation of a transaction on model M, typed as M's own writes are: `transaction([...])`
+ * takes operations on any models, each typed by the model given to `operation`.
+ */
+export type TransactionOperation<M extends Model = Model> =
+  | { op: 'create'; model: string; id?: string; data: RecordData<M> }
+  | { op: 'update'; model: string; id: string; values: UpdateBody<M>['values']; filters?: Filter<M> }
+  | { op: 'delete'; model: string; id: string; filters?: Filter<M> }
+  | { op: 'check'; model: string; id: string; filters: Filter<M> };
+export type TransactionAnswer = Exact<z.output<typeof transactionAnswerSchema>>;

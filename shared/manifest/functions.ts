@@ -2,8 +2,18 @@ import type { RouteScope } from '../auth/scopes';
 import type { SecretName } from '../config';
 import { API_THROTTLES, FUNCTION_SETTINGS, INDEX_BUILD_SETTINGS, ONEBOT_QUEUE_CONSUMER } from '../limits';
 
-/** The DynamoDB actions a function may be granted; none of them scans, batches or transacts. */
-export type DynamoAction = 'dynamodb:GetItem' | 'dynamodb:Query' | 'dynamodb:PutItem' | 'dynamodb:UpdateItem' | 'dynamodb:DeleteItem';
+/**
+ * The DynamoDB actions a function may be granted; none of them scans or batches. A
+ * TransactWriteItems is authorised per action it holds (AWS, "Using IAM with DynamoDB
+ * transactions"): PutItem, UpdateItem, DeleteItem, ConditionCheckItem.
+ */
+export type DynamoAction =
+  | 'dynamodb:GetItem'
+  | 'dynamodb:Query'
+  | 'dynamodb:PutItem'
+  | 'dynamodb:UpdateItem'
+  | 'dynamodb:DeleteItem'
+  | 'dynamodb:ConditionCheckItem';
 
 export type LambdaSettings = { readonly [K in keyof typeof FUNCTION_SETTINGS]: number };
 export type Throttle = { readonly [K in keyof typeof API_THROTTLES.stage]: number };
@@ -132,6 +142,18 @@ const DESCRIPTORS = {
     idempotent: true,
     table: ['dynamodb:Query', ...IDEMPOTENCY_KEYS],
     secrets: ['CURSOR_SECRET'],
+  },
+  // Operations across models, all or none, in one TransactWriteItems; an update's record is read
+  // back after it (GetItem), as is a model's stored layout (Query, GetItem; see QUERY).
+  transaction: {
+    trigger: 'http',
+    scope: 'write',
+    body: 'json',
+    writes: true,
+    tag: 'service',
+    idempotent: true,
+    table: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem', ...QUERY],
+    secrets: [],
   },
   openapi: { ...DOCUMENTATION, openApiDocument: true },
   docs: { ...DOCUMENTATION, docsAssets: true },

@@ -33,6 +33,7 @@ const DECLARED: ReadonlyArray<RouteDeclaration> = [
   recordRoute('count', 'Count matching records exactly'),
   recordRoute('update', 'Update every record matching filters'),
   recordRoute('delete', 'Delete every record matching filters'),
+  { method: 'POST', path: '/api/db/transaction', function: 'transaction', summary: 'Apply up to 100 operations across models, all or none' },
   { method: 'GET', path: '/openapi.json', function: 'openapi', summary: 'This API as an OpenAPI 3.1 document' },
   { method: 'GET', path: '/docs', function: 'docs', summary: 'Interactive API documentation (Swagger UI)' },
   { method: 'GET', path: '/docs/{asset}', function: 'docs', summary: 'A file of the documentation page' },

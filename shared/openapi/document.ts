@@ -99,11 +99,15 @@ function errorResponses(codes: ReadonlyArray<ErrorCode>, meanings: Partial<Recor
 }
 
 function successResponse(doc: OperationDoc, name: string, outputs: ReturnType<typeof namedSchemas>): JsonSchema {
-  const { description, data, raw, components } = doc.success;
+  const { description, data, raw, components, headers } = doc.success;
   for (const [id, schema] of Object.entries(components ?? {})) outputs.ref(schema, id);
   if (data) {
     const example = success(exampleOf(jsonSchemaOf(data, 'output')));
-    return { description, content: { 'application/json': { schema: outputs.ref(successEnvelope(data), `${name}_answer`), example } } };
+    return {
+      description,
+      ...(headers ? { headers } : {}),
+      content: { 'application/json': { schema: outputs.ref(successEnvelope(data), `${name}_answer`), example } },
+    };
   }
   if (raw) return { description, content: { [raw.mediaType]: { schema: raw.schema } } };
   return { description };

@@ -25,6 +25,8 @@ export const ERROR_MEANING: Record<ErrorCode, string> = {
   idempotency_key_reused: 'The Idempotency-Key was used for a different request (route, model or body); nothing was done',
   matches_all:
     'The filter of an update or delete matches every record of the model (2 or more): send allow_all: true, which takes the admin scope; nothing changes',
+  precondition_failed:
+    'If-Match names no entity tag the record has now (it changed, or it is gone: data.etag and the ETag header give its current tag, null when there is none), or create with If-None-Match: * of an id that exists (data.ids); nothing was written',
   payload_too_large: "The body is over the size limit, or a record is over DynamoDB's 400 KB",
   validation_error: 'Record data breaks the model schema; data.details lists each {path, message}',
   internal: 'A bug; it is logged, and the answer carries no stack trace',

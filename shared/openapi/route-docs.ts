@@ -10,6 +10,7 @@ import {
   modelsAnswerSchema,
   readRecordSchema,
   recordSchema,
+  transactionAnswerSchema,
   updateAnswerSchema,
 } from '../api/responses';
 import { countRequest } from '../api/requests/count';
@@ -17,16 +18,20 @@ import { createRequest } from '../api/requests/create';
 import { deleteRequest } from '../api/requests/delete';
 import { getOneRequest } from '../api/requests/get-one';
 import { listRequest } from '../api/requests/list';
-import { descriptionOf, fieldsSchema, jsonObject } from '../api/requests/common';
+import { descriptionOf, fieldsSchema, idSchema, jsonObject } from '../api/requests/common';
+import { transactionRequest } from '../api/requests/transaction';
 import { updateRequest } from '../api/requests/update';
 import { DOCS_ASSET_NAMES } from '../docs/assets';
 import type { ErrorCode } from '../errors';
 import type { Route } from '../manifest/routes';
 import { LIMITS } from '../limits';
 import { SYSTEM_FIELDS, sortableFields, typesOf, type Model } from '../models/define';
+import { allModels } from '../models/catalog';
 // The receiver's own schema: the document shows what it checks (one schema, not two to keep alike).
 import { onebotEventSchema } from '../onebot/event';
 import { exampleData } from './examples';
+// The transaction's own limit, apart from the API's: DynamoDB's.
+import { AWS_LIMITS } from '../limits';
 import { filterSchemaName } from './filter-schema';
 import { shownAs } from './json-schema';
 
@@ -46,6 +51,8 @@ export interface OperationDoc {
     /** Schemas inside `data` that other answers hold too, by component name: shown once, referred to elsewhere. */
     components?: Record<string, z.core.$ZodType>;
     raw?: { mediaType: string; schema: Record<string, unknown> };
+    /** Headers of the answer, as OpenAPI header objects by name. */
+    headers?: Record<string, Record<string, unknown>>;
   };
   /** Other answers that are not errors, as OpenAPI response objects by status. */
   more?: Record<number, Record<string, unknown>>;
@@ -82,8 +89,45 @@ const IDEMPOTENT = {
     },
   ],
 };
+/** The strong entity tag of a record (shared/store/write/entity-tag.ts), as get_one answers it and a 412 names the current one. */
+const ETAG_HEADER = {
+  ETag: {
+    description: "The record's strong entity tag: send it back as If-Match to update or delete this record only as it was read",
+    schema: { type: 'string', example: '"3-Qm9hcmQxMjM0NTY3"' },
+  },
+};
+const IF_MATCH = {
+  name: 'If-Match',
+  in: 'header',
+  required: false,
+  schema: { type: 'string' },
+  description:
+    "Entity tags from get_one's ETag (comma-separated, any one may match; strong comparison), or *: the write applies only to the record as it was " +
+    'read, else 412 precondition_failed with its current tag and nothing written. A missing record fails it. Needs filters that name one id by equality (else 400).',
+};
+const IF_NONE_MATCH = {
+  name: 'If-None-Match',
+  in: 'header',
+  required: false,
+  schema: { type: 'string', enum: ['*'] },
+  description:
+    'Only *: create only records that do not exist, which every create does; an id that exists then answers 412 precondition_failed instead of 409 conflict.',
+};
+
 // A write whose answer the database never gave may have been applied: outcome_unknown says so, and the key makes the retry safe.
 const IDEMPOTENCY_ERRORS: ErrorCode[] = ['idempotency_in_flight', 'idempotency_answer_not_kept', 'idempotency_key_reused', 'outcome_unknown'];
+
+/** What update and delete by filter both answer: their guards, and If-Match of a write by id. */
+const BULK_WRITE_ERRORS: ErrorCode[] = [
+  ...BODY_ERRORS,
+  ...FILTER_ERRORS,
+  'forbidden',
+  'invalid_cursor',
+  'empty_filter',
+  'too_many_matches',
+  'matches_all',
+  'precondition_failed',
+];
 
 const WHOLE_MODEL_HELP =
   'An empty filter, or one that matches every record of a model holding 2 or more (409 matches_all), needs allow_all, which needs the admin scope.';
@@ -188,8 +232,9 @@ export const RECORD_OPERATIONS: Record<'create' | 'get_one' | 'list' | 'count' |
           : {},
       },
       success: { status: 201, description: 'Created', data: createdSchema(model), components: { [`${model.name}_record`]: recordSchema(model) } },
-      errors: [...BODY_ERRORS, 'forbidden', 'conflict', 'validation_error', ...IDEMPOTENCY_ERRORS],
-      ...IDEMPOTENT,
+      errors: [...BODY_ERRORS, 'forbidden', 'conflict', 'precondition_failed', 'validation_error', ...IDEMPOTENCY_ERRORS],
+      meanings: { precondition_failed: 'If-None-Match: * and a record with that id exists (data.ids); nothing was written' },
+      parameters: [...IDEMPOTENT.parameters, IF_NONE_MATCH],
     };
   },
   get_one: (model) => ({
@@ -200,6 +245,7 @@ export const RECORD_OPERATIONS: Record<'create' | 'get_one' | 'list' | 'count' |
       description: 'The record; with fields, only id and the fields named',
       data: readRecordSchema(model),
       components: readComponents(model),
+      headers: ETAG_HEADER,
     },
     errors: [...BODY_ERRORS, ...FILTER_ERRORS, 'not_found'],
   }),
@@ -237,19 +283,8 @@ export const RECORD_OPERATIONS: Record<'create' | 'get_one' | 'list' | 'count' |
           : {},
       },
       success: { status: 200, description: 'How many changed', data: updateAnswerSchema },
-      errors: [
-        ...BODY_ERRORS,
-        ...FILTER_ERRORS,
-        'forbidden',
-        'invalid_cursor',
-        'empty_filter',
-        'too_many_matches',
-        'matches_all',
-        'record_busy',
-        'validation_error',
-        ...IDEMPOTENCY_ERRORS,
-      ],
-      ...IDEMPOTENT,
+      errors: [...BULK_WRITE_ERRORS, 'record_busy', 'validation_error', ...IDEMPOTENCY_ERRORS],
+      parameters: [...IDEMPOTENT.parameters, IF_MATCH],
     };
   },
   delete: (model) => ({
@@ -259,10 +294,33 @@ export const RECORD_OPERATIONS: Record<'create' | 'get_one' | 'list' | 'count' |
       examples: { by_id: { filters: { id: 'example-1' } }, capped: { filters: { id: { $begins_with: 'example-' } }, max_affected: 10 } },
     },
     success: { status: 200, description: 'How many were deleted', data: deleteAnswerSchema },
-    errors: [...BODY_ERRORS, ...FILTER_ERRORS, 'forbidden', 'invalid_cursor', 'empty_filter', 'too_many_matches', 'matches_all', ...IDEMPOTENCY_ERRORS],
-    ...IDEMPOTENT,
+    errors: [...BULK_WRITE_ERRORS, ...IDEMPOTENCY_ERRORS],
+    parameters: [...IDEMPOTENT.parameters, IF_MATCH],
   }),
 };
+
+/**
+ * A transaction's body as the models take it: each operation one of its model's (data, values
+ * and filters in that model's schemas; a read-only model takes checks only), so a generated
+ * client types each operation by its model. The service checks the same with its one schema
+ * (shared/api/requests/transaction.ts) and each model.
+ */
+function transactionRequestFor(models: ReadonlyArray<Model>) {
+  const variants = models.flatMap((model) => {
+    const name = z.literal(model.name);
+    const filters = shownAs(jsonObject, { $ref: `#/components/schemas/${filterSchemaName(model)}` });
+    const check = z.strictObject({ op: z.literal('check'), model: name, id: idSchema, filters });
+    if (model.access === 'read_only') return [check];
+    return [
+      z.strictObject({ op: z.literal('create'), model: name, id: z.optional(idSchema), data: model.schema }),
+      z.strictObject({ op: z.literal('update'), model: name, id: idSchema, values: valuesSchema(model), filters: z.optional(filters) }),
+      z.strictObject({ op: z.literal('delete'), model: name, id: idSchema, filters: z.optional(filters) }),
+      check,
+    ];
+  });
+  const operations = z.array(z.union(variants)).min(1).max(AWS_LIMITS.transactionActions);
+  return z.strictObject({ operations: operations.describe(descriptionOf(transactionRequest.shape.operations)) });
+}
 
 /** The routes that are not per model. */
 export const SERVICE_OPERATIONS: Record<string, (route: Route) => OperationDoc> = {
@@ -330,6 +388,33 @@ export const SERVICE_OPERATIONS: Record<string, (route: Route) => OperationDoc> 
       database_unavailable:
         'The delivery could not be kept either (the queue did not answer); the database alone being down is answered 200 and the delivery kept',
     },
+  }),
+  transaction: () => ({
+    description:
+      `Up to ${AWS_LIMITS.transactionActions} operations (create, update, delete, check) across any models, applied all together as one DynamoDB ` +
+      'TransactWriteItems, or not at all. Each operation takes the scope its own route takes: write, admin for a delete, read for a check. ' +
+      'A refused operation is named in the answer (details[].path operations.<index>); contention alone is retried, never answered (docs/record-api.md, "Transactions").',
+    request: {
+      schema: transactionRequestFor(allModels().filter((model) => model.access !== 'hidden')),
+      examples: {
+        transfer: {
+          operations: [
+            { op: 'update', model: 'reaction', id: 'example-1', values: { content: 'heart' }, filters: { content: 'laugh' } },
+            { op: 'create', model: 'reaction', data: { user_id: 7, content: 'heart' } },
+            { op: 'check', model: 'reaction', id: 'example-2', filters: {} },
+          ],
+        },
+      },
+    },
+    success: { status: 200, description: 'Every operation was applied', data: transactionAnswerSchema },
+    errors: [...BODY_ERRORS, ...FILTER_ERRORS, 'forbidden', 'conflict', 'validation_error', 'record_busy', ...IDEMPOTENCY_ERRORS],
+    meanings: {
+      conflict: 'An operation was refused (a create of an existing id, a missing record, filters not matched): nothing was written; details name it',
+      invalid_request: 'The body is not a transaction: 0 or more than 100 operations, two on one record, an unknown op; details name the path',
+      validation_error: "An operation's data or values are not valid for its model: nothing was written; details name the path",
+      record_busy: 'Other transactions held its records until the function ran out of time; nothing was written. Retry',
+    },
+    ...IDEMPOTENT,
   }),
   openapi: () => ({
     description: 'Generated from the same zod schemas that check requests. Import it into Postman, API Gateway or a client generator.',

@@ -134,6 +134,30 @@ export class ItemTooLarge extends StoreError {
   }
 }
 
+/**
+ * A write by id whose If-Match the record does not meet: it changed since the entity tag was
+ * read, or it is not there (`etag` absent). Nothing was written.
+ */
+export class PreconditionFailed extends StoreError {
+  constructor(
+    readonly id: string,
+    readonly etag?: string,
+  ) {
+    super(
+      etag === undefined
+        ? `Record ${id} does not exist (or no longer matches the filters), so If-Match fails; nothing was written`
+        : `Record ${id} is now ${etag}, which If-Match does not name; nothing was written`,
+    );
+  }
+}
+
+/** If-Match on an update or delete whose filters do not name one record by id: an entity tag belongs to one record. */
+export class PreconditionNeedsId extends StoreError {
+  constructor() {
+    super('If-Match applies to one record: the filters must name its id by equality, as {"id": "..."}');
+  }
+}
+
 /** A record other writers kept changing through every attempt of an update: retry later. */
 export class RecordBusy extends StoreError {
   constructor(readonly id: string) {
@@ -212,5 +236,29 @@ export class IndexBuilding extends StoreError {
     super(
       `The index on ${model}.${field} is still being built (${progress.done} records done, shard ${progress.shard + 1} of ${shards}); ordering by it is possible once it is ready. Filters on it work meanwhile`,
     );
+  }
+}
+
+/** Why DynamoDB cancelled a transaction for one of its operations. */
+export type RefusalReason = 'exists' | 'missing' | 'condition_failed' | 'too_large';
+
+/**
+ * A transaction cancelled for the sake of its `index`-th operation (in the request's order):
+ * nothing of it was written, on any model.
+ */
+export class TransactionRefused extends StoreError {
+  constructor(
+    readonly index: number,
+    readonly reason: RefusalReason,
+    readonly model: string,
+    readonly id: string,
+  ) {
+    const why = {
+      exists: `a ${model} record with id ${id} already exists`,
+      missing: `there is no ${model} record with id ${id}`,
+      condition_failed: `the ${model} record ${id} does not match its filters`,
+      too_large: `the ${model} record ${id} would exceed DynamoDB's 400 KB item size`,
+    }[reason];
+    super(`operations.${index}: ${why}; nothing was written`);
   }
 }

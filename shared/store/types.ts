@@ -117,5 +117,34 @@ export interface ActionOptions {
   keyRun?: KeyRun;
 }
 
+/** If-Match as the store takes it: `*`, or the entity tags (shared/store/write/entity-tag.ts) any one of which the record must have. */
+export type IfMatch = '*' | ReadonlyArray<string>;
+
+/** How an update or delete of one record by id runs under HTTP preconditions. */
+export interface WriteOptions extends ActionOptions {
+  /** The record must have one of these entity tags when it is written (one write by id only). */
+  ifMatch?: IfMatch;
+}
+
 /** Every action's one shape: the model, what to do (the request), how to run (the options). */
 export type Action<Request, Answer, Options extends ActionOptions = ActionOptions> = (model: Model, request: Request, options?: Options) => Promise<Answer>;
+
+/** One operation of a transaction, its model found and its id settled (a create's made when not sent). */
+export type TransactOperation =
+  | { op: 'create'; model: Model; id: string; data: unknown }
+  | { op: 'update'; model: Model; id: string; values: Record<string, unknown>; filters?: unknown }
+  | { op: 'delete' | 'check'; model: Model; id: string; filters?: unknown };
+
+export interface TransactRequest {
+  operations: ReadonlyArray<TransactOperation>;
+}
+
+/** What each operation of a transaction did, in the request's order. */
+export type TransactResult =
+  | { op: 'create' | 'update'; record: ApiRecord }
+  | { op: 'delete'; id: string; deleted: true }
+  | { op: 'check'; id: string; check: true };
+
+export interface TransactAnswer {
+  results: TransactResult[];
+}

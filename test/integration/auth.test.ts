@@ -4,7 +4,7 @@ import { localOnly, useApi } from '../support/api';
 import { tableSnapshot } from '../support/table-snapshot';
 import { bodyOf, deliver, EVENTS } from './onebot-fixtures';
 
-const TOKENS = { reader: ['read'], writer: ['read', 'write'], root: ['read', 'write', 'admin'] };
+const TOKENS = { reader: ['read'], writer: ['read', 'write'], scribe: ['write'], root: ['read', 'write', 'admin'] };
 process.env.API_TOKENS = JSON.stringify(TOKENS);
 
 const api = useApi();
@@ -108,6 +108,24 @@ describe('scopes', () => {
     expect(all.status).toBe(403);
     expect(all.body.data).toMatchObject({ error: 'forbidden', required_scope: 'admin' });
     expect(await tableSnapshot()).toEqual(before);
+  });
+
+  test("a transaction's operations take their own routes' scopes: write, admin for a delete, read for a check; refused before anything is sent", async () => {
+    const before = await tableSnapshot();
+    const create = { op: 'create', model: 'reaction', data: { user_id: 9, content: 'tx' } };
+    const cases: Array<[string, unknown[], string]> = [
+      ['reader', [create], 'write'],
+      ['writer', [create, { op: 'delete', model: 'reaction', id: 'a' }], 'admin'],
+      ['scribe', [create, { op: 'check', model: 'reaction', id: 'a', filters: {} }], 'read'],
+    ];
+    for (const [token, operations, scope] of cases) {
+      const r = await api.post('/api/db/transaction', { operations }, as(token));
+      expect([r.status, r.body.data.error, r.body.data.required_scope]).toEqual([403, 'forbidden', scope]);
+    }
+    expect(await tableSnapshot()).toEqual(before);
+    const allowed = await api.post('/api/db/transaction', { operations: [create, { op: 'check', model: 'reaction', id: 'a', filters: {} }] }, as('writer'));
+    expect(allowed.status).toBe(200);
+    await api.post('/api/db/transaction', { operations: [{ op: 'delete', model: 'reaction', id: allowed.body.data.results[0].record.id }] }, as('root'));
   });
 
   test('admin updates with allow_all and deletes', async () => {

@@ -56,6 +56,19 @@ test('create a batch; update and delete by filter', async () => {
   expect(admin.data).toMatchObject({ error: 'forbidden', required_scope: 'admin' });
 });
 
+test("getOneTagged's etag makes the next update conditional: a stale one is a 412 with the current tag", async () => {
+  await reactions().create({ id: 'e-1', data: { user_id: 6, content: 'tag' } }, { ifNoneMatch: '*' });
+  const again = await failureOf(reactions().create({ id: 'e-1', data: { user_id: 6, content: 'tag' } }, { ifNoneMatch: '*' }));
+  expect([again.status, again.code]).toEqual([412, 'precondition_failed']);
+  const { record, etag } = await reactions('reader').getOneTagged({ filters: { id: 'e-1' } });
+  expect(record).toMatchObject({ id: 'e-1', _version: 1 });
+  expect(await reactions().update({ filters: { id: 'e-1' }, values: { user_name: 'first' } }, { ifMatch: etag })).toMatchObject({ updated: 1 });
+  const stale = await failureOf(reactions().update({ filters: { id: 'e-1' }, values: { user_name: 'second' } }, { ifMatch: [etag] }));
+  expect([stale.status, stale.code]).toEqual([412, 'precondition_failed']);
+  expect(stale.data).toMatchObject({ etag: (await reactions('reader').getOneTagged({ filters: { id: 'e-1' } })).etag });
+  expect((await reactions('reader').getOne({ filters: { id: 'e-1' } })).user_name).toBe('first');
+});
+
 test('a read with fields answers, and is typed as, id and those fields only', async () => {
   await reactions().create({ id: 'f-1', data: { user_id: 5, user_name: 'eve', content: 'laugh' } });
   const one = await reactions('reader').getOne({ filters: { id: 'f-1' }, fields: ['content', 'user_name'] });

@@ -39,7 +39,9 @@ function send(path: string, body: Buffer, headers: ReadonlyArray<[string, string
   return new Promise((resolve, reject) => {
     const req = request(
       `${api.url}${path}`,
-      { method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': 'CQHttp/4.15.0', ...grouped } },
+      // A connection of its own: a kept-alive one the server closes after 5 idle seconds (longer on a
+      // loaded machine, between the table reads of the last test) can be reset as this request starts.
+      { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'user-agent': 'CQHttp/4.15.0', ...grouped } },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));

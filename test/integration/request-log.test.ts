@@ -66,3 +66,20 @@ localOnly('every line a request writes carries its request id, not only the requ
         .sort(),
     ).toEqual(['request', 'request_detail']);
 });
+
+localOnly("a transaction's line names the models its operations act on", async () => {
+  const info = spyOnLog('info');
+  let calls: unknown[][] = [];
+  try {
+    const operations = [
+      { op: 'create', model: 'reaction', data: { user_id: 1, content: 'log-tx' } },
+      { op: 'check', model: 'onebot_bot', id: 'none', filters: {} },
+    ];
+    expect((await api.post('/api/db/transaction', { operations }, auth)).status).toBe(409);
+  } finally {
+    calls = [...info.mock.calls];
+    info.mockRestore();
+  }
+  const lines = calls.map(([line]) => JSON.parse(line as string)).filter((line) => line.code === 'request');
+  expect(lines).toEqual([expect.objectContaining({ route: 'POST /api/db/transaction', models: ['reaction', 'onebot_bot'], status: 409, error: 'conflict' })]);
+});

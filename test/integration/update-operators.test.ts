@@ -197,3 +197,14 @@ test('a record the update would make larger than DynamoDB takes is a 413, nothin
   expect({ status: answer.status, error: answer.body.data.error }).toEqual({ status: 413, error: 'payload_too_large' });
   expect((await api.post('/api/db/reaction/get_one', { filters: { id: 'big' } })).body.data).toMatchObject({ _version: 1 });
 });
+
+test('If-Match holds on an update the one write could apply (a field not indexed, by id): a stale tag is a 412 and nothing is written', async () => {
+  const post = (op: string, body: unknown, headers?: Record<string, string>) => api.post(`/api/db/reaction/${op}`, body, headers);
+  await post('create', { id: 'tagged', data: { user_id: 1, content: 'tagged' } });
+  const tag = (await post('get_one', { filters: { id: 'tagged' } })).headers.get('etag')!;
+  const ok = await post('update', { filters: { id: 'tagged' }, values: { $set: { user_name: 'first' } } }, { 'if-match': tag });
+  expect({ status: ok.status, updated: ok.body.data.updated }).toEqual({ status: 200, updated: 1 });
+  const stale = await post('update', { filters: { id: 'tagged' }, values: { $set: { user_name: 'second' } } }, { 'if-match': tag });
+  expect({ status: stale.status, error: stale.body.data.error }).toEqual({ status: 412, error: 'precondition_failed' });
+  expect((await post('get_one', { filters: { id: 'tagged' } })).body.data).toMatchObject({ user_name: 'first', _version: 2 });
+});

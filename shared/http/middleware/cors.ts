@@ -13,9 +13,10 @@ export const cors = (origins: string[]) =>
     origins,
     disableBeforePreflightResponse: false,
     methods: [...new Set(ROUTES.map((r) => r.method))].join(', '),
-    headers: 'authorization, content-type, idempotency-key',
-    // A browser client needs these to retry (503), to tell a missing token from a weak one (401/403) and a replayed answer from a first one.
-    exposeHeaders: 'retry-after, www-authenticate, idempotent-replayed',
+    // If-Match and If-None-Match make a write conditional (docs/record-api.md, "Preconditions").
+    headers: 'authorization, content-type, idempotency-key, if-match, if-none-match',
+    // A browser client needs these to retry (503), to tell a missing token from a weak one (401/403) and a replayed answer from a first one, and to read the ETag its next write's If-Match sends.
+    exposeHeaders: 'retry-after, www-authenticate, idempotent-replayed, etag',
     // Each preflight is an invocation; browsers cap this at 2 h (Chromium) or 24 h (Firefox).
     maxAge: 7200,
   });

@@ -12,6 +12,14 @@ function errorCodeOf(answer: HttpResult | undefined): string | undefined {
   }
 }
 
+/** The models a transaction's operations name (the first 10), where a route names none; undefined for any other body. */
+function transactionModels(body: unknown): string[] | undefined {
+  const operations = (body as { operations?: unknown } | null | undefined)?.operations;
+  if (!Array.isArray(operations)) return undefined;
+  const names = operations.map((op) => (op as { model?: unknown } | null)?.model).filter((name): name is string => typeof name === 'string');
+  return [...new Set(names)].slice(0, 10);
+}
+
 /**
  * One JSON line per request at `info` (docs/architecture.md): who asked for what and how it was
  * answered, never a body or a credential. A middy plugin rather than a middleware, because
@@ -39,6 +47,7 @@ export function requestLog() {
         method: event.requestContext?.http?.method,
         route: event.routeKey,
         model: event.pathParameters?.model_name,
+        models: transactionModels(context.apiRequest?.body),
         status,
         error: errorCodeOf(answer),
         latency_ms: start === undefined ? undefined : Math.round(performance.now() - start),

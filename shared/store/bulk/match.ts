@@ -2,15 +2,16 @@ import { LIMITS } from '../../limits';
 import type { Model } from '../../models/define';
 import { decodeResumeCursor } from '../cursor/cursor';
 import { cursorKey, type CursorKey } from '../cursor/key';
-import { EmptyFilter, InvalidCursor, MatchesAll, TooManyMatches } from '../errors';
-import { isMatchAll, MATCH_ALL, type FilterNode } from '../filter/ast';
+import { EmptyFilter, InvalidCursor, MatchesAll, PreconditionFailed, PreconditionNeedsId, TooManyMatches } from '../errors';
+import { isMatchAll, MATCH_ALL, namedId, type FilterNode } from '../filter/ast';
 import { parseFilter } from '../filter/parse';
 import { shardOf } from '../keys';
 import { indexReadiness } from '../layout/layout';
 import { ID_ORDER, planAccess } from '../read/plan';
 import { countShard, readAll, type Item } from '../read/query';
 import { CREATED_ATTRIBUTE } from '../table';
-import type { ActionOptions, BulkGuard } from '../types';
+import type { BulkGuard, IfMatch, WriteOptions } from '../types';
+import { checkIfMatch } from '../write/entity-tag';
 import { utf8Order } from '../utf8-order';
 import { currentItem, newWriteToken, writtenBy } from '../write/write-token';
 import { mapPool } from '../write/pool';
@@ -66,10 +67,11 @@ async function isWholeModel(model: Model, items: Item[]): Promise<boolean> {
  * The records a bulk update or delete would touch, after its guards: no accidental all (an empty
  * filter, or one that matches every record of a model holding 2 or more, needs allow_all), no
  * more than allowed; with a cursor, only those after the last record the earlier call reached.
+ * If-Match takes filters that name one id (an entity tag is one record's), and the record read must meet it.
  * Every call is checked, a resumed one too: a cursor proves only that an earlier call was let
  * through, and the model may have changed since.
  */
-export async function matchForWrite(model: Model, guard: BulkGuard, fingerprint: string, { keyRun }: ActionOptions): Promise<Matched> {
+export async function matchForWrite(model: Model, guard: BulkGuard, fingerprint: string, { keyRun, ifMatch }: WriteOptions): Promise<Matched> {
   // Read before any write: the cursor of a call that stops early is signed after its writes
   // settled, which may be at the invocation's cutoff, when a secret could no longer be read.
   const key = await cursorKey();
@@ -77,6 +79,8 @@ export async function matchForWrite(model: Model, guard: BulkGuard, fingerprint:
   const readiness = await indexReadiness(model);
   let filter = parseFilter(model, guard.filters);
   if (isMatchAll(filter) && guard.allow_all !== true) throw new EmptyFilter();
+  const id = namedId(filter);
+  if (ifMatch !== undefined && id === undefined) throw new PreconditionNeedsId();
   // An Idempotency-Key's run names the operation, so a retry of a run whose outcome was unknown skips what it wrote.
   let operation = keyRun?.operation ?? newWriteToken();
   // A retry finishes the first run's work: a record created since that run began (another writer's) is not its to touch.
@@ -89,15 +93,30 @@ export async function matchForWrite(model: Model, guard: BulkGuard, fingerprint:
     operation = resume.operation ?? operation;
     filter = { kind: 'and', items: [filter, { kind: 'compare', field: 'id', path: ['id'], op: 'gt', operands: [resume.after] }] };
   }
-  if (keyRun?.plan) return { ...(await plannedItems(model, filter, keyRun.plan, operation)), operation, cursorKey: signingKey };
+  if (keyRun?.plan) return meetsIfMatch({ ...(await plannedItems(model, filter, keyRun.plan, operation)), operation, cursorKey: signingKey }, ifMatch, id);
   const maxAffected = guard.max_affected ?? LIMITS.maxAffected;
   const { items, truncated } = await readAll({ plan: planAccess(model, filter, ID_ORDER, readiness), filter, consistent: true }, maxAffected);
   if (truncated) throw new TooManyMatches(maxAffected);
   if (guard.allow_all !== true && items.length >= 2 && (await isWholeModel(model, items))) throw new MatchesAll(model.name, items.length);
   items.sort((a, b) => utf8Order(a.id as string, b.id as string));
+  meetsIfMatch({ filter, items, operation, cursorKey: signingKey }, ifMatch, id);
   // Before the first write, so that a retry of this run works on the same records and counts what this one did.
   await keyRun?.keepPlan?.(items.map((item) => item.id as string));
   return { filter, items, operation, cursorKey: signingKey };
+}
+
+/**
+ * Refuses a write by id whose If-Match the record read does not meet (nothing matched fails it
+ * too), before anything is written; a record this operation already wrote (a keyed retry) is
+ * its own work, not a change by someone else. The write's condition is the token read, and each
+ * re-read after a lost race is checked again (shared/store/write/entity-tag.ts).
+ */
+function meetsIfMatch(matched: Matched, ifMatch: IfMatch | undefined, id: string | undefined): Matched {
+  if (ifMatch === undefined || id === undefined) return matched;
+  const { items, operation, planned } = matched;
+  if (items.length === 0 && planned === undefined) throw new PreconditionFailed(id);
+  for (const item of items) if (!writtenBy(item, operation)) checkIfMatch(ifMatch, item.id as string, item);
+  return matched;
 }
 
 /**

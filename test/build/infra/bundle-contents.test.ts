@@ -6,7 +6,16 @@ import { FUNCTIONS, type FunctionName } from '../../../shared/manifest/functions
 // own request schema and none of another's (a schema is built when its module loads), nor the OpenAPI document's code, nor any of the OneBot receiver (issue 14:
 // cold start; issue 25: OneBot is a module the record path never loads). The OneBot models are
 // served by every record function all the same: they are model files, apart from the receiver.
-const RECORD_OPERATIONS = { create: 'create', get_one: 'get-one', list: 'list', count: 'count', update: 'update', delete: 'delete' } as const;
+// The transaction function is one of them: it serves any model, and its store action loads in no other.
+const RECORD_OPERATIONS = {
+  create: 'create',
+  get_one: 'get-one',
+  list: 'list',
+  count: 'count',
+  update: 'update',
+  delete: 'delete',
+  transaction: 'transaction',
+} as const;
 
 // Each function built once for all the tests below.
 const metafiles = new Map<FunctionName, Promise<Metafile>>();
@@ -30,8 +39,9 @@ test.each(Object.entries(RECORD_OPERATIONS))(
   'the %s bundle holds its own operation only',
   async (fn, module) => {
     const inputs = await bundleInputs(fn as FunctionName);
-    const operations = inputs.filter((i) => /^shared\/api\/(create|get-one|list|count|update|delete|models|health)\.ts$/.test(i));
+    const operations = inputs.filter((i) => /^shared\/api\/(create|get-one|list|count|update|delete|transaction|models|health)\.ts$/.test(i));
     expect(operations).toEqual([`shared/api/${module}.ts`]);
+    expect(inputs.some((i) => i.startsWith('shared/store/actions/transact/'))).toBe(fn === 'transaction');
     expect(inputs.filter((i) => i.startsWith('shared/api/requests/') && !i.endsWith('/common.ts'))).toEqual([`shared/api/requests/${module}.ts`]);
     expect(inputs.filter((i) => i.startsWith('shared/onebot/') || i.startsWith('shared/openapi/'))).toEqual([]);
     expect(inputs).toContain('shared/models/onebot.ts');
@@ -58,7 +68,7 @@ test.each(['onebot', 'onebot_queue'] as const)(
 
 // The RE2 engine (~150 KiB) is a chunk loaded by the first regex pattern compiled (issue 24:
 // cold start), held only by the functions that validate a rule or run one.
-const COMPILES_PATTERNS: ReadonlyArray<FunctionName> = ['create', 'update', 'onebot', 'onebot_queue'];
+const COMPILES_PATTERNS: ReadonlyArray<FunctionName> = ['create', 'update', 'transaction', 'onebot', 'onebot_queue'];
 test.each(FUNCTIONS)(
   '%s loads no regex engine at its cold start',
   async (fn) => {

@@ -94,8 +94,10 @@ describe('least privilege', () => {
     else expect(env.TABLE_NAME).toEqual({ Ref: expect.any(String) });
   });
 
-  test('no function may Scan, batch, transact or read streams', () => {
-    for (const name of FUNCTIONS) expect(tableActions(name).filter((a) => /Scan|Batch|Transact|ConditionCheck|Stream|Shard/.test(a))).toEqual([]);
+  // A TransactWriteItems is authorised per action it holds: only the transaction function may check an item without writing it.
+  test('no function may Scan, batch or read streams; only the transaction function may ConditionCheckItem', () => {
+    for (const name of FUNCTIONS) expect(tableActions(name).filter((a) => /Scan|Batch|Transact|Stream|Shard/.test(a))).toEqual([]);
+    expect(FUNCTIONS.filter((name) => tableActions(name).includes('dynamodb:ConditionCheckItem'))).toEqual(['transaction']);
   });
 
   const secretOf = (name: string) => index.functionProps(name).Environment?.Variables ?? {};

@@ -170,3 +170,16 @@ test.each(visible.map((m) => m.name))("%s's reads and writes take its own filter
     if (schemas[`${name}_${fn}_request`]) expect(schemas[`${name}_${fn}_request`].properties.filters).toEqual({ $ref: `#/components/schemas/${name}_filter` });
   }
 });
+
+test('get_one answers an ETag; update and delete take If-Match and create If-None-Match, and each may answer 412', () => {
+  const reaction = (op: string) => doc.paths[`/api/db/reaction/${op}`].post as unknown as Op & { parameters: Array<{ name: string; in: string }> };
+  expect(Object.keys(reaction('get_one').responses['200'].headers)).toEqual(['ETag']);
+  const headers = (op: string) =>
+    reaction(op)
+      .parameters.filter((p) => p.in === 'header')
+      .map((p) => p.name);
+  expect(headers('update')).toEqual(['Idempotency-Key', 'If-Match']);
+  expect(headers('delete')).toEqual(['Idempotency-Key', 'If-Match']);
+  expect(headers('create')).toEqual(['Idempotency-Key', 'If-None-Match']);
+  for (const op of ['create', 'update', 'delete']) expect(reaction(op).responses['412'].description).toContain('precondition_failed');
+});

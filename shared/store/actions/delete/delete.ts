@@ -10,14 +10,15 @@ import { stillMatching } from '../../read/still-matching';
 import { mapPool } from '../../write/pool';
 import type { Item } from '../../read/query';
 import { settle } from '../../bulk/settle';
-import type { Action, BulkGuard, DeleteAnswer } from '../../types';
+import type { Action, BulkGuard, DeleteAnswer, IfMatch, WriteOptions } from '../../types';
+import { checkIfMatch } from '../../write/entity-tag';
 import { deleteParams } from './params';
 
 /**
  * Deletes one record if it still matches, re-reading it when someone changed it in between
  * (each delete is conditional on the record as read); false when it no longer matches.
  */
-async function deleteOne(model: Model, { filter }: Matched, paramsOf: ReturnType<typeof deleteParams>, first: Item): Promise<boolean> {
+async function deleteOne(model: Model, { filter }: Matched, paramsOf: ReturnType<typeof deleteParams>, first: Item, ifMatch?: IfMatch): Promise<boolean> {
   const id = first.id as string;
   let item: Item | undefined = first;
   for (let attempt = 1; item; attempt++) {
@@ -25,15 +26,17 @@ async function deleteOne(model: Model, { filter }: Matched, paramsOf: ReturnType
     if (await changeRecord(model, before, () => new DeleteCommand(paramsOf(before)), { deletes: true })) return true;
     await awaitTurn(attempt, id);
     item = await stillMatching(model, filter, id);
+    // Under If-Match a lost race is a changed (or deleted) record: 412.
+    checkIfMatch(ifMatch, id, item);
   }
   return false;
 }
 
 /** Delete by filter; each delete re-checks the filter atomically, so a record that stopped matching stays. */
-export const deleteRecords: Action<BulkGuard, DeleteAnswer> = async (model, request, options = {}) => {
+export const deleteRecords: Action<BulkGuard, DeleteAnswer, WriteOptions> = async (model, request, options = {}) => {
   const fingerprint = queryFingerprint(request.filters, ['delete']);
   const matched = await matchForWrite(model, request, fingerprint, options);
   const paramsOf = deleteParams(model, matched.filter);
-  const results = await mapPool(matched.items, LIMITS.writeConcurrency, (item) => deleteOne(model, matched, paramsOf, item), bulkMayContinue);
+  const results = await mapPool(matched.items, LIMITS.writeConcurrency, (item) => deleteOne(model, matched, paramsOf, item, options.ifMatch), bulkMayContinue);
   return settle('deleted', results, matched, { model, fingerprint, request });
 };

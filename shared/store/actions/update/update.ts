@@ -14,7 +14,8 @@ import { stillMatching } from '../../read/still-matching';
 import { mapPool } from '../../write/pool';
 import type { Item } from '../../read/query';
 import { settle } from '../../bulk/settle';
-import type { Action, ActionOptions, UpdateAnswer, UpdateRequest } from '../../types';
+import type { Action, IfMatch, UpdateAnswer, UpdateRequest, WriteOptions } from '../../types';
+import { checkIfMatch } from '../../write/entity-tag';
 import { changeRecord } from '../../write/late-write';
 import { operationWriteToken, rememberedAfter, writtenBy } from '../../write/write-token';
 import { updatedItem } from './merge';
@@ -78,7 +79,7 @@ async function updateOne(
   first: Item,
   firstData: Record<string, unknown>,
   changes: Changes,
-  { keyed }: { keyed: boolean },
+  { keyed, ifMatch }: { keyed: boolean; ifMatch?: IfMatch },
 ): Promise<boolean> {
   const id = first.id as string;
   let item: Item | undefined = first;
@@ -97,6 +98,8 @@ async function updateOne(
     if (written) return true;
     await awaitTurn(attempt, id);
     item = await stillMatching(model, filter, id);
+    // Under If-Match a lost race is a changed record: 412, unless the write that won was this operation's own.
+    if (!item || !writtenBy(item, operation)) checkIfMatch(ifMatch, id, item);
     if (item) {
       const result = await updatedData(model, item, changes);
       if (!result.data) return false;
@@ -107,7 +110,7 @@ async function updateOne(
 }
 
 /** Update by filter: each record read, its result checked, and written conditional on what was read (updateOne). */
-async function updateMatching(model: Model, request: UpdateRequest, changes: Changes, options: ActionOptions): Promise<UpdateAnswer> {
+async function updateMatching(model: Model, request: UpdateRequest, changes: Changes, options: WriteOptions): Promise<UpdateAnswer> {
   const fingerprint = queryFingerprint(request.filters, ['update', request.values]);
   const matched = await matchForWrite(model, request, fingerprint, options);
   const { items } = matched;
@@ -115,7 +118,7 @@ async function updateMatching(model: Model, request: UpdateRequest, changes: Cha
   const results = await mapPool(
     items,
     LIMITS.writeConcurrency,
-    (item) => updateOne(model, matched, item, updates.get(item.id as string)!, changes, { keyed: options.keyRun !== undefined }),
+    (item) => updateOne(model, matched, item, updates.get(item.id as string)!, changes, { keyed: options.keyRun !== undefined, ifMatch: options.ifMatch }),
     bulkMayContinue,
   );
   return settle('updated', results, matched, { model, fingerprint, request });
@@ -129,19 +132,20 @@ function onlyId(filter: FilterNode): string | undefined {
 const ONE_UPDATED: UpdateAnswer = { updated: 1, matched: 1, skipped: 0, complete: true, next_cursor: null };
 
 /**
- * Update by filter. A filter naming one id alone, outside a keyed run, a cursor or max_affected: 0, first tries
+ * Update by filter. A filter naming one id alone, outside a keyed run, If-Match, a cursor or max_affected: 0, first tries
  * one atomic conditional UpdateItem (updatedInPlace); when it cannot be stated so, or its
  * condition fails, the record is read, its result checked and written conditional on the
  * version read, so a concurrent change is never overwritten: the record is re-read,
  * re-checked against the filter and retried. An upsert that matches nothing creates the
  * record (upsertSeed), and updates it after all when a concurrent upsert created it first.
  */
-export const updateRecords: Action<UpdateRequest, UpdateAnswer> = async (model, request, options = {}) => {
+export const updateRecords: Action<UpdateRequest, UpdateAnswer, WriteOptions> = async (model, request, options = {}) => {
   const changes = parseValues(model, request.values, { upsert: request.upsert === true });
   const filter = parseFilter(model, request.filters);
   const seed = request.upsert === true ? (await upserting()).upsertSeed(filter) : undefined;
-  // max_affected: 0 refuses even one match (too_many_matches): the read path's guard says so.
-  const inPlace = options.keyRun === undefined && request.cursor === undefined && (request.max_affected ?? 1) >= 1;
+  // The read path's guards say what the one write cannot: max_affected: 0 refuses even one match
+  // (too_many_matches), and If-Match compares the record's entity tag, which needs it read.
+  const inPlace = options.keyRun === undefined && options.ifMatch === undefined && request.cursor === undefined && (request.max_affected ?? 1) >= 1;
   const id = inPlace ? onlyId(filter) : undefined;
   for (let attempt = 1; ; attempt++) {
     if (id !== undefined && (await (await oneWrite()).updatedInPlace(model, id, changes))) return seed ? { ...ONE_UPDATED, upserted: false } : ONE_UPDATED;

@@ -21,7 +21,7 @@ describe('CORS', () => {
     const ok = await call(handler, request('POST', '/api/db/reaction/list', origin, '{}', LIST_KEY));
     expect(ok.headers).toMatchObject({
       'access-control-allow-origin': 'https://app.example',
-      'access-control-expose-headers': 'retry-after, www-authenticate, idempotent-replayed',
+      'access-control-expose-headers': 'retry-after, www-authenticate, idempotent-replayed, etag',
       vary: 'Origin',
     });
     const refused = await call(handler, request('POST', '/api/db/reaction/list', { origin: 'https://a.example.org' }, '{', LIST_KEY));
@@ -46,7 +46,7 @@ describe('CORS', () => {
     expect(r.headers).toMatchObject({
       'Access-Control-Allow-Origin': 'https://app.example',
       'Access-Control-Allow-Methods': 'GET, POST',
-      'Access-Control-Allow-Headers': 'authorization, content-type, idempotency-key',
+      'Access-Control-Allow-Headers': 'authorization, content-type, idempotency-key, if-match, if-none-match',
       'Access-Control-Max-Age': '7200',
     });
   });

@@ -3,6 +3,7 @@ import type { ApiError } from '../../../../shared/errors';
 import { classify } from '../../../../shared/answer/respond';
 import { defineModel } from '../../../../shared/models/define';
 import { onebotEvent } from '../../../../shared/models/onebot';
+import { namedId } from '../../../../shared/store/filter/ast';
 import { parseFilter } from '../../../../shared/store/filter/parse';
 import { noteModel } from '../../../support/models';
 
@@ -127,4 +128,21 @@ test('$between with a number and a string is refused, not sent to DynamoDB (whic
   })();
   expect(error?.code).toBe('invalid_filter');
   expect(error?.message).toMatch(/two numbers or two strings/);
+});
+
+describe('namedId: the one id a filter names by equality at its top level', () => {
+  const note = noteModel('named_id_note');
+  test.each([
+    [{ id: 'a' }, 'a'],
+    [{ id: { $eq: 'a' } }, 'a'],
+    [{ id: 'a', title: 'x' }, 'a'],
+    [{ $and: [{ id: 'a' }, { title: 'x' }] }, 'a'],
+    [{ id: { $in: ['a', 'b'] } }, undefined],
+    [{ $or: [{ id: 'a' }, { id: 'b' }] }, undefined],
+    [{ $not: { id: 'a' } }, undefined],
+    [{ title: 'a' }, undefined],
+    [{}, undefined],
+  ])('%j names %j', (filters, id) => {
+    expect(namedId(parseFilter(note, filters))).toBe(id);
+  });
 });

@@ -1,0 +1,296 @@
+import fc from 'fast-check';
+import { localOnly, useApi, type Reply } from '../support/api';
+import { spyOnLog } from '../support/log';
+import { fuzzed, fuzzTimeout } from '../support/fuzz';
+import { useSteerableProxy } from '../support/steerable-proxy';
+import { storedItems } from '../support/stored';
+import { touching } from '../support/write-rules';
+
+// HTTP preconditions (issue 32, RFC 9110 section 13) as a client uses them: get_one's ETag sent
+// back as If-Match on the next update or delete of that record, If-None-Match: * on create.
+// What counts is the status, the body, and what is stored afterwards.
+// The proxy first: against cdk.out the harness takes the engine's endpoint when it starts, and it must be the proxy's.
+const proxy = useSteerableProxy();
+const api = useApi();
+const reaction = { name: 'reaction', shards: 1 };
+const post = (op: string, body: unknown, headers: Record<string, string> = {}) => api.post(`/api/db/reaction/${op}`, body, headers);
+const getOne = (id: string) => post('get_one', { filters: { id }, consistent: true });
+const stored = async (id: string) => (await storedItems(reaction)).find((item) => item.id === id);
+const make = async (id: string, content = id) => expect((await post('create', { id, data: { user_id: 1, content } })).status).toBe(201);
+const tagOf = async (id: string): Promise<string> => {
+  const reply = await getOne(id);
+  expect(reply.status).toBe(200);
+  return reply.headers.get('etag')!;
+};
+const refusedWith = (reply: Reply, status: number, code: string) => {
+  expect({ status: reply.status, code: reply.body?.data?.error }).toEqual({ status, code });
+};
+
+describe('get_one answers a strong ETag', () => {
+  test('that changes on every write and never repeats for the id, even after delete and create', async () => {
+    await make('pre-tag');
+    const first = await getOne('pre-tag');
+    const tag = first.headers.get('etag')!;
+    expect(tag).toMatch(/^"1-[A-Za-z0-9_-]{16}"$/);
+    // Reading again is the same representation: the same tag.
+    expect(await tagOf('pre-tag')).toBe(tag);
+    expect((await post('update', { filters: { id: 'pre-tag' }, values: { content: 'x' } })).status).toBe(200);
+    const second = await tagOf('pre-tag');
+    expect(second).toMatch(/^"2-/);
+    expect((await post('delete', { filters: { id: 'pre-tag' } })).body.data.deleted).toBe(1);
+    await make('pre-tag');
+    // The same _version again, and still another tag: it names this record, not its number of writes.
+    const remade = await tagOf('pre-tag');
+    expect(remade).toMatch(/^"1-/);
+    expect(new Set([tag, second, remade]).size).toBe(3);
+  });
+
+  test('with fields too, and on a read by another field', async () => {
+    await make('pre-fields', 'pre-fields-content');
+    const whole = await tagOf('pre-fields');
+    expect((await post('get_one', { filters: { id: 'pre-fields' }, fields: ['content'] })).headers.get('etag')).toBe(whole);
+    expect((await post('get_one', { filters: { content: 'pre-fields-content' }, consistent: false })).headers.get('etag')).toMatch(/^"1-/);
+  });
+});
+
+describe('If-Match on update and delete of one record by id', () => {
+  test('the current tag lets the write through, and the answer of a stale one is 412 with the current tag, nothing written', async () => {
+    await make('pre-up');
+    const tag = await tagOf('pre-up');
+    const ok = await post('update', { filters: { id: 'pre-up' }, values: { content: 'first' } }, { 'if-match': tag });
+    expect(ok.status).toBe(200);
+    expect(ok.body.data.updated).toBe(1);
+    const now = await tagOf('pre-up');
+    const before = await stored('pre-up');
+    const stale = await post('update', { filters: { id: 'pre-up' }, values: { content: 'second' } }, { 'if-match': tag });
+    refusedWith(stale, 412, 'precondition_failed');
+    expect(stale.body.data.etag).toBe(now);
+    expect(stale.body.data.details).toEqual([{ path: 'headers.if-match', message: `the record is now ${now}` }]);
+    expect(stale.headers.get('etag')).toBe(now);
+    expect(await stored('pre-up')).toEqual(before);
+    const staleDelete = await post('delete', { filters: { id: 'pre-up' } }, { 'if-match': tag });
+    refusedWith(staleDelete, 412, 'precondition_failed');
+    expect(await stored('pre-up')).toEqual(before);
+    // Any one of a list, and weak tags never match (strong comparison).
+    refusedWith(await post('delete', { filters: { id: 'pre-up' } }, { 'if-match': `W/${now}` }), 412, 'precondition_failed');
+    const listed = await post('delete', { filters: { id: 'pre-up' } }, { 'if-match': `${tag}, ${now}` });
+    expect(listed.body.data.deleted).toBe(1);
+    expect(await stored('pre-up')).toBeUndefined();
+  });
+
+  test('a missing record fails If-Match, * included; * takes any stored record', async () => {
+    const missing = await post('update', { filters: { id: 'pre-none' }, values: { content: 'x' } }, { 'if-match': '*' });
+    refusedWith(missing, 412, 'precondition_failed');
+    expect(missing.body.data.etag).toBeNull();
+    expect(missing.headers.get('etag')).toBeNull();
+    refusedWith(await post('delete', { filters: { id: 'pre-none' } }, { 'if-match': '"1-AAAAAAAAAAAAAAAA"' }), 412, 'precondition_failed');
+    expect(await stored('pre-none')).toBeUndefined();
+    await make('pre-star');
+    expect((await post('update', { filters: { id: 'pre-star' }, values: { content: 'y' } }, { 'if-match': '*' })).body.data.updated).toBe(1);
+    // The filters are part of the condition: a record by that id that they exclude fails it too.
+    const excluded = await post('update', { filters: { id: 'pre-star', content: 'other' }, values: { content: 'z' } }, { 'if-match': '*' });
+    refusedWith(excluded, 412, 'precondition_failed');
+    expect(((await stored('pre-star'))!.d as { content: string }).content).toBe('y');
+  });
+
+  test('If-Match needs filters that name one id by equality: 400, nothing written', async () => {
+    await make('pre-many-1', 'pre-many');
+    await make('pre-many-2', 'pre-many');
+    const tag = await tagOf('pre-many-1');
+    for (const filters of [{ content: 'pre-many' }, { id: { $in: ['pre-many-1', 'pre-many-2'] } }, { $or: [{ id: 'pre-many-1' }, { id: 'x' }] }]) {
+      const reply = await post('update', { filters, values: { content: 'changed' } }, { 'if-match': tag });
+      refusedWith(reply, 400, 'invalid_request');
+      expect(reply.body.data.details[0].path).toBe('headers.if-match');
+      refusedWith(await post('delete', { filters }, { 'if-match': tag }), 400, 'invalid_request');
+    }
+    expect((await storedItems(reaction)).filter((i) => (i.d as { content: string }).content === 'pre-many')).toHaveLength(2);
+  });
+
+  test('malformed or misplaced preconditions are 400, never ignored', async () => {
+    await make('pre-bad');
+    const before = await stored('pre-bad');
+    for (const value of ['abc', '"unterminated', '"a" "b"', ',', '']) {
+      const reply = await post('update', { filters: { id: 'pre-bad' }, values: { content: 'x' } }, { 'if-match': value });
+      refusedWith(reply, 400, 'invalid_request');
+    }
+    refusedWith(await post('delete', { filters: { id: 'pre-bad' } }, { 'if-none-match': '*' }), 400, 'invalid_request');
+    expect(await stored('pre-bad')).toEqual(before);
+  });
+
+  test('a replay under the same Idempotency-Key answers the first answer, a 412 included', async () => {
+    await make('pre-key');
+    const stale = '"1-AAAAAAAAAAAAAAAA"';
+    const headers = { 'if-match': stale, 'idempotency-key': 'pre-key-412' };
+    const first = await post('update', { filters: { id: 'pre-key' }, values: { content: 'k' } }, headers);
+    refusedWith(first, 412, 'precondition_failed');
+    const again = await post('update', { filters: { id: 'pre-key' }, values: { content: 'k' } }, headers);
+    expect(again.status).toBe(412);
+    expect(again.text).toBe(first.text);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.headers.get('etag')).toBe(first.headers.get('etag'));
+    const tag = await tagOf('pre-key');
+    const keyed = { 'if-match': tag, 'idempotency-key': 'pre-key-200' };
+    expect((await post('update', { filters: { id: 'pre-key' }, values: { content: 'k2' } }, keyed)).body.data.updated).toBe(1);
+    // The record's tag moved on with the first run; the replay is still its answer, not a 412.
+    const replay = await post('update', { filters: { id: 'pre-key' }, values: { content: 'k2' } }, keyed);
+    expect(replay.status).toBe(200);
+    expect(replay.body.data.updated).toBe(1);
+    expect((await stored('pre-key'))!._version).toBe(2);
+  });
+});
+
+// The functions run in this process only on the local server; the artifact harness's sandboxes log where no spy reaches.
+localOnly("a 412's request line names its code", async () => {
+  await make('pre-log');
+  const info = spyOnLog('info');
+  let lines: Array<Record<string, unknown>>;
+  try {
+    refusedWith(
+      await post('update', { filters: { id: 'pre-log' }, values: { content: 'x' } }, { 'if-match': '"1-AAAAAAAAAAAAAAAA"' }),
+      412,
+      'precondition_failed',
+    );
+  } finally {
+    lines = info.mock.calls.map(([line]) => JSON.parse(line as string)).filter((line) => line.code === 'request');
+    info.mockRestore();
+  }
+  expect(lines).toEqual([expect.objectContaining({ status: 412, error: 'precondition_failed', model: 'reaction' })]);
+});
+
+describe('If-None-Match: * on create', () => {
+  test('creates an absent record, answers 412 for one that exists (409 without it), and takes nothing but *', async () => {
+    const body = { id: 'pre-new', data: { user_id: 1, content: 'n' } };
+    expect((await post('create', body, { 'if-none-match': '*' })).status).toBe(201);
+    const before = await stored('pre-new');
+    const again = await post('create', { ...body, data: { user_id: 2, content: 'm' } }, { 'if-none-match': '*' });
+    refusedWith(again, 412, 'precondition_failed');
+    expect(again.body.data.ids).toEqual(['pre-new']);
+    expect(again.body.data.details[0].path).toBe('headers.if-none-match');
+    refusedWith(await post('create', body), 409, 'conflict');
+    // A batch is all or nothing, under the header too.
+    const batch = await post('create', { ids: ['pre-batch', 'pre-new'], data: [body.data, body.data] }, { 'if-none-match': '*' });
+    refusedWith(batch, 412, 'precondition_failed');
+    expect(batch.body.data.ids).toEqual(['pre-new']);
+    expect(await stored('pre-batch')).toBeUndefined();
+    refusedWith(await post('create', { id: 'pre-other', data: body.data }, { 'if-none-match': '"1-AAAAAAAAAAAAAAAA"' }), 400, 'invalid_request');
+    refusedWith(await post('create', { id: 'pre-other', data: body.data }, { 'if-match': '*' }), 400, 'invalid_request');
+    expect(await stored('pre-new')).toEqual(before);
+    expect(await stored('pre-other')).toBeUndefined();
+  });
+});
+
+describe('a conditional write whose answer was lost', () => {
+  test("is settled as every write is: the record shows the write's own token, so the answer is its 200, not a 412", async () => {
+    await make('pre-lost-up');
+    await make('pre-lost-del');
+    const up = await tagOf('pre-lost-up');
+    const del = await tagOf('pre-lost-del');
+    await proxy.set({ loseAnswers: touching(['pre-lost-up', 'pre-lost-del']) });
+    const update = await post('update', { filters: { id: 'pre-lost-up' }, values: { content: 'landed' } }, { 'if-match': up });
+    const remove = await post('delete', { filters: { id: 'pre-lost-del' } }, { 'if-match': del });
+    await proxy.set('pass');
+    await proxy.drained();
+    expect(proxy.counts().lost).toBeGreaterThanOrEqual(2);
+    expect([update.status, update.body.data.updated]).toEqual([200, 1]);
+    expect([remove.status, remove.body.data.deleted]).toEqual([200, 1]);
+    expect(await stored('pre-lost-up')).toMatchObject({ d: { content: 'landed' }, _version: 2 });
+    expect(await stored('pre-lost-del')).toBeUndefined();
+  }, 60_000);
+});
+
+// ---- concurrent conditional writes against a reference ----
+
+/** What a client sends in a round: each holds the tag it read before the round (most often, so that writers race for it), a stale one, or *. */
+type Condition = 'current' | 'stale' | 'star' | 'stale_then_current';
+type Step = { op: 'update'; value: string; condition: Condition } | { op: 'delete'; condition: Condition } | { op: 'create'; value: string };
+type State = { content: string; version: number } | undefined;
+
+const step: fc.Arbitrary<Step> = fc.oneof(
+  fc.record({
+    op: fc.constant('update' as const),
+    value: fc.constantFrom('a', 'b', 'c', 'd'),
+    condition: fc.constantFrom<Condition>('current', 'current', 'stale', 'star', 'stale_then_current'),
+  }),
+  fc.record({ op: fc.constant('delete' as const), condition: fc.constantFrom<Condition>('current', 'stale', 'star') }),
+  fc.record({ op: fc.constant('create' as const), value: fc.constantFrom('e', 'f') }),
+);
+
+/** A step's answer in one serial order: whether it applies to the record as the steps before it left it, and what it leaves. */
+function serially(steps: Step[], start: State): { applied: boolean[]; end: State } {
+  let state = start;
+  let untouched = true;
+  const applied = steps.map((s) => {
+    if (s.op === 'create') {
+      if (state) return false;
+      state = { content: s.value, version: 1 };
+      untouched = false;
+      return true;
+    }
+    // Only the tag read before the round can match, and only while no step of the round has written.
+    const holds = state !== undefined && (s.condition === 'star' || (s.condition !== 'stale' && untouched));
+    if (!holds) return false;
+    state = s.op === 'delete' ? undefined : { content: s.value, version: state!.version + 1 };
+    untouched = false;
+    return true;
+  });
+  return { applied, end: state };
+}
+
+const permutations = <T>(xs: T[]): T[][] =>
+  xs.length <= 1 ? [xs] : xs.flatMap((x, i) => permutations([...xs.slice(0, i), ...xs.slice(i + 1)]).map((rest) => [x, ...rest]));
+
+test(
+  'concurrent conditional writes: every answer and the record stored are those of some serial order, and no tag repeats',
+  async () => {
+    let round = 0;
+    // Rounds where two or more writers held the current tag at once: the race the property is for.
+    let contested = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.array(step, { minLength: 2, maxLength: 4 }), { minLength: 1, maxLength: 6 }), async (rounds) => {
+        const id = `pre-race-${round++}`;
+        await make(id, 'start');
+        const seen = new Set<string>();
+        let state: State = { content: 'start', version: 1 };
+        let stale = '"0-AAAAAAAAAAAAAAAA"';
+        let current = await tagOf(id);
+        seen.add(current);
+        for (const steps of rounds) {
+          const holders = steps.filter((s) => s.op !== 'create' && (s.condition === 'current' || s.condition === 'stale_then_current'));
+          if (state && holders.length >= 2) contested += 1;
+          const ifMatch = (c: Condition) => ({ current, stale, star: '*', stale_then_current: `${stale}, ${current}` })[c];
+          const replies = await Promise.all(
+            steps.map((s) =>
+              s.op === 'create'
+                ? post('create', { id, data: { user_id: 1, content: s.value } }, { 'if-none-match': '*' })
+                : post(s.op, { filters: { id }, ...(s.op === 'update' ? { values: { content: s.value } } : {}) }, { 'if-match': ifMatch(s.condition) }),
+            ),
+          );
+          for (const reply of replies) if (reply.status >= 300) refusedWith(reply, 412, 'precondition_failed');
+          const seenApplied = replies.map((r) => r.status < 300);
+          const item = await stored(id);
+          const end: State = item ? { content: (item.d as { content: string }).content, version: Number(item._version) } : undefined;
+          const order = permutations(steps.map((_, i) => i)).find((p) => {
+            const run = serially(
+              p.map((i) => steps[i]),
+              state,
+            );
+            return p.every((i, k) => run.applied[k] === seenApplied[i]) && JSON.stringify(run.end) === JSON.stringify(end);
+          });
+          expect({ steps, answers: replies.map((r) => r.status), end, fits: order !== undefined }).toMatchObject({ fits: true });
+          if (item) {
+            const tag = await tagOf(id);
+            // A write made a new tag, never one this record had before; no write keeps the tag.
+            expect(seen.has(tag)).toBe(!seenApplied.some(Boolean) && state !== undefined);
+            if (tag !== current) stale = current;
+            current = tag;
+            seen.add(tag);
+          }
+          state = end;
+        }
+      }),
+      { ...fuzzed(25, 3200), interruptAfterTimeLimit: fuzzTimeout(120_000) },
+    );
+    expect(contested).toBeGreaterThan(5);
+  },
+  fuzzTimeout(180_000),
+);
