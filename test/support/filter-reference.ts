@@ -3,6 +3,7 @@ import { isExactNumber, isJsonObject, numberText } from '../../shared/json/exact
 import { LIMITS } from '../../shared/limits';
 import { DATA_ATTRIBUTE } from '../../shared/store/table';
 import type { FilterNode } from '../../shared/store/filter/ast';
+import { sameValue } from '../../shared/store/operators/same-value';
 import { utf8Order } from '../../shared/store/utf8-order';
 
 /**
@@ -22,6 +23,7 @@ import { utf8Order } from '../../shared/store/utf8-order';
  * - What the parser refuses never reaches here: a path no level of the schema holds, and an
  *   operand the field can never hold (docs/record-api.md, Filters).
  */
+
 export type Item = Record<string, unknown>;
 
 const valueAt = (item: Item, path: ReadonlyArray<string>): unknown =>
@@ -29,15 +31,8 @@ const valueAt = (item: Item, path: ReadonlyArray<string>): unknown =>
 
 const isNothing = (value: unknown) => value === undefined || value === null;
 
-export function sameValue(a: unknown, b: unknown): boolean {
-  if (isExactNumber(a) && isExactNumber(b)) return compareDecimal(numberText(a), numberText(b)) === 0;
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((v, i) => sameValue(v, b[i]));
-  if (isJsonObject(a) && isJsonObject(b)) {
-    const keys = Object.keys(a);
-    return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && sameValue(a[k], b[k]));
-  }
-  return a === b;
-}
+// $eq compares as the store's $pull does: one definition of equal values, not a copy of it here.
+export { sameValue };
 
 /** Sign of a - b when both are numbers or both strings; undefined when they are not comparable. */
 function order(a: unknown, b: unknown): number | undefined {
