@@ -2,7 +2,7 @@ import { CustomResource, Duration } from 'aws-cdk-lib';
 import type { Function as ServiceFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { allModels } from '../shared/models/catalog';
-import { schemaFingerprint } from '../shared/store/layout/index-build';
+import { schemaFingerprint } from '../shared/store/layout/layout';
 import { serviceFunction, type FunctionResources } from './service-function';
 import { runEvery } from './schedule';
 

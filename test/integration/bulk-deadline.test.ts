@@ -187,7 +187,9 @@ describe('bulk writes within the function deadline', () => {
       const r = await callWithBudget(
         updateHandler,
         'update',
-        { filters: { id: 'busy-1' }, values: { user_name: 'mine' } },
+        // A condition beside the id: the update reads the record first. An update of an id alone
+        // is one atomic write that contention cannot fail (update-operators.test.ts).
+        { filters: { id: 'busy-1', content: 'busy' }, values: { user_name: 'mine' } },
         LIMITS.bulkStopBeforeDeadlineMs + 500,
       );
       expect(r.status).toBe(409);

@@ -1,5 +1,7 @@
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
+import { reaction } from '../../shared/models/reaction';
 import { db } from '../../shared/store/client';
+import { recordLayout } from '../../shared/store/layout/index-build';
 import { localOnly, useApi } from '../support/api';
 import { measureMs, secondsFor } from '../support/machine-speed';
 import { stockModel } from '../support/models';
@@ -30,6 +32,8 @@ const data = async (id: string) => (await stored(id))?.d as Record<string, unkno
 // The last of N writers may wait out others' writes: each function gets time for N updates as
 // this machine runs them now (test/support/machine-speed.ts), as contention.test.ts sizes it.
 beforeAll(async () => {
+  // As `npm start` and every deploy do before serving (the one write needs the schema recorded).
+  for (const model of [STOCK, reaction]) await recordLayout(model);
   await api.post('/api/db/reaction/create', { id: 'op-calibration', data: { user_id: 0, content: 'one' } });
   const one = await measureMs(() => api.post('/api/db/reaction/update', { filters: { id: 'op-calibration' }, values: { user_name: 'x' } }));
   api.giveTime(secondsFor(100 * one));

@@ -1,5 +1,4 @@
 import { bulkMayContinue, inTime } from '../../invocation';
-import { createHash } from 'node:crypto';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../../config';
 import { LIMITS } from '../../limits';
@@ -7,14 +6,11 @@ import type { Model } from '../../models/define';
 import { db } from '../client';
 import { LayoutMismatch } from '../errors';
 import { indexAttributes, itemKey } from '../keys';
-import { layoutKey, NO_PROGRESS, readLayout, rememberLayout, resolveLayout, type Layout } from './layout';
+import { layoutKey, NO_PROGRESS, readLayout, rememberLayout, resolveLayout, schemaFingerprint, type Layout } from './layout';
 import { mapPool } from '../write/pool';
 import { shardPage, type Item } from '../read/query';
 import { DATA_ATTRIBUTE, INDEX_SLOTS, VERSION_ATTRIBUTE } from '../table';
 import { isConditionFailure } from '../write/write-token';
-
-/** A fingerprint of the data the model stores (its output JSON Schema): tells a schema change apart in the layout record. */
-export const schemaFingerprint = (model: Model): string => createHash('sha256').update(JSON.stringify(model.storedSchema)).digest('base64url').slice(0, 16);
 
 const same = (a: Layout, b: Layout) =>
   JSON.stringify([a.slots, a.kinds, a.shards, a.building, a.progress, a.schema]) ===

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { inTime } from '../../invocation';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../../config';
@@ -42,6 +43,9 @@ export interface Layout {
   /** Grows by one per recorded change: every change is conditional on the one it read. */
   version: number;
 }
+
+/** A fingerprint of the data the model stores (its output JSON Schema): tells a schema change apart in the layout record. */
+export const schemaFingerprint = (model: Model): string => createHash('sha256').update(JSON.stringify(model.storedSchema)).digest('base64url').slice(0, 16);
 
 export const layoutKey = (model: Model) => ({ [TABLE_KEY.partitionKey]: LAYOUT_PARTITION, [TABLE_KEY.sortKey]: model.name });
 

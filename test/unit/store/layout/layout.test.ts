@@ -1,5 +1,7 @@
 import { IndexBuilding } from '../../../../shared/store/errors';
-import { incompatibleChange, layoutOf, NO_PROGRESS, readinessOf, type Layout } from '../../../../shared/store/layout/layout';
+import * as z from 'zod';
+import { defineModel } from '../../../../shared/models/define';
+import { incompatibleChange, layoutOf, NO_PROGRESS, readinessOf, schemaFingerprint, type Layout } from '../../../../shared/store/layout/layout';
 import { noteModel } from '../../../support/models';
 
 // noteModel indexes rank (a number) then title (a string), over 4 shards.
@@ -74,4 +76,13 @@ describe('readinessOf', () => {
     expect(() => readiness.checkOrder('title')).toThrow(IndexBuilding);
     expect(() => readiness.checkOrder('title')).toThrow(/40 records done, shard 2 of 4/);
   });
+});
+
+const fingerprinted = (name: string, shards: number, rank: z.ZodType) =>
+  defineModel({ name, description: 'test', schema: z.strictObject({ title: z.string(), rank }), indexed: ['title'], shards });
+
+test("a model's schema fingerprint follows its stored schema only: not its name or shards, but a field's type", () => {
+  expect(schemaFingerprint(fingerprinted('a', 1, z.number()))).toBe(schemaFingerprint(fingerprinted('b', 4, z.number())));
+  expect(schemaFingerprint(fingerprinted('a', 1, z.number()))).not.toBe(schemaFingerprint(fingerprinted('a', 1, z.string())));
+  expect(schemaFingerprint(fingerprinted('a', 1, z.number()))).not.toBe(schemaFingerprint(fingerprinted('a', 1, z.number().optional())));
 });
