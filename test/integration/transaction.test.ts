@@ -4,6 +4,7 @@ import * as z from 'zod';
 import { defineModel } from '../../shared/models/define';
 import { createClient, operation, RecordgateError } from '../../shared/client';
 import { reaction } from '../../shared/models/reaction';
+import { recordLayout } from '../../shared/store/layout/index-build';
 import { againstArtifacts, ARTIFACT_TOKEN, localOnly, type Reply, useApi } from '../support/api';
 import { measureMs, secondsFor } from '../support/machine-speed';
 import { tableSnapshot } from '../support/table-snapshot';
@@ -29,6 +30,10 @@ jest.mock('../../shared/models/catalog', () => {
 });
 
 const api = useApi();
+// As `npm start` and every deploy do before serving: an update's atomic path needs the schema recorded.
+beforeAll(async () => {
+  for (const model of [account, reaction]) await recordLayout(model);
+});
 const TRANSACTION = '/api/db/transaction';
 const transact = (operations: unknown[], headers?: Record<string, string>) => api.post(TRANSACTION, { operations }, headers);
 const route = (op: string) => `/api/db/reaction/${op}`;

@@ -211,6 +211,14 @@ export function rememberLayout(model: Model, layout: Layout): void {
   known.set(model, { layout: Promise.resolve(layout), readAt: Date.now() });
 }
 
+/**
+ * Whether the model's layout records the schema it has now: its stored records were then
+ * written under it, as far as the layout tells. A write that checks only what it changes (an
+ * update's one write, a transaction's atomic update) waits for it, since a record stored under
+ * an earlier schema (holding a field since dropped) must be read and made valid first.
+ */
+export const schemaRecorded = async (model: Model): Promise<boolean> => (await modelLayout(model)).schema === schemaFingerprint(model);
+
 export function readinessOf(model: Model, layout: Layout): IndexReadiness {
   if (layout.building.length === 0) return ALL_READY;
   const building = new Set(layout.building);

@@ -9,6 +9,7 @@ import { indexAttributes } from '../../keys';
 import { applyChanges } from '../../operators/apply';
 import type { Changes } from '../../operators/changes';
 import { compileChanges } from '../../operators/compile';
+import { schemaRecorded } from '../../layout/layout';
 import { parseValues } from '../../operators/parse';
 import { DATA_ATTRIBUTE } from '../../table';
 import type { Item } from '../../read/query';
@@ -69,7 +70,7 @@ async function checkUpdate(model: Model, op: Extract<TransactOperation, { op: 'u
   const changes = await underOperation(at, async () => parseValues(model, op.values));
   const x = new ExpressionBuilder();
   const compiled = await underOperation(at, () => compileChanges(changes, x, model));
-  if (!compiled) return readClauses(model, op.id, changes, filter, at);
+  if (!compiled || !(await schemaRecorded(model))) return readClauses(model, op.id, changes, filter, at);
   return { details: [], step: { op: 'update', model, id: op.id, clauses: { x, ...compiled }, filter, changes } };
 }
 

@@ -25,7 +25,7 @@ import type { FilterNode } from '../../filter/ast';
 import { parseFilter } from '../../filter/parse';
 import { loadOnce } from '../../../load-once';
 import { updateParams } from './params';
-import { modelLayout, schemaFingerprint } from '../../layout/layout';
+import { schemaRecorded } from '../../layout/layout';
 
 // Chunks of their own, loaded on first use, so that the update function's cold start grows by
 // no more than issue 32's budget (10 KiB): the one-write path; applying operators in memory,
@@ -130,14 +130,6 @@ function onlyId(filter: FilterNode): string | undefined {
   return filter.kind === 'compare' && filter.field === 'id' && filter.op === 'eq' && typeof filter.operands[0] === 'string' ? filter.operands[0] : undefined;
 }
 
-/**
- * Whether the model's stored records were written under the schema it has now, as far as its
- * recorded layout tells (shared/store/layout/layout.ts): the one write checks only what it
- * changes, so a record holding a field the model has since dropped, or missing one it now
- * requires, must be read and made valid first (docs/architecture.md, "Changing a model").
- */
-const writtenUnderThisSchema = async (model: Model): Promise<boolean> => (await modelLayout(model)).schema === schemaFingerprint(model);
-
 const ONE_UPDATED: UpdateAnswer = { updated: 1, matched: 1, skipped: 0, complete: true, next_cursor: null };
 
 /**
@@ -159,7 +151,7 @@ export const updateRecords: Action<UpdateRequest, UpdateAnswer, WriteOptions> = 
     options.ifMatch === undefined &&
     request.cursor === undefined &&
     (request.max_affected ?? 1) >= 1 &&
-    (await writtenUnderThisSchema(model));
+    (await schemaRecorded(model));
   const id = inPlace ? onlyId(filter) : undefined;
   for (let attempt = 1; ; attempt++) {
     if (id !== undefined && (await (await oneWrite()).updatedInPlace(model, id, changes))) return seed ? { ...ONE_UPDATED, upserted: false } : ONE_UPDATED;
