@@ -1,6 +1,6 @@
 import type * as z from 'zod';
 import { ApiError } from '../errors';
-import type { KeyRun } from '../idempotency/keys';
+import type { KeyRun } from '../store/types';
 import type { Model } from '../models/define';
 import { RecordExists } from '../store/errors';
 import { bulkMayContinue } from '../invocation';

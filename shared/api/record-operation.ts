@@ -3,7 +3,7 @@ import { ApiError } from '../errors';
 import type { Operation } from '../contract';
 import { illFormedPath } from '../json/well-formed';
 import type { Model } from '../models/define';
-import type { KeyRun } from '../idempotency/keys';
+import type { KeyRun } from '../store/types';
 import { issueDetails, pathText } from '../models/details';
 import { findModel, MODEL_NAMES } from '../models/catalog';
 import { InvalidFilter } from '../store/errors';

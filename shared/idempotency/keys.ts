@@ -8,8 +8,6 @@ import { TABLE_KEY, TTL_ATTRIBUTE } from '../store/table';
 import { isConditionFailure } from '../store/write/write-token';
 import type { KeyRun } from '../store/types';
 
-export type { KeyRun };
-
 /**
  * Idempotency keys (the IETF httpapi draft "The Idempotency-Key HTTP Header Field", as Stripe
  * runs them): one item per caller and key, under a partition no model can have (model names

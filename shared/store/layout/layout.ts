@@ -44,8 +44,20 @@ export interface Layout {
   version: number;
 }
 
-/** A fingerprint of the data the model stores (its output JSON Schema): tells a schema change apart in the layout record. */
-export const schemaFingerprint = (model: Model): string => createHash('sha256').update(JSON.stringify(model.storedSchema)).digest('base64url').slice(0, 16);
+const fingerprints = new WeakMap<Model, string>();
+
+/**
+ * A fingerprint of the data the model stores (its output JSON Schema): tells a schema change
+ * apart in the layout record. Hashed once per definition: every update by id compares it.
+ */
+export function schemaFingerprint(model: Model): string {
+  let fingerprint = fingerprints.get(model);
+  if (fingerprint === undefined) {
+    fingerprint = createHash('sha256').update(JSON.stringify(model.storedSchema)).digest('base64url').slice(0, 16);
+    fingerprints.set(model, fingerprint);
+  }
+  return fingerprint;
+}
 
 export const layoutKey = (model: Model) => ({ [TABLE_KEY.partitionKey]: LAYOUT_PARTITION, [TABLE_KEY.sortKey]: model.name });
 

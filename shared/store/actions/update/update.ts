@@ -146,13 +146,9 @@ export const updateRecords: Action<UpdateRequest, UpdateAnswer, WriteOptions> = 
   const seed = request.upsert === true ? (await upserting()).upsertSeed(filter) : undefined;
   // The read path's guards say what the one write cannot: max_affected: 0 refuses even one match
   // (too_many_matches), and If-Match compares the record's entity tag, which needs it read.
-  const inPlace =
-    options.keyRun === undefined &&
-    options.ifMatch === undefined &&
-    request.cursor === undefined &&
-    (request.max_affected ?? 1) >= 1 &&
-    (await schemaRecorded(model));
-  const id = inPlace ? onlyId(filter) : undefined;
+  const inPlace = options.keyRun === undefined && options.ifMatch === undefined && request.cursor === undefined && (request.max_affected ?? 1) >= 1;
+  const only = inPlace ? onlyId(filter) : undefined;
+  const id = only !== undefined && (await schemaRecorded(model)) ? only : undefined;
   for (let attempt = 1; ; attempt++) {
     if (id !== undefined && (await (await oneWrite()).updatedInPlace(model, id, changes))) return seed ? { ...ONE_UPDATED, upserted: false } : ONE_UPDATED;
     const answer = await updateMatching(model, request, changes, options);
