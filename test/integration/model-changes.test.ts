@@ -393,6 +393,10 @@ describe('6. a field removed from the schema while records hold it', () => {
   beforeAll(async () => {
     const data = [{ a: '1', note: 'x' }, { a: '2', note: 'y' }, { a: '3', note: 'z' }, { a: '4' }];
     expect((await removedPost('create', { data, ids: ['n1', 'n2', 'n3', 'n4'] })).status).toBe(201);
+    // Deployed with its field, as `npm start` and every deploy record it; then the field is dropped.
+    await (require('../../shared/store/layout/index-build') as typeof import('../../shared/store/layout/index-build')).recordLayout(
+      mockCurrent.evolving_removed,
+    );
     mockCurrent.evolving_removed = removedModel();
   });
 
@@ -410,6 +414,11 @@ describe('6. a field removed from the schema while records hold it', () => {
     expect(kept.body.data.details).toEqual([
       { path: 'values.note', message: 'record n1: unknown property "note"; evolving_removed no longer declares it: add "note": null to values to remove it' },
     ]);
+    expect(await stored('n1')).toMatchObject({ a: '1', note: 'x', _version: 1 });
+    // A transaction's update of it is held to the same rule, and writes nothing.
+    const transacted = await api.post('/api/db/transaction', { operations: [{ op: 'update', model: 'evolving_removed', id: 'n1', values: { a: 'q' } }] });
+    expect(transacted.status).toBe(422);
+    expect(transacted.body.data.details.map((d: { path: string }) => d.path)).toEqual(['operations.0.values.note']);
     expect(await stored('n1')).toMatchObject({ a: '1', note: 'x', _version: 1 });
     // A record without it updates as any other.
     expect((await removedPost('update', { filters: { id: 'n4' }, values: { a: 'q' } })).body.data.updated).toBe(1);
