@@ -3,6 +3,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../../shared/config';
 import { againstArtifacts, useApi, type Reply } from '../support/api';
+import { commandsSent } from '../support/commands-sent';
 import { httpFramer } from '../support/http-frames';
 import { measureMs } from '../support/machine-speed';
 import { useSteerableProxy, type WriteRule } from '../support/steerable-proxy';
@@ -511,4 +512,44 @@ describe('bulk writes whose answers are lost from some write on', () => {
     }
     expect(violations).toEqual([]);
   }, 180_000);
+});
+
+// Last in the file: recording reaction's layout lets an update of an id alone (of a field not
+// indexed) be its one write (docs/record-api.md), which the cases above must not take.
+describe("an update's one write (an id alone, no read) whose answer was lost", () => {
+  seeded(['ow-lost', 'ow-refused'], () => ({ user_id: 10, content: 'one-write' }));
+  beforeAll(async () => {
+    const { recordLayout } = require('../../shared/store/layout/index-build') as typeof import('../../shared/store/layout/index-build');
+    const { reaction: model } = require('../../shared/models/reaction') as typeof import('../../shared/models/reaction');
+    await recordLayout(model);
+  });
+
+  test('is 200 once the record shows its token, and applied once', async () => {
+    const lost = proxy.counts().lost;
+    await proxy.set({ loseAnswers: touching(['ow-lost']) });
+    let r: Reply | undefined;
+    const sent = await commandsSent(async () => {
+      r = await api.post(reaction('update'), { filters: { id: 'ow-lost' }, values: { $set: { user_name: 'once' } } });
+    });
+    await proxy.set('pass');
+    // One write and the read that settles it, no read before it (the bundles' commands are their own process's).
+    if (!againstArtifacts()) expect(sent).toEqual({ UpdateItemCommand: 1, GetItemCommand: 1 });
+    await proxy.drained();
+    expect(proxy.counts().lost).toBeGreaterThan(lost);
+    expect(r?.status).toBe(200);
+    expect(r?.body.data).toMatchObject({ updated: 1 });
+    const item = (await stored()).get('ow-lost');
+    expect([item?.d.user_name, item?._version]).toEqual(['once', 2]);
+  });
+
+  test('is 503 outcome_unknown when the record cannot be read to tell, and the write landed at most once', async () => {
+    await proxy.set({ loseAnswers: touching(['ow-refused']), thenRefuse: true });
+    const r = await api.post(reaction('update'), { filters: { id: 'ow-refused' }, values: { $set: { user_name: 'once' } } });
+    await proxy.set('pass');
+    await proxy.drained();
+    expect(r.status).toBe(503);
+    expect(r.body.data).toMatchObject({ error: 'outcome_unknown', unknown: 1 });
+    const item = (await stored()).get('ow-refused');
+    expect([item?.d.user_name, item?._version]).toEqual(['once', 2]);
+  });
 });

@@ -1,10 +1,10 @@
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
 import { reaction } from '../../shared/models/reaction';
-import { db } from '../../shared/store/client';
 import { recordLayout } from '../../shared/store/layout/index-build';
 import { localOnly, useApi } from '../support/api';
 import { measureMs, secondsFor } from '../support/machine-speed';
 import { stockModel } from '../support/models';
+import { commandsSent } from '../support/commands-sent';
 import { storedItems } from '../support/stored';
 
 // Update operators and upsert (issue 32), over HTTP as a user sends them: status, body, and what
@@ -98,25 +98,6 @@ localOnly('an operator on a kind that cannot take it is a 400 naming the path; a
   expect(await update({ filters: { id: 'refused' }, values: { $set: { 'meta.stars': 'x' } } })).toMatchObject({ status: 422 });
   expect(await stored('refused')).toEqual(before);
 });
-
-/** The commands the service sends the engine while `work` runs (the local server shares this process's client). */
-async function commandsSent(work: () => Promise<unknown>): Promise<Record<string, number>> {
-  const sent: Record<string, number> = {};
-  const name = 'update-operators-count';
-  db().middlewareStack.add(
-    (next, context) => (args) => {
-      sent[context.commandName ?? '?'] = (sent[context.commandName ?? '?'] ?? 0) + 1;
-      return next(args);
-    },
-    { step: 'initialize', name },
-  );
-  try {
-    await work();
-  } finally {
-    db().middlewareStack.remove(name);
-  }
-  return sent;
-}
 
 localOnly(
   '100 concurrent $inc: 1 on one record: every one 200 updated 1, the value up by 100, each one UpdateItem and no read',
