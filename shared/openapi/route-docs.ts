@@ -26,7 +26,7 @@ import type { ErrorCode } from '../errors';
 import type { Route } from '../manifest/routes';
 import { LIMITS } from '../limits';
 import { SYSTEM_FIELDS, sortableFields, typesOf, type Model } from '../models/define';
-import { allModels } from '../models/catalog';
+import { allModels } from '../models/every-model';
 // The receiver's own schema: the document shows what it checks (one schema, not two to keep alike).
 import { onebotEventSchema } from '../onebot/event';
 import { exampleData } from './examples';
