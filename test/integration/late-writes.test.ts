@@ -289,6 +289,20 @@ describe('keyed retries after an unknown outcome, with another writer in between
     expect((await stored()).get('ki-late')?.d).toEqual({ user_id: 11, content: 'ki-late', user_name: 'inc' });
   }, 90_000);
 
+  test('upsert: the keyed retry of an upsert that created the record says upserted: true, and counts its $inc once', async () => {
+    const body = { filters: { id: 'kup-late' }, values: { $inc: { user_id: 1 }, $setOnInsert: { content: 'kup-late' } }, upsert: true };
+    await lostThenRefused(touching(['kup-late']));
+    const first = await api.post(reaction('update'), body, { 'idempotency-key': 'kup-late-key' });
+    await proxy.set('pass');
+    await proxy.drained();
+    expect(described(first)).toMatch(/^503 /);
+    expect((await stored()).get('kup-late')?.d).toEqual({ user_id: 1, content: 'kup-late' });
+    const { last } = await retryKeyed('update', body, 'kup-late-key', AFTER_LEASE_MS);
+    expect(described(last)).toMatch(/^200 /);
+    expect(last.body.data).toMatchObject({ updated: 0, matched: 0, upserted: true });
+    expect((await stored()).get('kup-late')?.d).toEqual({ user_id: 1, content: 'kup-late' });
+  }, 90_000);
+
   test('create: the retry answers 201 with its record after another writer updated it, and stores no second one', async () => {
     const body = { data: { user_id: 2, content: 'kc-late' } };
     await lostThenRefused((w) => w.operation === 'PutItem' && w.keys.some(isRecord));
