@@ -151,7 +151,8 @@ export const updateRecords: Action<UpdateRequest, UpdateAnswer, WriteOptions> = 
   const id = only !== undefined && (await schemaRecorded(model)) ? only : undefined;
   for (let attempt = 1; ; attempt++) {
     if (id !== undefined && (await (await oneWrite()).updatedInPlace(model, id, changes))) return seed ? { ...ONE_UPDATED, upserted: false } : ONE_UPDATED;
-    const answer = await updateMatching(model, request, changes, options);
+    // After a create lost to a concurrent one, a keyed run's bounds (records older than its run, its plan) would hide the record it must update.
+    const answer = await updateMatching(model, request, changes, attempt > 1 ? { ...options, createLost: true } : options);
     if (!seed) return answer;
     if (answer.matched > 0) return { ...answer, upserted: false };
     // Created by a concurrent upsert, yet not matching: the filters' other conditions exclude the record that holds the id.
