@@ -207,6 +207,18 @@ test('reaction: operators and upsert, and their refusals (also through the bundl
   expect(await getOne('ops')).toMatchObject({ user_id: 42, user_name: 'ann', _version: 2 });
 });
 
+test("the one write (an id alone, a field not indexed) answers the record's new ETag from the write's own answer, with no read", async () => {
+  await api.post('/api/db/reaction/create', { id: 'one-tag', data: { user_id: 1, content: 'one-tag' } });
+  let reply: Awaited<ReturnType<typeof api.post>> | undefined;
+  const sent = await commandsSent(async () => {
+    reply = await api.post('/api/db/reaction/update', { filters: { id: 'one-tag' }, values: { $set: { user_name: 'x' } } });
+  });
+  if (!againstArtifacts()) expect(sent).toEqual({ UpdateItemCommand: 1 });
+  const read = await api.post('/api/db/reaction/get_one', { filters: { id: 'one-tag' } });
+  expect(read.body.data).toMatchObject({ user_name: 'x', _version: 2 });
+  expect(reply!.headers.get('etag')).toBe(read.headers.get('etag'));
+});
+
 test('a record the update would make larger than DynamoDB takes is a 413, nothing written, on the one-write path too', async () => {
   await api.post('/api/db/reaction/create', { id: 'big', data: { user_id: 1, content: 'big' } });
   const answer = await api.post('/api/db/reaction/update', { filters: { id: 'big' }, values: { user_name: 'x'.repeat(410_000) } });
