@@ -9,7 +9,7 @@ import { ExpressionBuilder } from '../../filter/expression';
 import { itemKey } from '../../keys';
 import type { Changes } from '../../operators/changes';
 import { compileChanges, type CompiledChanges } from '../../operators/compile';
-import { TABLE_KEY, WRITE_TOKEN_ATTRIBUTE } from '../../table';
+import { TABLE_KEY, VERSION_ATTRIBUTE, WRITE_TOKEN_ATTRIBUTE } from '../../table';
 import { conditionalWrite } from '../../write/late-write';
 import { currentItem, newWriteToken } from '../../write/write-token';
 import { entityTag } from '../../write/entity-tag';
@@ -39,7 +39,7 @@ export function inPlaceParams(model: Model, id: string, x: ExpressionBuilder, co
 /**
  * An update of one record by id at DynamoDB's minimum cost: one conditional UpdateItem, no read,
  * when the changes compile (shared/store/operators/compile.ts). Contention cannot fail it:
- * DynamoDB applies concurrent ones one after another. The record's new entity tag when applied
+ * DynamoDB applies concurrent ones one after another. When applied, the record's new entity tag
  * (its version from the write's answer, or from the read that settled it); false when it could
  * not be stated so, or its condition failed (the record is missing, or the model refuses the
  * result): the caller's read tells which. A lost answer is settled by one read: the record
@@ -47,7 +47,7 @@ export function inPlaceParams(model: Model, id: string, x: ExpressionBuilder, co
  * not conditional on a token, so a copy on its way may still land), hence OutcomeUnknown, counted
  * as one record in doubt.
  */
-export async function updatedInPlace(model: Model, id: string, changes: Changes): Promise<string | false> {
+export async function updatedInPlace(model: Model, id: string, changes: Changes): Promise<{ etag?: string } | false> {
   const x = new ExpressionBuilder();
   // A value its field refuses is the read path's to answer: 422 only when a record matches.
   const compiled = await compileChanges(changes, x, model).catch((error: unknown) => {
@@ -59,7 +59,7 @@ export async function updatedInPlace(model: Model, id: string, changes: Changes)
   const command = new UpdateCommand(inPlaceParams(model, id, x, compiled, writeToken, new Date().toISOString()));
   try {
     const written = await conditionalWrite(
-      async () => ({ item: (await db().send(settledByCaller(command), inTime())).Attributes as Item }),
+      async () => ({ item: (await db().send(settledByCaller(command), inTime())).Attributes as Item | undefined }),
       async (cause) => {
         const stored = await currentItem(model, id).catch(() => undefined);
         if (stored?.[WRITE_TOKEN_ATTRIBUTE] === writeToken) return { item: stored };
@@ -67,7 +67,8 @@ export async function updatedInPlace(model: Model, id: string, changes: Changes)
         throw new PartialWrite(new OutcomeUnknown(id, cause), { updated: 0, matched: 1, failed: 0, unknown: 1 });
       },
     );
-    return written && entityTag(written.item);
+    // The write is done whatever its answer holds: a tag only from the version it shows.
+    return written && { etag: written.item?.[VERSION_ATTRIBUTE] === undefined ? undefined : entityTag(written.item) };
   } catch (error) {
     // A result DynamoDB cannot store (more than 38 digits, an item over 400 KB) is refused with
     // nothing written: the read path answers it in the model's words (422, 413).

@@ -181,7 +181,7 @@ export const updateRecordsTagged: Action<UpdateRequest, TaggedUpdate, WriteOptio
   const id = only !== undefined && (await schemaRecorded(model)) ? only : undefined;
   for (let attempt = 1; ; attempt++) {
     const inPlace = id !== undefined && (await (await oneWrite()).updatedInPlace(model, id, changes));
-    if (inPlace) return { answer: seed ? { ...ONE_UPDATED, upserted: false } : ONE_UPDATED, etag: inPlace };
+    if (inPlace) return { answer: seed ? { ...ONE_UPDATED, upserted: false } : ONE_UPDATED, etag: inPlace.etag };
     // After a create lost to a concurrent one, a keyed run's bounds (records older than its run, its plan) would hide the record it must update.
     const { answer, etag } = await updateMatching(model, request, changes, attempt > 1 ? { ...options, createLost: true } : options, named);
     if (!seed) return { answer, etag };
