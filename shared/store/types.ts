@@ -139,6 +139,11 @@ export type IfMatch = '*' | ReadonlyArray<string>;
 export interface WriteOptions extends ActionOptions {
   /** The record must have one of these entity tags when it is written (one write by id only). */
   ifMatch?: IfMatch;
+  /**
+   * An upsert's update after its create lost to another writer's: the record its id names is
+   * the run's to update, though it was made after the run began and no run of the key planned it.
+   */
+  createLost?: boolean;
 }
 
 /** Every action's one shape: the model, what to do (the request), how to run (the options). */
