@@ -1,8 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
-import * as z from 'zod';
-import { defineModel } from '../../shared/models/define';
 import { createClient, operation, RecordgateError } from '../../shared/client';
+import { findModel } from '../../shared/models/catalog';
 import { reaction } from '../../shared/models/reaction';
 import { recordLayout } from '../../shared/store/layout/index-build';
 import { againstArtifacts, ARTIFACT_TOKEN, localOnly, type Reply, useApi } from '../support/api';
@@ -10,26 +9,13 @@ import { measureMs, secondsFor } from '../support/machine-speed';
 import { tableSnapshot } from '../support/table-snapshot';
 
 // POST /api/db/transaction: operations across models, all or none, as one TransactWriteItems.
-// What a caller sees is checked against what the table holds afterwards. `account` is a model
-// this file adds (so its tests run on the local server only: a model a test adds never reaches
-// the bundles); the reaction tests run through the bundles too.
-const account = defineModel({
-  name: 'account',
-  description: 'a balance that may not go below 0',
-  schema: z.strictObject({ owner: z.string(), balance: z.int().min(0), note: z.string().optional() }),
-  indexed: ['owner'],
-});
+// What a caller sees is checked against what the table holds afterwards. `account` is one of the
+// test models (test/support/test-catalog.ts): the local server serves it through this mock, the
+// artifact project through bundles built with it.
+jest.mock('../../shared/models/catalog', () => jest.requireActual('../support/test-catalog').withTestModels(jest.requireActual('../../shared/models/catalog')));
+const account = findModel('account')!;
 
-jest.mock('../../shared/models/catalog', () => {
-  const actual = jest.requireActual('../../shared/models/catalog');
-  return {
-    MODEL_NAMES: [...actual.MODEL_NAMES, account.name],
-    findModel: (name: string) => (name === account.name ? account : actual.findModel(name)),
-    allModels: () => [...actual.allModels(), account],
-  };
-});
-
-const api = useApi();
+const api = useApi({ testModels: true });
 // As `npm start` and every deploy do before serving: an update's atomic path needs the schema recorded.
 beforeAll(async () => {
   for (const model of [account, reaction]) await recordLayout(model);
@@ -271,8 +257,8 @@ async function twoAccounts(first: number, second: number): Promise<[string, stri
   return ids;
 }
 
-describe('across models (local server: account is this file’s model)', () => {
-  localOnly('an update the model refuses is 422 for its operation, and nothing is written on any model', async () => {
+describe('across models', () => {
+  test('an update the model refuses is 422 for its operation, and nothing is written on any model', async () => {
     const [from] = await twoAccounts(1, 0);
     const before = await records();
     const r = await transact([
@@ -283,31 +269,27 @@ describe('across models (local server: account is this file’s model)', () => {
     expect(await records()).toEqual(before);
   });
 
-  localOnly(
-    '50 concurrent transfers of 1 from an account holding 20: exactly 20 apply, the rest are refused naming the operation, the sum is kept',
-    async () => {
-      const [from, to] = await twoAccounts(20, 0);
-      const one = await measureMs(() => transact([{ op: 'check', model: 'account', id: from, filters: {} }]));
-      api.giveTime(secondsFor(50 * one));
-      const replies = await Promise.all(
-        Array.from({ length: 50 }, () =>
-          transact([
-            { op: 'update', model: 'account', id: from, values: { $inc: { balance: -1 } } },
-            { op: 'update', model: 'account', id: to, values: { $inc: { balance: 1 } } },
-          ]),
-        ),
-      );
-      expect(replies.filter((r) => r.status === 200)).toHaveLength(20);
-      const refused = replies.filter((r) => r.status !== 200);
-      expect(refused.map((r) => [r.status, r.body.data.details[0].path])).toEqual(refused.map(() => [422, 'operations.0.values.balance']));
-      const stored = await records();
-      expect([stored.get(`account/${from}`)?.d, stored.get(`account/${to}`)?.d]).toEqual([
-        { owner: 'ann', balance: 0 },
-        { owner: 'bob', balance: 20 },
-      ]);
-    },
-    300_000,
-  );
+  test('50 concurrent transfers of 1 from an account holding 20: exactly 20 apply, the rest are refused naming the operation, the sum is kept', async () => {
+    const [from, to] = await twoAccounts(20, 0);
+    const one = await measureMs(() => transact([{ op: 'check', model: 'account', id: from, filters: {} }]));
+    api.giveTime(secondsFor(50 * one));
+    const replies = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        transact([
+          { op: 'update', model: 'account', id: from, values: { $inc: { balance: -1 } } },
+          { op: 'update', model: 'account', id: to, values: { $inc: { balance: 1 } } },
+        ]),
+      ),
+    );
+    expect(replies.filter((r) => r.status === 200)).toHaveLength(20);
+    const refused = replies.filter((r) => r.status !== 200);
+    expect(refused.map((r) => [r.status, r.body.data.details[0].path])).toEqual(refused.map(() => [422, 'operations.0.values.balance']));
+    const stored = await records();
+    expect([stored.get(`account/${from}`)?.d, stored.get(`account/${to}`)?.d]).toEqual([
+      { owner: 'ann', balance: 0 },
+      { owner: 'bob', balance: 20 },
+    ]);
+  }, 300_000);
 
   localOnly(
     'random transactions answer and store what a reference of balances says, all or none',

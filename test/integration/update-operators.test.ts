@@ -1,25 +1,19 @@
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
+import { findModel } from '../../shared/models/catalog';
 import { reaction } from '../../shared/models/reaction';
 import { recordLayout } from '../../shared/store/layout/index-build';
 import { localOnly, useApi } from '../support/api';
 import { measureMs, secondsFor } from '../support/machine-speed';
-import { stockModel } from '../support/models';
 import { commandsSent } from '../support/commands-sent';
 import { storedItems } from '../support/stored';
 
 // Update operators and upsert (issue 32), over HTTP as a user sends them: status, body, and what
-// is stored afterwards. The bounded-stock model is served by the local server only (a model a
-// test adds never reaches the bundles), so its cases run locally and reaction's everywhere.
-const STOCK = stockModel('op_stock');
-jest.mock('../../shared/models/catalog', () => {
-  const actual = jest.requireActual('../../shared/models/catalog');
-  return {
-    MODEL_NAMES: [...actual.MODEL_NAMES, STOCK.name],
-    findModel: (name: string) => (name === STOCK.name ? STOCK : actual.findModel(name)),
-  };
-});
+// is stored afterwards. The bounded-stock model is one of the test models (test/support/test-catalog.ts):
+// the local server serves it through this mock, the artifact project through bundles built with it.
+jest.mock('../../shared/models/catalog', () => jest.requireActual('../support/test-catalog').withTestModels(jest.requireActual('../../shared/models/catalog')));
+const STOCK = findModel('op_stock')!;
 
-const api = useApi();
+const api = useApi({ testModels: true });
 const stock = (op: string, body: unknown) => api.post(`/api/db/op_stock/${op}`, body);
 const update = async (body: unknown) => {
   const reply = await stock('update', body);
@@ -114,17 +108,13 @@ localOnly(
   300_000,
 );
 
-localOnly(
-  '20 concurrent $inc: -1 on stock 10: exactly 10 applied, the rest 422, stock 0',
-  async () => {
-    await create('stock', { title: 't', stock: 10 });
-    const answers = await Promise.all(Array.from({ length: 20 }, () => update({ filters: { id: 'stock' }, values: { $inc: { stock: -1 } } })));
-    expect(answers.filter((a) => a.status === 200 && a.data.updated === 1)).toHaveLength(10);
-    expect(answers.filter((a) => a.status === 422 && a.data.error === 'validation_error')).toHaveLength(10);
-    expect(await stored('stock')).toMatchObject({ d: { stock: 0 }, _version: 11 });
-  },
-  300_000,
-);
+test('20 concurrent $inc: -1 on stock 10: exactly 10 applied, the rest 422, stock 0', async () => {
+  await create('stock', { title: 't', stock: 10 });
+  const answers = await Promise.all(Array.from({ length: 20 }, () => update({ filters: { id: 'stock' }, values: { $inc: { stock: -1 } } })));
+  expect(answers.filter((a) => a.status === 200 && a.data.updated === 1)).toHaveLength(10);
+  expect(answers.filter((a) => a.status === 422 && a.data.error === 'validation_error')).toHaveLength(10);
+  expect(await stored('stock')).toMatchObject({ d: { stock: 0 }, _version: 11 });
+}, 300_000);
 
 localOnly('upsert creates a missing record from the filter, $set and $setOnInsert, then updates it and skips $setOnInsert', async () => {
   const values = { $setOnInsert: { title: 'first' }, $inc: { n: 1 }, $set: { code: 'abc' } };
