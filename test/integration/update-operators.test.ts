@@ -33,7 +33,7 @@ beforeAll(async () => {
   api.giveTime(secondsFor(100 * one));
 }, 300_000);
 
-localOnly('$set into a nested path keeps the other nested fields; the plain shorthand replaces the object whole', async () => {
+test('$set into a nested path keeps the other nested fields; the plain shorthand replaces the object whole', async () => {
   await create('nested', { title: 't', meta: { source: 's', stars: 3 } });
   expect(await update({ filters: { id: 'nested' }, values: { $set: { 'meta.read': true } } })).toMatchObject({ status: 200, data: { updated: 1 } });
   expect(await data('nested')).toEqual({ title: 't', meta: { source: 's', stars: 3, read: true } });
@@ -41,7 +41,7 @@ localOnly('$set into a nested path keeps the other nested fields; the plain shor
   expect(await data('nested')).toEqual({ title: 't', meta: { read: false } });
 });
 
-localOnly('$inc is exact and starts a missing path from 0; $unset removes an optional field, not a required one', async () => {
+test('$inc is exact and starts a missing path from 0; $unset removes an optional field, not a required one', async () => {
   await create('exact', { title: 't', n: 0.1, rank: NumberValue.from('18446744073709551616') });
   await update({ filters: { id: 'exact' }, values: { $inc: { n: 0.2, rank: 1 } } });
   expect(await data('exact')).toEqual({ title: 't', n: 0.3, rank: NumberValue.from('18446744073709551617') });
@@ -54,7 +54,7 @@ localOnly('$inc is exact and starts a missing path from 0; $unset removes an opt
   expect(await data('from-zero')).toEqual({ title: 't', meta: { stars: 2 }, stock: 5 });
 });
 
-localOnly('an $inc whose exact result has more digits than DynamoDB keeps is a 422, nothing written, on the one-write path too', async () => {
+test('an $inc whose exact result has more digits than DynamoDB keeps is a 422, nothing written, on the one-write path too', async () => {
   await create('digits', { title: 't', n: NumberValue.from('10000000000000000000000000000000000000') });
   expect(await update({ filters: { id: 'digits' }, values: { $inc: { n: 0.1 } } })).toMatchObject({
     status: 422,
@@ -63,7 +63,7 @@ localOnly('an $inc whose exact result has more digits than DynamoDB keeps is a 4
   expect(await stored('digits')).toMatchObject({ _version: 1 });
 });
 
-localOnly('$min, $max, $push, $addToSet and $pull, by filter over several records', async () => {
+test('$min, $max, $push, $addToSet and $pull, by filter over several records', async () => {
   await create('arr1', { title: 'arr', n: 5, tags: ['a', 'b'] });
   await create('arr2', { title: 'arr', n: 1 });
   expect(await update({ filters: { title: 'arr' }, values: { $min: { n: 3 }, $addToSet: { tags: { $each: ['b', 'c'] } } } })).toMatchObject({
@@ -78,7 +78,7 @@ localOnly('$min, $max, $push, $addToSet and $pull, by filter over several record
   expect(await data('arr2')).toEqual({ title: 'arr', n: 2, tags: ['c', 'c', 'd'] });
 });
 
-localOnly('an operator on a kind that cannot take it is a 400 naming the path; a result the model refuses a 422; nothing is written', async () => {
+test('an operator on a kind that cannot take it is a 400 naming the path; a result the model refuses a 422; nothing is written', async () => {
   await create('refused', { title: 't', stock: 0, tags: ['a', 'b', 'c'], code: 'abc' });
   const before = await stored('refused');
   expect(await update({ filters: { id: 'refused' }, values: { $inc: { title: 1 } } })).toMatchObject({
@@ -93,6 +93,7 @@ localOnly('an operator on a kind that cannot take it is a 400 naming the path; a
   expect(await stored('refused')).toEqual(before);
 });
 
+// Local only: commandsSent counts the commands of this process's client, which the bundles do not use.
 localOnly(
   '100 concurrent $inc: 1 on one record: every one 200 updated 1, the value up by 100, each one UpdateItem and no read',
   async () => {
@@ -116,7 +117,7 @@ test('20 concurrent $inc: -1 on stock 10: exactly 10 applied, the rest 422, stoc
   expect(await stored('stock')).toMatchObject({ d: { stock: 0 }, _version: 11 });
 }, 300_000);
 
-localOnly('upsert creates a missing record from the filter, $set and $setOnInsert, then updates it and skips $setOnInsert', async () => {
+test('upsert creates a missing record from the filter, $set and $setOnInsert, then updates it and skips $setOnInsert', async () => {
   const values = { $setOnInsert: { title: 'first' }, $inc: { n: 1 }, $set: { code: 'abc' } };
   expect(await update({ filters: { id: 'up', n: { $gte: 0 } }, values, upsert: true })).toMatchObject({ status: 200, data: { updated: 0, upserted: true } });
   expect(await stored('up')).toMatchObject({ d: { title: 'first', n: 1, code: 'abc' }, _version: 1 });
@@ -133,18 +134,14 @@ localOnly('upsert creates a missing record from the filter, $set and $setOnInser
   expect(await stored('up')).toMatchObject({ _version: 2 });
 });
 
-localOnly(
-  '20 concurrent $inc: 1 upserts of a missing id make one record with n: 20',
-  async () => {
-    const answers = await Promise.all(
-      Array.from({ length: 20 }, () => update({ filters: { id: 'counter' }, values: { $setOnInsert: { title: 'c' }, $inc: { n: 1 } }, upsert: true })),
-    );
-    expect(answers.filter((a) => a.status !== 200)).toEqual([]);
-    expect(answers.filter((a) => a.data.upserted === true)).toHaveLength(1);
-    expect(await stored('counter')).toMatchObject({ d: { title: 'c', n: 20 }, _version: 20 });
-  },
-  300_000,
-);
+test('20 concurrent $inc: 1 upserts of a missing id make one record with n: 20', async () => {
+  const answers = await Promise.all(
+    Array.from({ length: 20 }, () => update({ filters: { id: 'counter' }, values: { $setOnInsert: { title: 'c' }, $inc: { n: 1 } }, upsert: true })),
+  );
+  expect(answers.filter((a) => a.status !== 200)).toEqual([]);
+  expect(answers.filter((a) => a.data.upserted === true)).toHaveLength(1);
+  expect(await stored('counter')).toMatchObject({ d: { title: 'c', n: 20 }, _version: 20 });
+}, 300_000);
 
 test('reaction: operators and upsert, and their refusals (also through the bundles)', async () => {
   const post = (body: unknown) => api.post('/api/db/reaction/update', body);
