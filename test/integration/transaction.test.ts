@@ -1,11 +1,11 @@
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { createClient, operation, RecordgateError } from '../../shared/client';
-import { findModel } from '../../shared/models/catalog';
 import { reaction } from '../../shared/models/reaction';
 import { recordLayout } from '../../shared/store/layout/index-build';
 import { againstArtifacts, ARTIFACT_TOKEN, type Reply, useApi } from '../support/api';
 import { measureMs, secondsFor } from '../support/machine-speed';
+import { testModel } from '../support/test-catalog';
 import { tableSnapshot } from '../support/table-snapshot';
 
 // POST /api/db/transaction: operations across models, all or none, as one TransactWriteItems.
@@ -13,7 +13,10 @@ import { tableSnapshot } from '../support/table-snapshot';
 // test models (test/support/test-catalog.ts): the local server serves it through this mock, the
 // artifact project through bundles built with it.
 jest.mock('../../shared/models/catalog', () => jest.requireActual('../support/test-catalog').withTestModels(jest.requireActual('../../shared/models/catalog')));
-const account = findModel('account')!;
+jest.mock('../../shared/models/every-model', () =>
+  jest.requireActual('../support/test-catalog').everyModelWithTestModels(jest.requireActual('../../shared/models/every-model')),
+);
+const account = testModel('account');
 
 const api = useApi({ testModels: true });
 // As `npm start` and every deploy do before serving: an update's atomic path needs the schema recorded.

@@ -5,4 +5,4 @@ import { withTestModels } from '../test-catalog';
  * The catalog the artifact project's bundles of the test models import in place of
  * shared/models/catalog.ts (test/support/artifact/test-model-bundles.ts): the shipped one, then the test models.
  */
-export const { MODEL_NAMES, findModel, allModels } = withTestModels(shipped);
+export const { MODEL_NAMES, findModel } = withTestModels(shipped);
