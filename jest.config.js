@@ -30,7 +30,9 @@ const integration = (engine, displayName = engine, testMatch = ['<rootDir>/test/
 
 // The contract suites that hold for the deployed shape too; the rest test local-only settings
 // (environment variables a test sets, loopback open mode) or the source's internals.
-// record-model and update-operators run there on reaction only: a model a test adds never reaches the bundles.
+// record-model runs there on reaction only (its other models are its own); update-operators and
+// transaction add the test models (test/support/test-catalog.ts), which reach
+// bundles built with them once per run (test/support/artifact/test-model-bundles.ts).
 const ARTIFACT_SUITES = [
   'routes',
   'create',

@@ -4,23 +4,20 @@ import { recordLayout } from '../../shared/store/layout/index-build';
 import { againstArtifacts, localOnly, useApi } from '../support/api';
 import { updateRecords } from '../../shared/store/actions/update/update';
 import { measureMs, secondsFor } from '../support/machine-speed';
-import { stockModel } from '../support/models';
+import { testModel } from '../support/test-catalog';
 import { commandsSent } from '../support/commands-sent';
 import { storedItems } from '../support/stored';
 
 // Update operators and upsert (issue 32), over HTTP as a user sends them: status, body, and what
-// is stored afterwards. The bounded-stock model is served by the local server only (a model a
-// test adds never reaches the bundles), so its cases run locally and reaction's everywhere.
-const STOCK = stockModel('op_stock');
-jest.mock('../../shared/models/catalog', () => {
-  const actual = jest.requireActual('../../shared/models/catalog');
-  return {
-    MODEL_NAMES: [...actual.MODEL_NAMES, STOCK.name],
-    findModel: (name: string) => (name === STOCK.name ? STOCK : actual.findModel(name)),
-  };
-});
+// is stored afterwards. The bounded-stock model is one of the test models (test/support/test-catalog.ts):
+// the local server serves it through this mock, the artifact project through bundles built with it.
+jest.mock('../../shared/models/catalog', () => jest.requireActual('../support/test-catalog').withTestModels(jest.requireActual('../../shared/models/catalog')));
+jest.mock('../../shared/models/every-model', () =>
+  jest.requireActual('../support/test-catalog').everyModelWithTestModels(jest.requireActual('../../shared/models/every-model')),
+);
+const STOCK = testModel('op_stock');
 
-const api = useApi();
+const api = useApi({ testModels: true });
 const stock = (op: string, body: unknown) => api.post(`/api/db/op_stock/${op}`, body);
 const update = async (body: unknown) => {
   const reply = await stock('update', body);
@@ -40,7 +37,7 @@ beforeAll(async () => {
   api.giveTime(secondsFor(100 * one));
 }, 300_000);
 
-localOnly('$set into a nested path keeps the other nested fields; the plain shorthand replaces the object whole', async () => {
+test('$set into a nested path keeps the other nested fields; the plain shorthand replaces the object whole', async () => {
   await create('nested', { title: 't', meta: { source: 's', stars: 3 } });
   expect(await update({ filters: { id: 'nested' }, values: { $set: { 'meta.read': true } } })).toMatchObject({ status: 200, data: { updated: 1 } });
   expect(await data('nested')).toEqual({ title: 't', meta: { source: 's', stars: 3, read: true } });
@@ -48,7 +45,7 @@ localOnly('$set into a nested path keeps the other nested fields; the plain shor
   expect(await data('nested')).toEqual({ title: 't', meta: { read: false } });
 });
 
-localOnly('$inc is exact and starts a missing path from 0; $unset removes an optional field, not a required one', async () => {
+test('$inc is exact and starts a missing path from 0; $unset removes an optional field, not a required one', async () => {
   await create('exact', { title: 't', n: 0.1, rank: NumberValue.from('18446744073709551616') });
   await update({ filters: { id: 'exact' }, values: { $inc: { n: 0.2, rank: 1 } } });
   expect(await data('exact')).toEqual({ title: 't', n: 0.3, rank: NumberValue.from('18446744073709551617') });
@@ -61,7 +58,7 @@ localOnly('$inc is exact and starts a missing path from 0; $unset removes an opt
   expect(await data('from-zero')).toEqual({ title: 't', meta: { stars: 2 }, stock: 5 });
 });
 
-localOnly('an $inc whose exact result has more digits than DynamoDB keeps is a 422, nothing written, on the one-write path too', async () => {
+test('an $inc whose exact result has more digits than DynamoDB keeps is a 422, nothing written, on the one-write path too', async () => {
   await create('digits', { title: 't', n: NumberValue.from('10000000000000000000000000000000000000') });
   expect(await update({ filters: { id: 'digits' }, values: { $inc: { n: 0.1 } } })).toMatchObject({
     status: 422,
@@ -70,7 +67,7 @@ localOnly('an $inc whose exact result has more digits than DynamoDB keeps is a 4
   expect(await stored('digits')).toMatchObject({ _version: 1 });
 });
 
-localOnly('$min, $max, $push, $addToSet and $pull, by filter over several records', async () => {
+test('$min, $max, $push, $addToSet and $pull, by filter over several records', async () => {
   await create('arr1', { title: 'arr', n: 5, tags: ['a', 'b'] });
   await create('arr2', { title: 'arr', n: 1 });
   expect(await update({ filters: { title: 'arr' }, values: { $min: { n: 3 }, $addToSet: { tags: { $each: ['b', 'c'] } } } })).toMatchObject({
@@ -85,7 +82,7 @@ localOnly('$min, $max, $push, $addToSet and $pull, by filter over several record
   expect(await data('arr2')).toEqual({ title: 'arr', n: 2, tags: ['c', 'c', 'd'] });
 });
 
-localOnly('an operator on a kind that cannot take it is a 400 naming the path; a result the model refuses a 422; nothing is written', async () => {
+test('an operator on a kind that cannot take it is a 400 naming the path; a result the model refuses a 422; nothing is written', async () => {
   await create('refused', { title: 't', stock: 0, tags: ['a', 'b', 'c'], code: 'abc' });
   const before = await stored('refused');
   expect(await update({ filters: { id: 'refused' }, values: { $inc: { title: 1 } } })).toMatchObject({
@@ -100,6 +97,7 @@ localOnly('an operator on a kind that cannot take it is a 400 naming the path; a
   expect(await stored('refused')).toEqual(before);
 });
 
+// Local only: commandsSent counts the commands of this process's client, which the bundles do not use.
 localOnly(
   '100 concurrent $inc: 1 on one record: every one 200 updated 1, the value up by 100, each one UpdateItem and no read',
   async () => {
@@ -115,19 +113,15 @@ localOnly(
   300_000,
 );
 
-localOnly(
-  '20 concurrent $inc: -1 on stock 10: exactly 10 applied, the rest 422, stock 0',
-  async () => {
-    await create('stock', { title: 't', stock: 10 });
-    const answers = await Promise.all(Array.from({ length: 20 }, () => update({ filters: { id: 'stock' }, values: { $inc: { stock: -1 } } })));
-    expect(answers.filter((a) => a.status === 200 && a.data.updated === 1)).toHaveLength(10);
-    expect(answers.filter((a) => a.status === 422 && a.data.error === 'validation_error')).toHaveLength(10);
-    expect(await stored('stock')).toMatchObject({ d: { stock: 0 }, _version: 11 });
-  },
-  300_000,
-);
+test('20 concurrent $inc: -1 on stock 10: exactly 10 applied, the rest 422, stock 0', async () => {
+  await create('stock', { title: 't', stock: 10 });
+  const answers = await Promise.all(Array.from({ length: 20 }, () => update({ filters: { id: 'stock' }, values: { $inc: { stock: -1 } } })));
+  expect(answers.filter((a) => a.status === 200 && a.data.updated === 1)).toHaveLength(10);
+  expect(answers.filter((a) => a.status === 422 && a.data.error === 'validation_error')).toHaveLength(10);
+  expect(await stored('stock')).toMatchObject({ d: { stock: 0 }, _version: 11 });
+}, 300_000);
 
-localOnly('upsert creates a missing record from the filter, $set and $setOnInsert, then updates it and skips $setOnInsert', async () => {
+test('upsert creates a missing record from the filter, $set and $setOnInsert, then updates it and skips $setOnInsert', async () => {
   const values = { $setOnInsert: { title: 'first' }, $inc: { n: 1 }, $set: { code: 'abc' } };
   expect(await update({ filters: { id: 'up', n: { $gte: 0 } }, values, upsert: true })).toMatchObject({ status: 200, data: { updated: 0, upserted: true } });
   expect(await stored('up')).toMatchObject({ d: { title: 'first', n: 1, code: 'abc' }, _version: 1 });
@@ -144,18 +138,14 @@ localOnly('upsert creates a missing record from the filter, $set and $setOnInser
   expect(await stored('up')).toMatchObject({ _version: 2 });
 });
 
-localOnly(
-  '20 concurrent $inc: 1 upserts of a missing id make one record with n: 20',
-  async () => {
-    const answers = await Promise.all(
-      Array.from({ length: 20 }, () => update({ filters: { id: 'counter' }, values: { $setOnInsert: { title: 'c' }, $inc: { n: 1 } }, upsert: true })),
-    );
-    expect(answers.filter((a) => a.status !== 200)).toEqual([]);
-    expect(answers.filter((a) => a.data.upserted === true)).toHaveLength(1);
-    expect(await stored('counter')).toMatchObject({ d: { title: 'c', n: 20 }, _version: 20 });
-  },
-  300_000,
-);
+test('20 concurrent $inc: 1 upserts of a missing id make one record with n: 20', async () => {
+  const answers = await Promise.all(
+    Array.from({ length: 20 }, () => update({ filters: { id: 'counter' }, values: { $setOnInsert: { title: 'c' }, $inc: { n: 1 } }, upsert: true })),
+  );
+  expect(answers.filter((a) => a.status !== 200)).toEqual([]);
+  expect(answers.filter((a) => a.data.upserted === true)).toHaveLength(1);
+  expect(await stored('counter')).toMatchObject({ d: { title: 'c', n: 20 }, _version: 20 });
+}, 300_000);
 
 test('concurrent upserts of a missing id, each under its own Idempotency-Key, make one record and all count (also through the bundles)', async () => {
   // Each process of the bundles is a Lambda sandbox: fewer there.

@@ -53,8 +53,12 @@ export interface Api {
   giveTime(seconds: number): void;
 }
 
-/** Starts the local server (same handlers as Lambda) for one test file; stops it after. */
-export function useApi(): Api {
+/**
+ * Starts the local server (same handlers as Lambda) for one test file; stops it after. A file that
+ * adds the test models (`jest.mock` of shared/models/catalog.ts with test/support/test-catalog.ts)
+ * says `testModels`, and is then served through the bundles built with them.
+ */
+export function useApi(options: { testModels?: boolean } = {}): Api {
   let server: Server | undefined;
   let given = 0;
   const api: Api = {
@@ -92,6 +96,7 @@ export function useApi(): Api {
         secrets: secretOf,
         timeoutSeconds: (configured) => Math.max(configured, given),
         invocationEnvironment: (): Record<string, string> => (given > 0 ? { TEST_CALL_TIMEOUT_MS: String(given * 1000) } : {}),
+        testModels: options.testModels,
       });
       api.url = artifact.url;
       return;

@@ -88,3 +88,13 @@ export function stockModel(name: string) {
     indexed: ['rank'],
   });
 }
+
+/** The model of issue 32's transfers: a balance that may not go below 0, and an indexed owner. */
+export function accountModel(name: string) {
+  return defineModel({
+    name,
+    description: 'a balance that may not go below 0',
+    schema: z.strictObject({ owner: z.string(), balance: z.int().min(0), note: z.string().optional() }),
+    indexed: ['owner'],
+  });
+}

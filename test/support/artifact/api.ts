@@ -5,6 +5,7 @@ import { readAssembly, type Assembly } from './assembly';
 import { startRecordingProxy } from './recorder';
 import { FunctionSandboxes } from './sandbox';
 import { secretArn, SESSION_TOKEN, startSecretsStandIn, type SecretSource } from './secrets';
+import { testModelBundle } from './test-model-bundles';
 
 export interface ArtifactApi {
   url: string;
@@ -29,6 +30,8 @@ export interface ArtifactOptions {
   timeoutSeconds?: number | ((configured: number) => number);
   /** Test-only settings each invocation's environment gets, asked at each invocation. */
   invocationEnvironment?: () => Record<string, string>;
+  /** Serves the functions that read the model catalog from their bundles built with the test models (test/support/test-catalog.ts). */
+  testModels?: boolean;
 }
 
 const close = (server: Server) => new Promise((resolve) => server.close(resolve));
@@ -49,31 +52,35 @@ export async function startArtifactApi(options: ArtifactOptions): Promise<Artifa
     actionsSent.set(fn.name, sent);
     const proxy = await startRecordingProxy(options.engine, sent);
     servers.push(proxy.server);
+    const assetDir = (options.testModels && testModelBundle(fn.name)) || fn.assetDir;
     sandboxes.set(
       fn.name,
-      new FunctionSandboxes(fn, {
-        timeoutSeconds: options.timeoutSeconds,
-        invocationEnvironment: options.invocationEnvironment,
-        resolve: (name, value) => {
-          // The Parameters and Secrets extension's port (infra/secrets.ts) is the stand-in's here.
-          if (name === 'PARAMETERS_SECRETS_EXTENSION_HTTP_PORT') return String(secrets.port);
-          if (typeof value === 'string') return value;
-          if (name === 'TABLE_NAME') return options.table;
-          if (name.endsWith('_SECRET_ARN')) return secretArn(name.replace(/_SECRET_ARN$/, ''));
-          // Other resources (the OneBot queue and bucket) have no stand-in: a call there fails, as
-          // it would against an unreachable service.
-          return `artifact-unresolved-${name.toLowerCase()}`;
+      new FunctionSandboxes(
+        { ...fn, assetDir },
+        {
+          timeoutSeconds: options.timeoutSeconds,
+          invocationEnvironment: options.invocationEnvironment,
+          resolve: (name, value) => {
+            // The Parameters and Secrets extension's port (infra/secrets.ts) is the stand-in's here.
+            if (name === 'PARAMETERS_SECRETS_EXTENSION_HTTP_PORT') return String(secrets.port);
+            if (typeof value === 'string') return value;
+            if (name === 'TABLE_NAME') return options.table;
+            if (name.endsWith('_SECRET_ARN')) return secretArn(name.replace(/_SECRET_ARN$/, ''));
+            // Other resources (the OneBot queue and bucket) have no stand-in: a call there fails, as
+            // it would against an unreachable service.
+            return `artifact-unresolved-${name.toLowerCase()}`;
+          },
+          lambdaEnvironment: {
+            AWS_REGION: 'us-east-1',
+            AWS_DEFAULT_REGION: 'us-east-1',
+            AWS_ACCESS_KEY_ID: 'artifact',
+            AWS_SECRET_ACCESS_KEY: 'artifact',
+            AWS_SESSION_TOKEN: SESSION_TOKEN,
+            AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint,
+            AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
+          },
         },
-        lambdaEnvironment: {
-          AWS_REGION: 'us-east-1',
-          AWS_DEFAULT_REGION: 'us-east-1',
-          AWS_ACCESS_KEY_ID: 'artifact',
-          AWS_SECRET_ACCESS_KEY: 'artifact',
-          AWS_SESSION_TOKEN: SESSION_TOKEN,
-          AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint,
-          AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
-        },
-      }),
+      ),
     );
   }
   const invoke = (fn: string, event: unknown) => {

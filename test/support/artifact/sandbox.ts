@@ -1,6 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { Invocation } from '../../../scripts/local/gateway';
@@ -43,20 +43,42 @@ export interface SandboxSettings {
   invocationEnvironment?: () => Record<string, string>;
 }
 
-interface Sandbox {
-  child: ChildProcess;
-  ready: Promise<void>;
+/**
+ * Lambda runs each sandbox's init (the bundle's module load) on that sandbox's own CPU, and the
+ * init never counts against an invocation. Here every sandbox shares this machine's cores: 50
+ * concurrent requests forked 50 Node processes at once, and their loads took the CPU from the
+ * sandboxes already serving an invocation, whose 2 s bound on the secrets read
+ * (CALL_LIMITS.secretTimeoutMs) ran out before their own request left the process (measured: the
+ * stand-in answered each read within 2 ms of its arrival, but the first arrived 2.5 s after its
+ * invocation started). So at most one sandbox per core loads at a time, in this test process; a
+ * request still gets a sandbox of its own, as in Lambda, and waits for its turn to load it.
+ */
+const INIT_SLOTS = availableParallelism();
+let initializing = 0;
+const waitingToInit: Array<() => void> = [];
+
+async function initSlot(): Promise<() => void> {
+  if (initializing < INIT_SLOTS) initializing += 1;
+  else await new Promise<void>((resolve) => waitingToInit.push(resolve));
+  // A freed slot passes straight to the next sandbox waiting for one.
+  return () => {
+    const next = waitingToInit.shift();
+    if (next) next();
+    else initializing -= 1;
+  };
 }
 
 /**
  * Runs one deployed function's bundle as Lambda would: a copy of the asset in a directory far
  * from the repository (no source, no node_modules to fall back on), fresh Node processes with
  * only the environment the template and Lambda give, one event per process at a time, more
- * processes under concurrency, and a process stopped when it runs past its timeout.
+ * processes under concurrency (loaded a few at a time, initSlot), and a process stopped when it
+ * runs past its timeout.
  */
 export class FunctionSandboxes {
-  private readonly idle: Sandbox[] = [];
+  private readonly idle: ChildProcess[] = [];
   private readonly all = new Set<ChildProcess>();
+  private stopped = false;
   private readonly taskRoot: string;
   /** Everything the function wrote to stdout and stderr, one entry per line. */
   readonly logs: string[] = [];
@@ -86,33 +108,40 @@ export class FunctionSandboxes {
     };
   }
 
-  private start(): Sandbox {
-    this.coldStarts += 1;
-    const child = fork(path.join(this.taskRoot, '..', 'runtime.js'), [], {
-      cwd: this.taskRoot,
-      env: this.environment(),
-      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-      execArgv: [],
-    });
-    this.all.add(child);
-    child.on('exit', () => this.all.delete(child));
-    for (const stream of [child.stdout!, child.stderr!]) {
-      stream.setEncoding('utf8');
-      stream.on('data', (text: string) => this.logs.push(...text.split('\n').filter(Boolean)));
+  /** A new sandbox, its bundle loaded: the cold start. */
+  private async start(): Promise<ChildProcess> {
+    const release = await initSlot();
+    try {
+      if (this.stopped) throw new Error(`${this.fn.name}'s sandboxes were stopped`);
+      this.coldStarts += 1;
+      const child = fork(path.join(this.taskRoot, '..', 'runtime.js'), [], {
+        cwd: this.taskRoot,
+        env: this.environment(),
+        stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+        execArgv: [],
+      });
+      this.all.add(child);
+      child.on('exit', () => this.all.delete(child));
+      for (const stream of [child.stdout!, child.stderr!]) {
+        stream.setEncoding('utf8');
+        stream.on('data', (text: string) => this.logs.push(...text.split('\n').filter(Boolean)));
+      }
+      await new Promise<void>((resolve, reject) => {
+        child.once('message', () => resolve());
+        child.once('exit', (code) => reject(new Error(`${this.fn.name} exited with ${code} while loading`)));
+      });
+      return child;
+    } finally {
+      release();
     }
-    const ready = new Promise<void>((resolve, reject) => {
-      child.once('message', () => resolve());
-      child.once('exit', (code) => reject(new Error(`${this.fn.name} exited with ${code} while loading`)));
-    });
-    return { child, ready };
   }
 
   async invoke(event: unknown): Promise<Invocation> {
     const override = this.settings.timeoutSeconds;
     const timeoutMs = (typeof override === 'function' ? override(this.fn.timeoutSeconds) : (override ?? this.fn.timeoutSeconds)) * 1000;
-    const sandbox = this.idle.pop() ?? this.start();
+    let sandbox: ChildProcess;
     try {
-      await sandbox.ready;
+      sandbox = this.idle.pop() ?? (await this.start());
     } catch (error) {
       return { kind: 'failed', reason: (error as Error).message };
     }
@@ -122,10 +151,10 @@ export class FunctionSandboxes {
     return new Promise<Invocation>((resolve) => {
       const finish = (invocation: Invocation, reuse: boolean) => {
         clearTimeout(timer);
-        sandbox.child.off('message', onMessage);
-        sandbox.child.off('exit', onExit);
+        sandbox.off('message', onMessage);
+        sandbox.off('exit', onExit);
         if (reuse) this.idle.push(sandbox);
-        else sandbox.child.kill('SIGKILL');
+        else sandbox.kill('SIGKILL');
         resolve(invocation);
       };
       const onMessage = (message: { requestId?: string; result?: APIGatewayProxyStructuredResultV2; error?: { message: string } }) => {
@@ -136,13 +165,14 @@ export class FunctionSandboxes {
       const onExit = () => finish({ kind: 'failed', reason: 'Runtime exited' }, false);
       // Past its timeout the sandbox is stopped: nothing it was doing goes on.
       const timer = setTimeout(() => finish({ kind: 'failed', reason: `Task timed out after ${timeoutMs / 1000} seconds` }, false), timeoutMs);
-      sandbox.child.on('message', onMessage);
-      sandbox.child.on('exit', onExit);
-      sandbox.child.send({ requestId, event, deadline, env: this.settings.invocationEnvironment?.() ?? {} });
+      sandbox.on('message', onMessage);
+      sandbox.on('exit', onExit);
+      sandbox.send({ requestId, event, deadline, env: this.settings.invocationEnvironment?.() ?? {} });
     });
   }
 
   stop(): void {
+    this.stopped = true;
     for (const child of this.all) child.kill('SIGKILL');
   }
 }
