@@ -97,21 +97,18 @@ test('an operator on a kind that cannot take it is a 400 naming the path; a resu
   expect(await stored('refused')).toEqual(before);
 });
 
-// Local only: commandsSent counts the commands of this process's client, which the bundles do not use.
-localOnly(
-  '100 concurrent $inc: 1 on one record: every one 200 updated 1, the value up by 100, each one UpdateItem and no read',
-  async () => {
-    await create('hot', { title: 't', n: 0 });
-    let answers: Array<{ status: number; data: Record<string, any> }> = [];
-    const sent = await commandsSent(async () => {
-      answers = await Promise.all(Array.from({ length: 100 }, () => update({ filters: { id: 'hot' }, values: { $inc: { n: 1 } } })));
-    });
-    expect(answers.filter((a) => a.status !== 200 || a.data.updated !== 1)).toEqual([]);
-    expect(sent).toEqual({ UpdateItemCommand: 100 });
-    expect(await stored('hot')).toMatchObject({ d: { title: 't', n: 100 }, _version: 101 });
-  },
-  300_000,
-);
+// Through the bundles too; what it sends is counted locally only: commandsSent counts the commands
+// of this process's client, which the bundles do not use.
+test('100 concurrent $inc: 1 on one record: every one 200 updated 1, the value up by 100, each one UpdateItem and no read', async () => {
+  await create('hot', { title: 't', n: 0 });
+  let answers: Array<{ status: number; data: Record<string, any> }> = [];
+  const sent = await commandsSent(async () => {
+    answers = await Promise.all(Array.from({ length: 100 }, () => update({ filters: { id: 'hot' }, values: { $inc: { n: 1 } } })));
+  });
+  expect(answers.filter((a) => a.status !== 200 || a.data.updated !== 1)).toEqual([]);
+  if (!againstArtifacts()) expect(sent).toEqual({ UpdateItemCommand: 100 });
+  expect(await stored('hot')).toMatchObject({ d: { title: 't', n: 100 }, _version: 101 });
+}, 300_000);
 
 test('20 concurrent $inc: -1 on stock 10: exactly 10 applied, the rest 422, stock 0', async () => {
   await create('stock', { title: 't', stock: 10 });
