@@ -208,8 +208,8 @@ export function planAccess(model: Model, filter: FilterNode, order: Order, readi
     space,
     keyCondition: (shard, x) => {
       const pk = `${x.name(TABLE_KEY.partitionKey)} = ${x.value(partitionKey(model, shard))}`;
-      const sk = x.name(TABLE_KEY.sortKey);
-      return range ? `${pk} AND ${idRange(range, sk, x, space)}` : `${pk}${wholeSpace(sk, x)}`;
+      if (range) return `${pk} AND ${idRange(range, x.name(TABLE_KEY.sortKey), x, space)}`;
+      return space === '' ? pk : `${pk}${wholeSpace(x.name(TABLE_KEY.sortKey), x)}`;
     },
     startKey: (shard, after) => ({ [TABLE_KEY.partitionKey]: partitionKey(model, shard), [TABLE_KEY.sortKey]: after }),
   });
