@@ -7,7 +7,7 @@ import { lambdaContext, toEvent } from '../../scripts/local/event';
 import { defineModel } from '../../shared/models/define';
 import { recordLayout } from '../../shared/store/layout/index-build';
 import { useApi } from '../support/api';
-import { bookmarkModel } from '../support/models';
+import { bookmarkModel } from '../support/bookmark-model';
 import { tableSnapshot } from '../support/table-snapshot';
 
 // Who the caller is (docs/security.md): an API_TOKENS entry's subject and claims, a JWT's as API

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { defineModel, type ModelAccess } from '../../shared/models/define';
+import { defineModel } from '../../shared/models/define';
 
 /** A model with nested fields, several index slots and shards, used to test the store directly. */
 export function noteModel(name = 'note', shards = 1) {
@@ -86,16 +86,5 @@ export function stockModel(name: string) {
       label: z.union([z.number(), z.string()]).optional(),
     }),
     indexed: ['rank'],
-  });
-}
-
-/** Issue 33's model with an owner rule: a bookmark its creator owns (`owner`, stamped from the caller's subject). */
-export function bookmarkModel(name = 'bookmark', access: ModelAccess = 'read_write') {
-  return defineModel({
-    name,
-    description: 'a bookmark its creator owns',
-    schema: z.strictObject({ owner: z.string().optional(), url: z.string() }),
-    owner: 'owner',
-    access,
   });
 }

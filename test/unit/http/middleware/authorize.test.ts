@@ -1,7 +1,7 @@
 import { toEvent } from '../../../../scripts/local/event';
 import { httpHandler } from '../../../../shared/http/middleware';
 import { call, echo, request } from '../../../support/http-chain';
-import { bookmarkModel } from '../../../support/models';
+import { bookmarkModel } from '../../../support/bookmark-model';
 
 // A model whose owner rule keeps each caller to its own records: there, write deletes.
 const bookmark = bookmarkModel();
