@@ -198,3 +198,16 @@ test('a model that gains a tenant rule while it holds data is refused, with the 
   expect((refusal as LayoutMismatch).change).toMatch(/keyed with no tenant rule, but its definition keys them per tenant, by org/);
   expect((refusal as LayoutMismatch).fix).toMatch(/tenant rule back/);
 });
+
+test("a cursor is bound to its caller's reach: another owner's, admin's or another tenant's use of it is 400", async () => {
+  const first = await post('cat', 'list', { limit: 1 });
+  const cursor = first.body.data.next_cursor as string;
+  for (const other of ['ann', 'root'] as const) {
+    const reply = await post(other, 'list', { limit: 1, cursor });
+    expect([reply.status, reply.body.data.error]).toEqual([400, 'invalid_cursor']);
+  }
+  expect((await post('cat', 'list', { limit: 1, cursor })).status).toBe(200);
+  // The same for an admin's cursor in a caller's hands, where admin reaches more than the caller.
+  const wide = (await post('root', 'list', { limit: 1 })).body.data.next_cursor as string;
+  expect((await post('ann', 'list', { limit: 1, cursor: wide })).body.data.error).toBe('invalid_cursor');
+});
