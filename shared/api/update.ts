@@ -9,7 +9,7 @@ import { updateRequest } from './requests/update';
 type UpdateAnswer = z.infer<typeof updateAnswerSchema>;
 
 // The ETag of the one record an update by id changed lets the client's next write send If-Match without a get_one.
-export const updateOperation = recordOperation(updateRequest, async (model, body, keyRun, headers): Promise<UpdateAnswer | WithHeaders<UpdateAnswer>> => {
-  const { answer, etag } = await updateRecordsTagged(model, body, { keyRun, ifMatch: ifMatchOf(headers) });
+export const updateOperation = recordOperation(updateRequest, async (model, body, options, headers): Promise<UpdateAnswer | WithHeaders<UpdateAnswer>> => {
+  const { answer, etag } = await updateRecordsTagged(model, body, { ...options, ifMatch: ifMatchOf(headers) });
   return etag === undefined ? answer : new WithHeaders(answer, { etag });
 });
