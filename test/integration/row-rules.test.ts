@@ -47,6 +47,8 @@ const TOKENS = {
   cat: { scopes: ['read', 'write'], sub: 'cat', claims: { tenant: 'globex' } },
   root: { scopes: ['read', 'write', 'admin'], sub: 'root', claims: { tenant: 'acme' } },
   nobody: { scopes: ['read', 'write', 'admin'], sub: 'nobody' },
+  long: { scopes: ['read', 'write'], sub: 'long', claims: { tenant: 'é'.repeat(32) } },
+  longer: { scopes: ['read', 'write'], sub: 'longer', claims: { tenant: `${'é'.repeat(32)}x` } },
 };
 process.env.API_TOKENS = JSON.stringify(TOKENS);
 const api = useApi();
@@ -240,4 +242,14 @@ test("an index built for a tenant model's stored records is read per tenant", as
   ]);
   expect(page.scanned).toBe(3);
   expect((await listRecords(after, { order_by: '-title', limit: 1 }, { reach: { tenant: 'globex' } })).items.map((r) => r.title)).toEqual(['z']);
+});
+
+test('a tenant claim of 64 bytes keys records, even beside the longest ids; a longer one is refused', async () => {
+  const id = '😀'.repeat(200);
+  const made = await post('long', 'create', { id, data: { title: 't'.repeat(300), rank: 1 } });
+  expect(made.status).toBe(201);
+  expect((await post('long', 'get_one', { filters: { id } })).body.data.id).toBe(id);
+  expect((await post('long', 'list', { order_by: 'rank' })).body.data.items).toHaveLength(1);
+  const refused = await post('longer', 'list', {});
+  expect([refused.status, refused.body.data.error, refused.body.data.required_claim]).toEqual([403, 'forbidden', 'tenant']);
 });
