@@ -622,7 +622,7 @@ function ifMatchOf(m: RecordModel, call: Call): IfMatch | undefined {
   const now = m.tags.get(idOf(call));
   // A record not stored has no tag: a made-up one stands for what a client read before it was deleted.
   const current = now ?? '"1-AAAAAAAAAAAAAAAA"';
-  const stale = [...m.seenTags].find((t) => t !== now) ?? '"0-AAAAAAAAAAAAAAAA"';
+  const stale = (m.seenTags.get(idOf(call)) ?? []).findLast((t) => t !== now) ?? '"0-AAAAAAAAAAAAAAAA"';
   return { current: [current], stale: [stale], star: '*' as const, stale_then_current: [stale, current] }[call.tag];
 }
 

@@ -397,8 +397,8 @@ export class RecordModel {
   readonly cursors: HeldCursor[] = [];
   /** Each record's entity tag, once an answer told it; a write forgets it, as every write makes a tag never answered before. */
   readonly tags = new Map<string, string>();
-  /** Every tag answered, for any record: none comes round again, after a delete and a create of the id included. */
-  readonly seenTags = new Set<string>();
+  /** Every tag answered for each id: none comes round again, after a delete and a create of the id included. */
+  readonly seenTags = new Map<string, string[]>();
 
   constructor(readonly spec: ModelSpec) {}
 
@@ -407,7 +407,7 @@ export class RecordModel {
     const copy = new RecordModel(this.spec);
     for (const [id, item] of this.records) copy.records.set(id, structuredClone(item));
     for (const [id, tag] of this.tags) copy.tags.set(id, tag);
-    for (const tag of this.seenTags) copy.seenTags.add(tag);
+    for (const [id, tags] of this.seenTags) copy.seenTags.set(id, [...tags]);
     return copy;
   }
 
@@ -420,10 +420,11 @@ export class RecordModel {
     if (!item || tag === null) return !item === (tag === null) ? undefined : `tag ${tag} for ${id}, ${item ? 'which is stored' : 'which is not stored'}`;
     const known = this.tags.get(id);
     if (known !== undefined) return tag === known ? undefined : `tag ${tag} for ${id}, whose tag is ${known}`;
-    if (!tag.startsWith(`"${item._version}-`) || !tag.endsWith('"') || this.seenTags.has(tag))
+    const seen = this.seenTags.get(id) ?? [];
+    if (!tag.startsWith(`"${item._version}-`) || !tag.endsWith('"') || seen.includes(tag))
       return `tag ${tag} for ${id} at version ${item._version}: not a new one`;
     this.tags.set(id, tag);
-    this.seenTags.add(tag);
+    this.seenTags.set(id, [...seen, tag]);
     return undefined;
   }
 
