@@ -2,6 +2,8 @@ import fc from 'fast-check';
 import * as z from 'zod';
 import { stringifyExactJson } from '../../shared/json/exact-json';
 import { defineModel } from '../../shared/models/define';
+import { recordLayout } from '../../shared/store/layout/index-build';
+import { reaction } from '../../shared/models/reaction';
 import type { FilterNode } from '../../shared/store/filter/ast';
 import type { Item } from '../support/filter-reference';
 import { sameValue } from '../support/filter-reference';
@@ -93,6 +95,10 @@ const MODELS: ModelSpec[] = againstArtifacts()
   : [...THROWAWAY.map((m) => ({ name: m.name, shards: m.shards, fields: FIELDS, indexed: [...m.indexed] })), REACTION];
 
 const api = useApi();
+// As `npm start` and every deploy do before serving: an update's one atomic write, and a transaction's, need the schema recorded.
+beforeAll(async () => {
+  if (!againstArtifacts()) for (const model of [...THROWAWAY, ACCOUNT, reaction]) await recordLayout(model);
+});
 
 // ---- values, small and shrinkable ----
 
@@ -129,6 +135,7 @@ interface Pieces {
   data: fc.Arbitrary<Record<string, unknown>>;
   validData: fc.Arbitrary<Record<string, unknown>>;
   fitting: fc.Arbitrary<Record<string, unknown>>;
+  transfer: fc.Arbitrary<Record<string, unknown>>;
   leaf: fc.Arbitrary<Record<string, unknown>>;
   write: fc.Arbitrary<Record<string, unknown>>;
   setOnInsert: fc.Arbitrary<Record<string, unknown>>;
@@ -297,7 +304,19 @@ function arbitraries(spec: ModelSpec, others: Record<string, Pieces> = {}) {
   const someFilter = fc.option(filter, { nil: undefined, freq: 2 });
   const fields = fc.subarray(['id', ...names, '_version', 'nope', '__proto__'], { minLength: 1, maxLength: 3 });
   const how = fc.constantFrom('same', 'same', 'same', 'other order', 'empty');
-  const own: Pieces = { data, validData, fitting, leaf, write: fc.oneof({ weight: 3, arbitrary: fitting }, operators), setOnInsert, equality: paths[2] };
+  // Transfers: whole amounts in and out of a number field, which a bound may refuse.
+  const numberFields = names.filter((k) => spec.fields[k].kinds.includes('number'));
+  const transfer = fc.tuple(fc.constantFrom(...numberFields), fc.constantFrom(-7, -1, 1, 2)).map(([k, by]) => ({ $inc: { [k]: by } }));
+  const own: Pieces = {
+    data,
+    validData,
+    fitting,
+    transfer,
+    leaf,
+    write: fc.oneof({ weight: 3, arbitrary: fitting }, operators),
+    setOnInsert,
+    equality: paths[2],
+  };
   const pieces = { [spec.name]: own, ...others };
   // Batches: writes sent at once (one alone is a plain sequential step), to two records and a missing id.
   const id = fc.constantFrom(...BATCH_IDS);
@@ -335,7 +354,7 @@ function arbitraries(spec: ModelSpec, others: Record<string, Pieces> = {}) {
       {
         weight: 3,
         arbitrary: fc
-          .tuple(to, p.fitting, filters)
+          .tuple(to, fc.oneof(p.fitting, p.transfer), filters)
           .map(([id, values, f]): TransactionOp => ({ op: 'update', model, id, values, ...(f ? { filters: f } : {}) })),
       },
       fc.tuple(to, filters).map(([id, f]): TransactionOp => ({ op: 'delete', model, id, ...(f ? { filters: f } : {}) })),
