@@ -149,15 +149,19 @@ export const updateRecords: Action<UpdateRequest, UpdateAnswer, WriteOptions> = 
   const inPlace = options.keyRun === undefined && options.ifMatch === undefined && request.cursor === undefined && (request.max_affected ?? 1) >= 1;
   const only = inPlace ? onlyId(filter) : undefined;
   const id = only !== undefined && (await schemaRecorded(model)) ? only : undefined;
-  for (let attempt = 1; ; attempt++) {
+  let createLost = false;
+  for (;;) {
     if (id !== undefined && (await (await oneWrite()).updatedInPlace(model, id, changes))) return seed ? { ...ONE_UPDATED, upserted: false } : ONE_UPDATED;
     const answer = await updateMatching(model, request, changes, options);
     if (!seed) return answer;
-    if (answer.matched > 0) return { ...answer, upserted: false };
+    // A record deleted, or changed out of the filters, between its read and its write was skipped:
+    // the upsert goes on as if it had found it so, which is the order the writes were in.
+    if (answer.matched > answer.skipped) return { ...answer, upserted: false };
     // Created by a concurrent upsert, yet not matching: the filters' other conditions exclude the record that holds the id.
-    if (attempt > 1) throw new RecordExists(model.name, [seed.id]);
-    if (await (await upserting()).createdFrom(model, seed, changes, options.keyRun)) {
+    if (createLost && answer.matched === 0) throw new RecordExists(model.name, [seed.id]);
+    if (answer.matched === 0 && (await (await upserting()).createdFrom(model, seed, changes, options.keyRun))) {
       return { updated: 0, matched: 0, skipped: 0, complete: true, next_cursor: null, upserted: true };
     }
+    createLost ||= answer.matched === 0;
   }
 };
