@@ -1,7 +1,7 @@
 import { CustomResource, Duration } from 'aws-cdk-lib';
 import type { Function as ServiceFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { allModels } from '../shared/models/catalog';
+import { allModels } from '../shared/models/every-model';
 import { schemaFingerprint } from '../shared/store/layout/layout';
 import { serviceFunction, type FunctionResources } from './service-function';
 import { runEvery } from './schedule';

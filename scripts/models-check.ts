@@ -25,7 +25,7 @@ async function main(): Promise<number> {
   }
   let problems = 0;
   try {
-    for (const model of MODEL_NAMES.map((name) => findModel(name)!)) {
+    for (const model of await Promise.all(MODEL_NAMES.map(async (name) => (await findModel(name))!))) {
       try {
         const layout = await resolveLayout(model);
         const building = layout.building.length > 0 ? `; building: ${layout.building.join(', ')} (${layout.progress.done} records done)` : '';

@@ -26,6 +26,8 @@ export interface ApiRequest {
   headers: Record<string, string>;
   /** With an Idempotency-Key: the run every request under the key shares (its writes recognise each other's). */
   keyRun?: KeyRun;
+  /** Who calls (shared/auth/authorize.ts); undefined on a public route. The model's rules read it (shared/access/). */
+  caller?: Caller;
 }
 
 /** An answer of its own, or data for the success envelope (with headers of its own: a record's ETag). */

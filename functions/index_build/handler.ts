@@ -10,7 +10,7 @@ const ANSWER_RESERVE_MS = 10_000;
 
 /** Records every model's layout and fills new indexes until the invocation's deadline; throws naming every model its stored records refuse. */
 async function run(): Promise<void> {
-  const builds = await buildAllIndexes(MODEL_NAMES.map((name) => findModel(name)!));
+  const builds = await buildAllIndexes(await Promise.all(MODEL_NAMES.map(async (name) => (await findModel(name))!)));
   for (const build of builds) if (build.filled > 0 || build.building.length > 0) log.info('index_build', { ...build });
   const refused = builds.filter((b) => b.refused).map((b) => b.refused);
   if (refused.length > 0) throw new Error(refused.join('\n'));

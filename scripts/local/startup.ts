@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { parseTokenTable, type TokenTable } from '../../shared/auth/tokens';
 import { DEFAULT_TABLE_NAME, tableNameProblem } from '../../shared/config';
-import { allModels } from '../../shared/models/catalog';
+import { allModels } from '../../shared/models/every-model';
 import { InvalidModelDefinition, type Model } from '../../shared/models/define';
 import { LayoutMismatch } from '../../shared/store/errors';
 import { buildIndexes, recordLayout } from '../../shared/store/layout/index-build';

@@ -1,13 +1,15 @@
 import type * as z from 'zod';
 import { ApiError } from '../errors';
-import type { KeyRun } from '../store/types';
+import type { ApiRecord, KeyRun } from '../store/types';
 import type { Model } from '../models/define';
 import { RecordExists } from '../store/errors';
 import { bulkMayContinue } from '../invocation';
 import { newId, runId } from '../store/keys';
-import { createRecords } from '../store/actions/create/create';
+import { createItems, createRecords } from '../store/actions/create/create';
+import { toRecord } from '../store/read/projection';
+import { entityTag } from '../store/write/entity-tag';
 import { onlyIfAbsent } from './preconditions';
-import { recordOperation } from './record-operation';
+import { recordOperation, WithHeaders } from './record-operation';
 import { createRequest } from './requests/create';
 
 /** With If-None-Match: * a create of an id that exists failed the caller's own condition: 412, as RFC 9110 13.1.2 answers it (409 otherwise). */
@@ -23,24 +25,27 @@ const absentOr412 = async <R>(onlyAbsent: boolean, create: () => Promise<R>): Pr
   }
 };
 
-export const createOperation = recordOperation(
+export const createOperation = recordOperation<typeof createRequest, ApiRecord | { records: ApiRecord[] }>(
   createRequest,
   (model, body, keyRun, headers) => absentOr412(onlyIfAbsent(headers), () => createFrom(model, body, keyRun)),
   201,
 );
 
-/** One record (its own answer) or an array ({records}), each with the caller's id or one the service makes. */
+/**
+ * One record (its own answer, with its ETag, so that the next write can send If-Match without a
+ * get_one) or an array ({records}), each with the caller's id or one the service makes.
+ */
 async function createFrom(model: Model, body: z.infer<typeof createRequest>, keyRun: KeyRun | undefined) {
   // Under an Idempotency-Key the ids the service makes come from the key's run, so that a retry after an unknown outcome makes the same ones.
   const idFor = (i: number) => (keyRun ? runId(keyRun, i) : newId());
   if (!Array.isArray(body.data)) {
     if (body.ids) throw new ApiError('invalid_request', 'ids goes with an array of records; use id for one', { details: [{ path: 'ids', message: 'use id' }] });
-    const [record] = await createRecords(
+    const [item] = await createItems(
       model,
       { records: [{ id: body.id ?? idFor(0), data: body.data }] },
       { keyRun, pathOf: () => ['data'], mayStart: bulkMayContinue },
     );
-    return record;
+    return new WithHeaders(toRecord(item), { etag: entityTag(item) });
   }
   const records = body.data;
   if (body.id !== undefined)

@@ -22,7 +22,7 @@ async function layoutView(model: Model) {
 
 export const modelsOperation: Operation = async () => {
   // Looked up as the record routes look them up, so both describe the same definitions.
-  const visible = MODEL_NAMES.map((name) => findModel(name)!).filter((m) => m.access !== 'hidden');
+  const visible = (await Promise.all(MODEL_NAMES.map(async (name) => (await findModel(name))!))).filter((m) => m.access !== 'hidden');
   const layouts = await Promise.all(visible.map(layoutView));
   return {
     data: {

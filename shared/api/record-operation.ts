@@ -10,13 +10,16 @@ import { InvalidFilter } from '../store/errors';
 import { requestErrorMap } from './requests/common';
 
 // Only the unknown_model answer lists the models, so only it loads them all.
-const visibleModelNames = () => MODEL_NAMES.filter((name) => findModel(name)!.access !== 'hidden');
+const visibleModelNames = async () => {
+  const models = await Promise.all(MODEL_NAMES.map(async (name) => (await findModel(name))!));
+  return models.filter((model) => model.access !== 'hidden').map((model) => model.name);
+};
 
 /** The model a request names, if the serving function may act on it: a hidden one is unknown, a read-only one takes no write. */
-export function modelNamed(name: string, writes: boolean): Model {
-  const model = findModel(name);
+export async function modelNamed(name: string, writes: boolean): Promise<Model> {
+  const model = await findModel(name);
   if (!model || model.access === 'hidden') {
-    throw new ApiError('unknown_model', `There is no model ${JSON.stringify(name)}`, { model: name, available: visibleModelNames() });
+    throw new ApiError('unknown_model', `There is no model ${JSON.stringify(name)}`, { model: name, available: await visibleModelNames() });
   }
   if (writes && model.access === 'read_only') {
     throw new ApiError('forbidden', `Model ${name} is read-only through the API; the service writes it`, { model: name });
@@ -63,7 +66,7 @@ export function recordOperation<S extends zm.core.$ZodType, R>(
   status = 200,
 ): Operation {
   return async (request) => {
-    const model = modelNamed(request.params.model_name ?? '', request.descriptor.writes);
+    const model = await modelNamed(request.params.model_name ?? '', request.descriptor.writes);
     checkWellFormed(request.body);
     const result = await run(model, parseBody(schema, request.body), request.keyRun, request.headers);
     return result instanceof WithHeaders ? { data: result.data, status, headers: result.headers } : { data: result, status };

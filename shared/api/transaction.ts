@@ -17,11 +17,12 @@ export const transactionOperation: Operation = async (request) => {
   checkWellFormed(request.body);
   const { operations } = parseBody(transactionRequest, request.body);
   const { keyRun } = request;
-  const settled = operations.map((op, i): TransactOperation => {
-    const model = modelNamed(op.model, op.op !== 'check');
-    if (op.op !== 'create') return { ...op, model };
-    return { ...op, model, id: op.id ?? (keyRun ? runId(keyRun, i) : newId()) };
-  });
+  // One after another, so that the first operation naming a model it may not use is the one refused.
+  const settled: TransactOperation[] = [];
+  for (const [i, op] of operations.entries()) {
+    const model = await modelNamed(op.model, op.op !== 'check');
+    settled.push(op.op === 'create' ? { ...op, model, id: op.id ?? (keyRun ? runId(keyRun, i) : newId()) } : { ...op, model });
+  }
   const answer: z.infer<typeof transactionAnswerSchema> = await transactRecords({ operations: settled }, { keyRun });
   return { data: answer };
 };

@@ -13,6 +13,10 @@ export interface Caller {
   via: 'token' | 'loopback' | 'jwt';
   /** Who it is, as far as the credential tells: what a caller's idempotency keys are kept under. Never the token itself. */
   subject: string;
+  /** The subject an owner rule stores and compares: the JWT's `sub`, or the API_TOKENS entry's; undefined when the credential names none. */
+  sub?: string;
+  /** Claims a tenant or field rule reads, each a string: the JWT's verified claims, or the API_TOKENS entry's. */
+  claims: Readonly<Record<string, string>>;
 }
 
 interface JwtContext {
@@ -34,7 +38,27 @@ function jwtCaller(event: APIGatewayProxyEventV2): Caller | undefined {
     .filter((s) => s.startsWith(prefix))
     .map((s) => scopeSchema.safeParse(s.slice(prefix.length)))
     .flatMap((r) => (r.success ? [r.data] : []));
-  return { scopes: new Set(scopes), via: 'jwt', subject: `jwt:${digest(`${String(jwt.claims?.iss ?? '')} ${String(jwt.claims?.sub ?? '')}`)}` };
+  const claims = stringClaims(jwt.claims ?? {});
+  return {
+    scopes: new Set(scopes),
+    via: 'jwt',
+    subject: `jwt:${digest(`${String(jwt.claims?.iss ?? '')} ${String(jwt.claims?.sub ?? '')}`)}`,
+    sub: claims.sub || undefined,
+    claims,
+  };
+}
+
+/**
+ * The claims a rule can compare: strings as they are, numbers as their text (an HTTP API passes
+ * every claim to Lambda as a string); objects and arrays are left out, never flattened into a
+ * string a rule could match by accident.
+ */
+function stringClaims(claims: Record<string, unknown>): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const [name, value] of Object.entries(claims)) {
+    if (typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value))) kept[name] = String(value);
+  }
+  return kept;
 }
 
 const digest = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 32);
@@ -54,14 +78,14 @@ export async function authenticate(event: APIGatewayProxyEventV2): Promise<Calle
   const table = await loadTokenTable();
   if (!table) {
     if (inLambda()) throw unauthorized('No API token is configured for this deployment; every request is refused');
-    if (isLoopback(event.requestContext?.http?.sourceIp)) return { scopes: EVERY_SCOPE, via: 'loopback', subject: 'loopback' };
+    if (isLoopback(event.requestContext?.http?.sourceIp)) return { scopes: EVERY_SCOPE, via: 'loopback', subject: 'loopback', claims: {} };
     throw unauthorized('No API token is configured: this server answers loopback clients only');
   }
   const token = bearerToken(event.headers);
   if (token === undefined) throw unauthorized('Authentication required: send Authorization: Bearer <token>');
   const scopes = scopesOf(table, token);
   if (!scopes) throw unauthorized('The bearer token is not valid', 'Bearer error="invalid_token"');
-  return { scopes, via: 'token', subject: `token:${digest(token)}` };
+  return { scopes, via: 'token', subject: `token:${digest(token)}`, claims: {} };
 }
 
 export function requireScope(caller: Caller, scope: Scope): void {

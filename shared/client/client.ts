@@ -75,6 +75,8 @@ export interface ModelClient<M extends Model> {
   list<const F extends ReadonlyArray<FieldName<M>> | undefined = undefined>(body?: ListBody<M, F>): Promise<ListAnswer<M, F>>;
   count(body?: CountBody<M>): Promise<CountAnswer>;
   update(body: UpdateBody<M>, conditions?: IfMatch): Promise<UpdateAnswer>;
+  /** update with the record's new ETag, for the If-Match of the next write: null unless the filters name one id and it made or changed that record. */
+  updateTagged(body: UpdateBody<M>, conditions?: IfMatch): Promise<{ answer: UpdateAnswer; etag: string | null }>;
   delete(body: DeleteBody<M>, conditions?: IfMatch): Promise<DeleteAnswer>;
 }
 
@@ -145,6 +147,10 @@ export function createClient(options: ClientOptions): Client {
       list: op('list'),
       count: op('count'),
       update: op('update'),
+      updateTagged: async (body: unknown, conditions?: IfMatch) => {
+        const { data, headers } = await answer<UpdateAnswer>('POST', path('update'), body, conditionHeaders(conditions));
+        return { answer: data, etag: headers.get('etag') };
+      },
       delete: op('delete'),
     };
   };

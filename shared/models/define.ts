@@ -1,4 +1,5 @@
 import { LIMITS } from '../limits';
+import type { Scope } from '../auth/scopes';
 import * as zm from '../zod';
 
 /** JSON Schema of one field, as zod's toJSONSchema writes it. */
@@ -25,6 +26,21 @@ export type FieldSchema = {
  */
 export type ModelAccess = 'read_write' | 'read_only' | 'hidden';
 
+/** Each record belongs to the tenant its `field` names, which is the caller's `claim`: docs/security.md. */
+export interface TenantRule<F extends string = string> {
+  field: F;
+  claim: string;
+}
+
+/**
+ * A field's rule for API callers: `visibleTo` hides it from callers without that scope or claim
+ * (to them it does not exist); `readOnly` lets only the service set it.
+ */
+export interface FieldRule {
+  visibleTo?: { scope: Scope } | { claim: string };
+  readOnly?: true;
+}
+
 /**
  * A model's schema: a zod object, in zod/mini (every record function loads its models at its cold
  * start, and the full API alone costs about as much to load as the whole SDK allowance) or in the full API.
@@ -42,6 +58,12 @@ export interface ModelOptions<S extends ModelSchema, I extends keyof zm.infer<S>
   access?: ModelAccess;
   /** Seconds a new record is kept, or undefined to keep it; DynamoDB's TTL deletes it after that. */
   retention?: (data: zm.infer<S>) => number | undefined;
+  /** A string field holding the subject of the caller that created the record: a caller without admin reaches only its own. */
+  owner?: keyof zm.infer<S> & string;
+  /** A string field naming the record's tenant, from the caller's claim: no caller reaches another tenant's records. */
+  tenant?: TenantRule<keyof zm.infer<S> & string>;
+  /** Rules of single fields for API callers. */
+  fields?: Partial<Record<keyof zm.infer<S> & string, FieldRule>>;
 }
 
 /** `I`: the indexed fields, kept as literal names so that the typed client knows what list can order by. */
@@ -55,6 +77,9 @@ export interface Model<S extends ModelSchema = ModelSchema, I extends string = s
   readonly shards: number;
   readonly access: ModelAccess;
   readonly retention?: (data: Record<string, unknown>) => number | undefined;
+  readonly owner?: string;
+  readonly tenant?: TenantRule;
+  readonly fields: Readonly<Record<string, FieldRule>>;
   /** JSON Schema of the record data a caller sends (without id and system fields). */
   readonly jsonSchema: ObjectSchema;
   /** JSON Schema of the data as stored (zod's output: stripped keys gone, defaults filled); filters resolve paths against it. */
@@ -99,6 +124,39 @@ export function typesOf(schema: FieldSchema): string[] {
   return Array.isArray(schema.type) ? schema.type : [schema.type];
 }
 
+const CLAIM_NAME = /^[\x21-\x7e]{1,128}$/;
+
+/** Whether a field of the schema only ever holds a string (optional or not): what an owner or a tenant can be. */
+const holdsStrings = (schema: ModelSchema, field: string): boolean => {
+  const types = typesOf(zm.toJSONSchema(schema.shape[field], { io: 'input' }) as FieldSchema);
+  return types.length > 0 && types.every((t) => t === 'string');
+};
+
+/** The owner, tenant and field rules name string fields of the model, apart from each other. */
+function checkRules(options: ModelOptions<ModelSchema, string>): void {
+  const { name, schema, owner, tenant } = options;
+  const refuse = (message: string) => new InvalidModelDefinition(`model ${name}: ${message}`);
+  for (const [rule, field] of [
+    ['owner', owner],
+    ['tenant', tenant?.field],
+  ] as const) {
+    if (field === undefined) continue;
+    if (!Object.hasOwn(schema.shape, field)) throw refuse(`${rule} names ${field}, which is not a field of the model`);
+    if (!holdsStrings(schema, field)) throw refuse(`${rule} field ${field} must be a string field`);
+  }
+  if (owner !== undefined && owner === tenant?.field) throw refuse(`owner and tenant name one field, ${owner}: a record's owner and its tenant are apart`);
+  if (tenant && !CLAIM_NAME.test(tenant.claim)) throw refuse(`tenant claim ${JSON.stringify(tenant.claim)} must be 1 to 128 visible ASCII characters`);
+  for (const [field, rule] of Object.entries(options.fields ?? {})) {
+    if (!Object.hasOwn(schema.shape, field)) throw refuse(`fields names ${field}, which is not a field of the model`);
+    if (field === owner || field === tenant?.field)
+      throw refuse(`${field} is the ${field === owner ? 'owner' : 'tenant'} field, which its own rule already governs`);
+    const visibleTo = rule?.visibleTo as { scope?: unknown; claim?: unknown } | undefined;
+    if (visibleTo && (visibleTo.scope === undefined) === (visibleTo.claim === undefined)) throw refuse(`fields.${field}.visibleTo takes one of scope or claim`);
+    if (visibleTo?.claim !== undefined && !CLAIM_NAME.test(String(visibleTo.claim)))
+      throw refuse(`fields.${field}.visibleTo.claim must be 1 to 128 visible ASCII characters`);
+  }
+}
+
 /**
  * A model, checked at declaration. Its JSON Schemas are built on first use: most requests never
  * need them (the models endpoint, OpenAPI and the filter parser do), so cold starts do not pay
@@ -125,6 +183,7 @@ export function defineModel<S extends ModelSchema, const I extends keyof zm.infe
     }
     return [...new Set(types.map((t): IndexKind => (t === 'string' ? 'string' : 'number')))].sort();
   });
+  checkRules(options);
   const shards = options.shards ?? 1;
   if (!Number.isInteger(shards) || shards < 1 || shards > LIMITS.maxShards)
     throw new InvalidModelDefinition(`model ${name}: shards must be 1..${LIMITS.maxShards}`);
@@ -145,6 +204,9 @@ export function defineModel<S extends ModelSchema, const I extends keyof zm.infe
     shards,
     access: options.access ?? 'read_write',
     retention: options.retention as Model['retention'],
+    owner: options.owner,
+    tenant: options.tenant,
+    fields: (options.fields ?? {}) as Model['fields'],
     get jsonSchema() {
       return toJsonSchema('input');
     },

@@ -8,7 +8,7 @@ import { FUNCTION_DESCRIPTORS, type ServiceTag } from '../manifest/functions';
 import { ROUTES, type Route } from '../manifest/routes';
 import { LIMITS } from '../limits';
 import type { Model } from '../models/define';
-import { allModels } from '../models/catalog';
+import { allModels } from '../models/every-model';
 import { byStatus, ERROR_MEANING } from './errors';
 import { exampleOf } from './examples';
 import { filterComponents } from './filter-schema';

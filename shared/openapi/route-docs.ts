@@ -26,7 +26,7 @@ import type { ErrorCode } from '../errors';
 import type { Route } from '../manifest/routes';
 import { LIMITS } from '../limits';
 import { SYSTEM_FIELDS, sortableFields, typesOf, type Model } from '../models/define';
-import { allModels } from '../models/catalog';
+import { allModels } from '../models/every-model';
 // The receiver's own schema: the document shows what it checks (one schema, not two to keep alike).
 import { onebotEventSchema } from '../onebot/event';
 import { exampleData } from './examples';
@@ -90,12 +90,13 @@ const IDEMPOTENT = {
   ],
 };
 /** The strong entity tag of a record (shared/store/write/entity-tag.ts), as get_one answers it and a 412 names the current one. */
-const ETAG_HEADER = {
+const etagHeader = (when: string) => ({
   ETag: {
-    description: "The record's strong entity tag: send it back as If-Match to update or delete this record only as it was read",
+    description: `${when}The record's strong entity tag: send it back as If-Match to update or delete this record only as it was read`,
     schema: { type: 'string', example: '"3-Qm9hcmQxMjM0NTY3"' },
   },
-};
+});
+const ETAG_HEADER = etagHeader('');
 const IF_MATCH = {
   name: 'If-Match',
   in: 'header',
@@ -231,7 +232,13 @@ export const RECORD_OPERATIONS: Record<'create' | 'get_one' | 'list' | 'count' |
           ? { one: { data: sample }, with_id: { id: 'example-1', data: sample }, batch: { data: [sample, sample], ids: ['example-2', 'example-3'] } }
           : {},
       },
-      success: { status: 201, description: 'Created', data: createdSchema(model), components: { [`${model.name}_record`]: recordSchema(model) } },
+      success: {
+        status: 201,
+        description: 'Created',
+        data: createdSchema(model),
+        components: { [`${model.name}_record`]: recordSchema(model) },
+        headers: etagHeader('Only for one record (none for a batch). '),
+      },
       errors: [...BODY_ERRORS, 'forbidden', 'conflict', 'precondition_failed', 'validation_error', ...IDEMPOTENCY_ERRORS],
       meanings: { precondition_failed: 'If-None-Match: * and a record with that id exists (data.ids); nothing was written' },
       parameters: [...IDEMPOTENT.parameters, IF_NONE_MATCH],
@@ -282,7 +289,14 @@ export const RECORD_OPERATIONS: Record<'create' | 'get_one' | 'list' | 'count' |
             }
           : {},
       },
-      success: { status: 200, description: 'How many changed', data: updateAnswerSchema },
+      success: {
+        status: 200,
+        description: 'How many changed',
+        data: updateAnswerSchema,
+        headers: etagHeader(
+          'Only when the filters name one id by equality and this update made or changed that record: its new tag, as get_one would answer it. ',
+        ),
+      },
       errors: [...BULK_WRITE_ERRORS, 'record_busy', 'validation_error', ...IDEMPOTENCY_ERRORS],
       parameters: [...IDEMPOTENT.parameters, IF_MATCH],
     };

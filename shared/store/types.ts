@@ -107,8 +107,23 @@ export interface KeyRun {
   keepPlan?: (ids: ReadonlyArray<string>) => Promise<void>;
 }
 
+/**
+ * The records of a model an API caller reaches under the model's row rules (shared/access/rules.ts).
+ * An action given none reaches every record: the service's own writers and a model without rules.
+ */
+export interface Reach {
+  /** The tenant every key of the action lies within (shared/store/keys.ts): other tenants' records are not in its keys at all. */
+  tenant?: string;
+  /** Only records whose owner field holds this subject; undefined crosses owners (admin). */
+  owner?: string;
+  /** The subject a create stores in the owner field, when its data names none. */
+  creator?: string;
+}
+
 /** How an action runs, as its caller says; each action reads only what concerns it. */
 export interface ActionOptions {
+  /** What the caller may reach; undefined for the service itself. */
+  reach?: Reach;
   /**
    * The Idempotency-Key's run this call is (shared/idempotency/keys.ts): its operation, so that
    * a retry recognises what an earlier run wrote, and its first time, so that a bulk write acts
@@ -124,16 +139,22 @@ export type IfMatch = '*' | ReadonlyArray<string>;
 export interface WriteOptions extends ActionOptions {
   /** The record must have one of these entity tags when it is written (one write by id only). */
   ifMatch?: IfMatch;
+  /**
+   * An upsert's update after its create lost to another writer's: the record its id names is
+   * the run's to update, though it was made after the run began and no run of the key planned it.
+   */
+  createLost?: boolean;
 }
 
 /** Every action's one shape: the model, what to do (the request), how to run (the options). */
 export type Action<Request, Answer, Options extends ActionOptions = ActionOptions> = (model: Model, request: Request, options?: Options) => Promise<Answer>;
 
 /** One operation of a transaction, its model found and its id settled (a create's made when not sent). */
-export type TransactOperation =
+export type TransactOperation = (
   | { op: 'create'; model: Model; id: string; data: unknown }
   | { op: 'update'; model: Model; id: string; values: Record<string, unknown>; filters?: unknown }
-  | { op: 'delete' | 'check'; model: Model; id: string; filters?: unknown };
+  | { op: 'delete' | 'check'; model: Model; id: string; filters?: unknown }
+) & { reach?: Reach };
 
 export interface TransactRequest {
   operations: ReadonlyArray<TransactOperation>;

@@ -69,6 +69,20 @@ test("getOneTagged's etag makes the next update conditional: a stale one is a 41
   expect((await reactions('reader').getOne({ filters: { id: 'e-1' } })).user_name).toBe('first');
 });
 
+test("updateTagged's etag chains the next conditional update without a read", async () => {
+  await reactions().create({ id: 'e-2', data: { user_id: 7, content: 'chain' } });
+  const { record, etag } = await reactions('reader').getOneTagged({ filters: { id: 'e-2' } });
+  expect(record._version).toBe(1);
+  const first = await reactions().updateTagged({ filters: { id: 'e-2' }, values: { user_name: 'one' } }, { ifMatch: etag });
+  expect(first.answer).toMatchObject({ updated: 1 });
+  const second = await reactions().updateTagged({ filters: { id: 'e-2' }, values: { user_name: 'two' } }, { ifMatch: first.etag! });
+  expect(second.answer).toMatchObject({ updated: 1 });
+  expect(second.etag).toBe((await reactions('reader').getOneTagged({ filters: { id: 'e-2' } })).etag);
+  const stale = await failureOf(reactions().update({ filters: { id: 'e-2' }, values: { user_name: 'three' } }, { ifMatch: first.etag! }));
+  expect([stale.status, stale.code]).toEqual([412, 'precondition_failed']);
+  expect((await reactions().updateTagged({ filters: { user_id: 7, content: 'chain' }, values: { user_name: 'four' } })).etag).toBeNull();
+});
+
 test('a read with fields answers, and is typed as, id and those fields only', async () => {
   await reactions().create({ id: 'f-1', data: { user_id: 5, user_name: 'eve', content: 'laugh' } });
   const one = await reactions('reader').getOne({ filters: { id: 'f-1' }, fields: ['content', 'user_name'] });

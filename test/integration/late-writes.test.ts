@@ -272,6 +272,8 @@ describe('keyed retries after an unknown outcome, with another writer in between
     expect(other.body.data).toMatchObject({ updated: 1 });
     const { last } = await retryKeyed('update', body, 'ku-late-key', AFTER_LEASE_MS);
     expect(described(last)).toMatch(/^200 /);
+    // B's write came after this run's: no tag names what this run made.
+    expect(last.headers.get('etag')).toBeNull();
     expect((await stored()).get('ku-late')?.d).toEqual({ user_id: 1, content: 'ku-late', user_name: 'B' });
   }, 90_000);
 
@@ -287,6 +289,23 @@ describe('keyed retries after an unknown outcome, with another writer in between
     const { last } = await retryKeyed('update', body, 'ki-late-key', AFTER_LEASE_MS);
     expect(described(last)).toMatch(/^200 /);
     expect((await stored()).get('ki-late')?.d).toEqual({ user_id: 11, content: 'ki-late', user_name: 'inc' });
+    // The first run's write is still the record's last: its tag is the one get_one answers.
+    expect(last.headers.get('etag')).toBe((await api.post(reaction('get_one'), { filters: { id: 'ki-late' } })).headers.get('etag'));
+  }, 90_000);
+
+  test('upsert: the keyed retry of an upsert that created the record says upserted: true, and counts its $inc once', async () => {
+    const body = { filters: { id: 'kup-late' }, values: { $inc: { user_id: 1 }, $setOnInsert: { content: 'kup-late' } }, upsert: true };
+    await lostThenRefused(touching(['kup-late']));
+    const first = await api.post(reaction('update'), body, { 'idempotency-key': 'kup-late-key' });
+    await proxy.set('pass');
+    await proxy.drained();
+    expect(described(first)).toMatch(/^503 /);
+    expect((await stored()).get('kup-late')?.d).toEqual({ user_id: 1, content: 'kup-late' });
+    const { last } = await retryKeyed('update', body, 'kup-late-key', AFTER_LEASE_MS);
+    expect(described(last)).toMatch(/^200 /);
+    expect(last.body.data).toMatchObject({ updated: 0, matched: 0, upserted: true });
+    expect((await stored()).get('kup-late')?.d).toEqual({ user_id: 1, content: 'kup-late' });
+    expect(last.headers.get('etag')).toBe((await api.post(reaction('get_one'), { filters: { id: 'kup-late' } })).headers.get('etag'));
   }, 90_000);
 
   test('create: the retry answers 201 with its record after another writer updated it, and stores no second one', async () => {
@@ -540,6 +559,8 @@ describe("an update's one write (an id alone, no read) whose answer was lost", (
     expect(r?.body.data).toMatchObject({ updated: 1 });
     const item = (await stored()).get('ow-lost');
     expect([item?.d.user_name, item?._version]).toEqual(['once', 2]);
+    // The read that settled it gave the tag.
+    expect(r?.headers.get('etag')).toBe((await api.post(reaction('get_one'), { filters: { id: 'ow-lost' } })).headers.get('etag'));
   });
 
   test('is 503 outcome_unknown when the record cannot be read to tell, and the write landed at most once', async () => {

@@ -1,6 +1,7 @@
 import { localOnly, useApi, type Reply } from '../support/api';
 import { spyOnLog } from '../support/log';
 import { useSteerableProxy } from '../support/steerable-proxy';
+import { commandsSent } from '../support/commands-sent';
 import { storedItems } from '../support/stored';
 import { touching } from '../support/write-rules';
 
@@ -174,6 +175,66 @@ describe('If-None-Match: * on create', () => {
     refusedWith(await post('create', { id: 'pre-other', data: body.data }, { 'if-match': '*' }), 400, 'invalid_request');
     expect(await stored('pre-new')).toEqual(before);
     expect(await stored('pre-other')).toBeUndefined();
+  });
+});
+
+describe('write answers carry the ETag get_one answers next, so a client chains If-Match without reading', () => {
+  const etagOf = (reply: Reply) => reply.headers.get('etag');
+
+  test('create of one record, and update of one record by id, each answer the new tag, which the next write may send as If-Match', async () => {
+    const created = await post('create', { id: 'pre-chain', data: { user_id: 1, content: 'c0' } });
+    expect(created.status).toBe(201);
+    expect(etagOf(created)).toMatch(/^"1-/);
+    expect(etagOf(created)).toBe(await tagOf('pre-chain'));
+    let tag = etagOf(created)!;
+    for (const content of ['c1', 'c2']) {
+      const updated = await post('update', { filters: { id: 'pre-chain' }, values: { content } }, { 'if-match': tag });
+      expect({ status: updated.status, updated: updated.body.data.updated }).toEqual({ status: 200, updated: 1 });
+      expect(etagOf(updated)).not.toBe(tag);
+      expect(etagOf(updated)).toBe(await tagOf('pre-chain'));
+      tag = etagOf(updated)!;
+    }
+    // Beside another condition on the record, and without If-Match: the filters still name the one record.
+    const alongside = await post('update', { filters: { id: 'pre-chain', content: 'c2' }, values: { user_name: 'n' } });
+    expect(etagOf(alongside)).toBe(await tagOf('pre-chain'));
+    refusedWith(await post('update', { filters: { id: 'pre-chain' }, values: { content: 'late' } }, { 'if-match': tag }), 412, 'precondition_failed');
+    expect((await stored('pre-chain'))?.d).toEqual({ user_id: 1, content: 'c2', user_name: 'n' });
+  });
+
+  test('an upsert answers the tag of the record it made or changed', async () => {
+    const body = { filters: { id: 'pre-upsert' }, values: { $setOnInsert: { content: 'u' }, $inc: { user_id: 1 } }, upsert: true };
+    const made = await post('update', body);
+    expect(made.body.data.upserted).toBe(true);
+    expect(etagOf(made)).toMatch(/^"1-/);
+    expect(etagOf(made)).toBe(await tagOf('pre-upsert'));
+    const changed = await post('update', body, { 'if-match': etagOf(made)! });
+    expect(changed.body.data).toMatchObject({ updated: 1, upserted: false });
+    expect(etagOf(changed)).toBe(await tagOf('pre-upsert'));
+  });
+
+  test('no tag where no one record by id was changed: a batch create, an update matching none, several or one by another field, a delete', async () => {
+    const batch = await post('create', { ids: ['pre-none-1', 'pre-none-2'], data: [1, 2].map((n) => ({ user_id: n, content: 'pre-none' })) });
+    expect(batch.status).toBe(201);
+    expect(etagOf(batch)).toBeNull();
+    const missing = await post('update', { filters: { id: 'pre-none-x' }, values: { content: 'x' } });
+    expect({ updated: missing.body.data.updated, etag: etagOf(missing) }).toEqual({ updated: 0, etag: null });
+    const several = await post('update', { filters: { content: 'pre-none' }, values: { user_name: 'x' } });
+    expect({ updated: several.body.data.updated, etag: etagOf(several) }).toEqual({ updated: 2, etag: null });
+    const byField = await post('update', { filters: { user_id: 1, content: 'pre-none' }, values: { user_name: 'y' } });
+    expect({ updated: byField.body.data.updated, etag: etagOf(byField) }).toEqual({ updated: 1, etag: null });
+    // A delete leaves no representation to tag (RFC 9110 8.8.3).
+    const removed = await post('delete', { filters: { id: 'pre-none-1' } });
+    expect({ deleted: removed.body.data.deleted, etag: etagOf(removed) }).toEqual({ deleted: 1, etag: null });
+  });
+
+  localOnly('costs no command: an update by id sends what it sent before the tag (a read and the write)', async () => {
+    await make('pre-cost');
+    let reply: Reply | undefined;
+    const sent = await commandsSent(async () => {
+      reply = await post('update', { filters: { id: 'pre-cost' }, values: { content: 'cost' } });
+    });
+    expect(etagOf(reply!)).toBe(await tagOf('pre-cost'));
+    expect(sent).toEqual({ QueryCommand: 1, UpdateItemCommand: 1 });
   });
 });
 

@@ -36,7 +36,7 @@ test('a request that waits past its function timeout before its handler starts i
     body: JSON.stringify({ id: 'waited-too-long', data: { user_id: 1, content: 'late' } }),
   });
   expect({ status: response.status, body: await response.text() }).toEqual({ status: 503, body: '{"message":"Service Unavailable"}' });
-  const reaction = findModel('reaction')!;
+  const reaction = (await findModel('reaction'))!;
   expect(JSON.stringify(await storedItems(reaction))).not.toContain('waited-too-long');
 }, 60_000);
 

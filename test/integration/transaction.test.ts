@@ -23,8 +23,11 @@ jest.mock('../../shared/models/catalog', () => {
   return {
     MODEL_NAMES: [...actual.MODEL_NAMES, account.name],
     findModel: (name: string) => (name === account.name ? account : actual.findModel(name)),
-    allModels: () => [...actual.allModels(), account],
   };
+});
+jest.mock('../../shared/models/every-model', () => {
+  const actual = jest.requireActual('../../shared/models/every-model');
+  return { allModels: () => [...actual.allModels(), account] };
 });
 
 const api = useApi();

@@ -1,7 +1,8 @@
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
 import { reaction } from '../../shared/models/reaction';
 import { recordLayout } from '../../shared/store/layout/index-build';
-import { localOnly, useApi } from '../support/api';
+import { againstArtifacts, localOnly, useApi } from '../support/api';
+import { updateRecords } from '../../shared/store/actions/update/update';
 import { measureMs, secondsFor } from '../support/machine-speed';
 import { stockModel } from '../support/models';
 import { commandsSent } from '../support/commands-sent';
@@ -156,6 +157,36 @@ localOnly(
   300_000,
 );
 
+test('concurrent upserts of a missing id, each under its own Idempotency-Key, make one record and all count (also through the bundles)', async () => {
+  // Each process of the bundles is a Lambda sandbox: fewer there.
+  const N = againstArtifacts() ? 5 : 20;
+  const answers = await Promise.all(
+    Array.from({ length: N }, (_, i) =>
+      api.post(
+        '/api/db/reaction/update',
+        { filters: { id: 'keyed-counter' }, values: { $setOnInsert: { content: 'keyed' }, $inc: { user_id: 1 } }, upsert: true },
+        { 'idempotency-key': `keyed-counter-${i}` },
+      ),
+    ),
+  );
+  expect(answers.filter((a) => a.status !== 200).map((a) => a.text)).toEqual([]);
+  expect(answers.map((a) => a.body.data.upserted).sort()).toEqual([...Array(N - 1).fill(false), true]);
+  expect((await api.post('/api/db/reaction/get_one', { filters: { id: 'keyed-counter' } })).body.data).toMatchObject({ user_id: N, _version: N });
+});
+
+localOnly("a keyed upsert's retry whose first run's create never landed updates the record another writer made meanwhile", async () => {
+  // The state a retry takes over after outcome_unknown: its run planned no record (it matched none) and its create is not stored.
+  const run = { operation: 'retry-raced-run', since: Date.now(), plan: [] };
+  await create('raced', { title: 'other', n: 5 });
+  const answer = await updateRecords(
+    STOCK,
+    { filters: { id: 'raced' }, values: { $setOnInsert: { title: 'mine' }, $inc: { n: 1 } }, upsert: true },
+    { keyRun: run },
+  );
+  expect(answer).toMatchObject({ updated: 1, matched: 1, upserted: false });
+  expect(await stored('raced')).toMatchObject({ d: { title: 'other', n: 6 }, _version: 2 });
+});
+
 test('reaction: operators and upsert, and their refusals (also through the bundles)', async () => {
   const post = (body: unknown) => api.post('/api/db/reaction/update', body);
   const getOne = async (id: string) => (await api.post('/api/db/reaction/get_one', { filters: { id } })).body.data;
@@ -174,6 +205,18 @@ test('reaction: operators and upsert, and their refusals (also through the bundl
   expect({ status: upserted.status, data: upserted.body.data }).toMatchObject({ status: 200, data: { updated: 0, upserted: true } });
   expect(await getOne('ups')).toMatchObject({ user_id: 7, content: 'heart', _version: 1 });
   expect(await getOne('ops')).toMatchObject({ user_id: 42, user_name: 'ann', _version: 2 });
+});
+
+test("the one write (an id alone, a field not indexed) answers the record's new ETag from the write's own answer, with no read", async () => {
+  await api.post('/api/db/reaction/create', { id: 'one-tag', data: { user_id: 1, content: 'one-tag' } });
+  let reply: Awaited<ReturnType<typeof api.post>> | undefined;
+  const sent = await commandsSent(async () => {
+    reply = await api.post('/api/db/reaction/update', { filters: { id: 'one-tag' }, values: { $set: { user_name: 'x' } } });
+  });
+  if (!againstArtifacts()) expect(sent).toEqual({ UpdateItemCommand: 1 });
+  const read = await api.post('/api/db/reaction/get_one', { filters: { id: 'one-tag' } });
+  expect(read.body.data).toMatchObject({ user_name: 'x', _version: 2 });
+  expect(reply!.headers.get('etag')).toBe(read.headers.get('etag'));
 });
 
 test('a record the update would make larger than DynamoDB takes is a 413, nothing written, on the one-write path too', async () => {

@@ -46,6 +46,8 @@ export function readBody(descriptor: HttpFunction) {
         params: (event.pathParameters as Record<string, string> | undefined) ?? {},
         // Lower-cased by @middy/http-header-normalizer, earlier in the chain.
         headers: (event.headers as Record<string, string> | undefined) ?? {},
+        // Settled before the body is read (./authorize.ts runs first).
+        caller: context.caller,
       };
     },
   };

@@ -71,7 +71,7 @@ async function isWholeModel(model: Model, items: Item[]): Promise<boolean> {
  * Every call is checked, a resumed one too: a cursor proves only that an earlier call was let
  * through, and the model may have changed since.
  */
-export async function matchForWrite(model: Model, guard: BulkGuard, fingerprint: string, { keyRun, ifMatch }: WriteOptions): Promise<Matched> {
+export async function matchForWrite(model: Model, guard: BulkGuard, fingerprint: string, { keyRun, ifMatch, createLost }: WriteOptions): Promise<Matched> {
   // Read before any write: the cursor of a call that stops early is signed after its writes
   // settled, which may be at the invocation's cutoff, when a secret could no longer be read.
   const key = await cursorKey();
@@ -83,8 +83,10 @@ export async function matchForWrite(model: Model, guard: BulkGuard, fingerprint:
   if (ifMatch !== undefined && id === undefined) throw new PreconditionNeedsId();
   // An Idempotency-Key's run names the operation, so a retry of a run whose outcome was unknown skips what it wrote.
   let operation = keyRun?.operation ?? newWriteToken();
-  // A retry finishes the first run's work: a record created since that run began (another writer's) is not its to touch.
-  if (keyRun) filter = { kind: 'and', items: [filter, existedAt(keyRun.since)] };
+  // A retry finishes the first run's work: a record created since that run began (another writer's) is not its to touch,
+  // unless the run is an upsert whose create just lost to that record, which it then updates as any upsert would.
+  const finishing = createLost ? undefined : keyRun;
+  if (finishing) filter = { kind: 'and', items: [filter, existedAt(finishing.since)] };
   if (guard.cursor !== undefined) {
     const resume = await decodeResumeCursor(signingKey, guard.cursor, model, fingerprint);
     // What an admin began with allow_all is not carried on without it, by a write token that holds its cursor.
@@ -93,7 +95,8 @@ export async function matchForWrite(model: Model, guard: BulkGuard, fingerprint:
     operation = resume.operation ?? operation;
     filter = { kind: 'and', items: [filter, { kind: 'compare', field: 'id', path: ['id'], op: 'gt', operands: [resume.after] }] };
   }
-  if (keyRun?.plan) return meetsIfMatch({ ...(await plannedItems(model, filter, keyRun.plan, operation)), operation, cursorKey: signingKey }, ifMatch, id);
+  if (finishing?.plan)
+    return meetsIfMatch({ ...(await plannedItems(model, filter, finishing.plan, operation)), operation, cursorKey: signingKey }, ifMatch, id);
   const maxAffected = guard.max_affected ?? LIMITS.maxAffected;
   const { items, truncated } = await readAll({ plan: planAccess(model, filter, ID_ORDER, readiness), filter, consistent: true }, maxAffected);
   if (truncated) throw new TooManyMatches(maxAffected);

@@ -17,6 +17,18 @@ export function entityTag(item: Item): string {
   return `"${Number(item[VERSION_ATTRIBUTE])}-${digest}"`;
 }
 
+/** The entity tag of a record as a write made under unchangedSince(`before`) leaves it: one version higher, with the write's token. */
+export const writtenTag = (before: Item, writeToken: string): string =>
+  entityTag({ ...before, [VERSION_ATTRIBUTE]: Number(before[VERSION_ATTRIBUTE]) + 1, [WRITE_TOKEN_ATTRIBUTE]: writeToken });
+
+/**
+ * The entity tag of a record whose last write was `operation`'s (a bulk operation's, or an
+ * Idempotency-Key's run); undefined once another writer's came after it, since no tag then names
+ * what the operation made.
+ */
+export const operationTag = (item: Item, operation: string): string | undefined =>
+  String(item[WRITE_TOKEN_ATTRIBUTE] ?? '').startsWith(`${operation}.`) ? entityTag(item) : undefined;
+
 /**
  * Refuses a write to a record that does not meet If-Match (RFC 9110 13.1.1, strong comparison):
  * a missing record never does, `*` takes any stored one. Called on the record as read for the

@@ -98,9 +98,18 @@ export const judgeChange =
   };
 
 /**
+ * A change that landed. `stored` is the item as read when its answer was lost and a read told
+ * that a copy landed (which copy, and what else the item holds by then, only it says); absent
+ * when DynamoDB answered the last copy sent, which the caller made and knows.
+ */
+export interface Landed {
+  stored?: Item;
+}
+
+/**
  * Writes a change of the record read as `before` (an update or delete made under
  * unchangedSince(before); `commandOf` makes each copy, an update's with a token of its own):
- * true once a copy landed, which `ours` recognises in the stored item (an update's token), or
+ * Landed once a copy landed, which `ours` recognises in the stored item (an update's token), or
  * the record is gone after a delete; false when another writer changed the record first, so
  * that none of this write ever will. OutcomeUnknown when that cannot be told before the cutoff.
  */
@@ -109,8 +118,11 @@ export async function changeRecord(
   before: Item,
   commandOf: () => UpdateCommand | DeleteCommand,
   { ours = () => false, deletes }: { ours?: (item: Item) => boolean; deletes: boolean },
-): Promise<boolean> {
-  const send = () => db().send(settledByCaller(commandOf()), inTime());
+): Promise<Landed | false> {
+  const send = async (): Promise<Landed> => {
+    await db().send(settledByCaller(commandOf()), inTime());
+    return {};
+  };
   return conditionalWrite(send, async (cause) => {
     const verdict = await settleLateWrite(cause, {
       model,
@@ -121,18 +133,18 @@ export async function changeRecord(
         return undefined;
       },
     });
-    return verdict.kind === 'applied';
+    return verdict.kind === 'applied' && { stored: verdict.item };
   });
 }
 
 /**
- * Sends a conditional write once: true when it applied, false when its condition failed, the
- * failure itself when no attempt reached DynamoDB, and `settle`'s word on a failure that may have.
+ * Sends a conditional write once: what `send` makes of its answer when it applied, false when its
+ * condition failed, the failure itself when no attempt reached DynamoDB, and `settle`'s word on a
+ * failure that may have.
  */
-export async function conditionalWrite(send: () => Promise<unknown>, settle: (cause: unknown) => Promise<boolean>): Promise<boolean> {
+export async function conditionalWrite<T extends object>(send: () => Promise<T>, settle: (cause: unknown) => Promise<T | false>): Promise<T | false> {
   try {
-    await send();
-    return true;
+    return await send();
   } catch (error) {
     const { cause, inDoubt } = failureOf(error);
     if (inDoubt) return settle(cause);

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { defineModel } from '../../../shared/models/define';
-import { allModels } from '../../../shared/models/catalog';
+import { allModels } from '../../../shared/models/every-model';
 
 const base = { name: 'thing', description: 'test' };
 

@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 // the OneBot receiver, does not load the regex engine, and leaves V8's flags as they were.
 test('loading every model loads neither the receiver nor the regex engine', () => {
   const script = `
-    require('./shared/models/catalog').allModels();
+    require('./shared/models/every-model').allModels();
     const loaded = Object.keys(require.cache).filter((path) => /shared[\\\\/]onebot[\\\\/]|node_modules[\\\\/]re2js/.test(path));
     let linear = true;
     try { new RegExp('a', 'l'); } catch { linear = false; }

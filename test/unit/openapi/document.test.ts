@@ -3,7 +3,7 @@ import { tokenScopeOf } from '../../../shared/auth/scopes';
 import { ERROR_STATUS } from '../../../shared/errors';
 import { FUNCTION_DESCRIPTORS } from '../../../shared/manifest/functions';
 import { ROUTES } from '../../../shared/manifest/routes';
-import { allModels } from '../../../shared/models/catalog';
+import { allModels } from '../../../shared/models/every-model';
 import { buildOpenApiDocument } from '../../../shared/openapi/document';
 import { RECORD_OPERATIONS } from '../../../shared/openapi/route-docs';
 

@@ -51,7 +51,11 @@ export interface CreateOptions extends ActionOptions {
  * stored whole or not at all even if the function is stopped or killed mid-way. No write starts
  * once `mayStart` says no (the API's create passes shared/invocation.ts bulkMayContinue: BatchOutOfTime, nothing stored).
  */
-export const createRecords: Action<CreateRequest, ApiRecord[], CreateOptions> = async (
+export const createRecords: Action<CreateRequest, ApiRecord[], CreateOptions> = async (model, request, options) =>
+  (await createItems(model, request, options)).map((item) => toRecord(item));
+
+/** createRecords' items as stored, system attributes and all (a record's entity tag is made from them). */
+export const createItems: Action<CreateRequest, Item[], CreateOptions> = async (
   model,
   { records: entries },
   { keyRun, pathOf = (i: number) => ['records', i], mayStart = () => true } = {},
@@ -66,12 +70,12 @@ export const createRecords: Action<CreateRequest, ApiRecord[], CreateOptions> = 
   const items = (await validRecords(model, entries, pathOf)).map((r, i) => storedItem(model, r, now, tokenOf(i), keyRuns));
   for (const item of items) checkItemSize(item, item.id as string);
   if (!mayStart()) throw new BatchOutOfTime();
-  if (items.length === 1) return [toRecord(await putOne(model, items[0], operation))];
+  if (items.length === 1) return [await putOne(model, items[0], operation)];
   const stored: Item[] = [];
   // The API's batches fit one transaction; the store's own callers (seeding, tests) may send more, a transaction at a time.
   for (let i = 0; i < items.length; i += AWS_LIMITS.transactionActions)
     stored.push(...(await putAll(model, items.slice(i, i + AWS_LIMITS.transactionActions), operation)));
-  return stored.map((item) => toRecord(item));
+  return stored;
 };
 
 /**

@@ -15,13 +15,13 @@ import { mapPool } from '../../write/pool';
 import type { Item } from '../../read/query';
 import { settle } from '../../bulk/settle';
 import type { Action, IfMatch, UpdateAnswer, UpdateRequest, WriteOptions } from '../../types';
-import { checkIfMatch } from '../../write/entity-tag';
+import { checkIfMatch, operationTag, writtenTag } from '../../write/entity-tag';
 import { changeRecord } from '../../write/late-write';
 import { operationWriteToken, rememberedAfter, writtenBy } from '../../write/write-token';
 import { updatedItem } from './merge';
 import type { Changes } from '../../operators/changes';
 import { parseValues } from '../../operators/parse';
-import type { FilterNode } from '../../filter/ast';
+import { namedId, type FilterNode } from '../../filter/ast';
 import { parseFilter } from '../../filter/parse';
 import { loadOnce } from '../../../load-once';
 import { updateParams } from './params';
@@ -73,6 +73,7 @@ async function validatedUpdates(model: Model, items: Item[], changes: Changes): 
  * matches. A record this operation already wrote (its cursor sent again, or an Idempotency-Key's
  * retry) counts as updated and is not written twice. Under a key, the record remembers the run
  * (rememberedAfter), so that its retry still recognises the write after others changed the record.
+ * `tags`, when given, takes the record's new entity tag when it is known to be this write's.
  */
 async function updateOne(
   model: Model,
@@ -80,23 +81,34 @@ async function updateOne(
   first: Item,
   firstData: Record<string, unknown>,
   changes: Changes,
-  { keyed, ifMatch }: { keyed: boolean; ifMatch?: IfMatch },
+  { keyed, ifMatch, tags }: { keyed: boolean; ifMatch?: IfMatch; tags?: Map<string, string | undefined> },
 ): Promise<boolean> {
   const id = first.id as string;
   let item: Item | undefined = first;
   let data = firstData;
   for (let attempt = 1; item; attempt++) {
-    if (writtenBy(item, operation)) return true;
+    if (writtenBy(item, operation)) {
+      tags?.set(id, operationTag(item, operation));
+      return true;
+    }
     const before: Item = item;
     const keyRuns = keyed ? rememberedAfter(before, operation) : undefined;
+    let writeToken = '';
     // Every copy's token starts with the operation's, so writtenBy recognises whichever landed.
     const written = await changeRecord(
       model,
       before,
-      () => new UpdateCommand(updateParams(model, { item: before, data, writeToken: operationWriteToken(operation), now: new Date().toISOString(), keyRuns })),
+      () => {
+        writeToken = operationWriteToken(operation);
+        return new UpdateCommand(updateParams(model, { item: before, data, writeToken, now: new Date().toISOString(), keyRuns }));
+      },
       { ours: (stored) => writtenBy(stored, operation), deletes: false },
     );
-    if (written) return true;
+    if (written) {
+      // Answered by DynamoDB: the last copy sent landed. Settled by a read: the item read says.
+      tags?.set(id, written.stored ? operationTag(written.stored, operation) : writtenTag(before, writeToken));
+      return true;
+    }
     await awaitTurn(attempt, id);
     item = await stillMatching(model, filter, id);
     // Under If-Match a lost race is a changed record: 412, unless the write that won was this operation's own.
@@ -110,19 +122,26 @@ async function updateOne(
   return false;
 }
 
-/** Update by filter: each record read, its result checked, and written conditional on what was read (updateOne). */
-async function updateMatching(model: Model, request: UpdateRequest, changes: Changes, options: WriteOptions): Promise<UpdateAnswer> {
+/**
+ * Update by filter: each record read, its result checked, and written conditional on what was
+ * read (updateOne). With `named` (the filters name one id), the entity tag of the one record it
+ * changed, when that is known.
+ */
+async function updateMatching(model: Model, request: UpdateRequest, changes: Changes, options: WriteOptions, named: boolean): Promise<TaggedUpdate> {
   const fingerprint = queryFingerprint(request.filters, ['update', request.values]);
   const matched = await matchForWrite(model, request, fingerprint, options);
   const { items } = matched;
   const updates = await validatedUpdates(model, items, changes);
+  const tags = named ? new Map<string, string | undefined>() : undefined;
   const results = await mapPool(
     items,
     LIMITS.writeConcurrency,
-    (item) => updateOne(model, matched, item, updates.get(item.id as string)!, changes, { keyed: options.keyRun !== undefined, ifMatch: options.ifMatch }),
+    (item) =>
+      updateOne(model, matched, item, updates.get(item.id as string)!, changes, { keyed: options.keyRun !== undefined, ifMatch: options.ifMatch, tags }),
     bulkMayContinue,
   );
-  return settle('updated', results, matched, { model, fingerprint, request });
+  const answer = await settle('updated', results, matched, { model, fingerprint, request });
+  return { answer, etag: answer.updated === 1 && tags?.size === 1 ? [...tags.values()][0] : undefined };
 }
 
 /** The id a filter names by equality and nothing else, or undefined: the record an update may write in place. */
@@ -133,6 +152,16 @@ function onlyId(filter: FilterNode): string | undefined {
 const ONE_UPDATED: UpdateAnswer = { updated: 1, matched: 1, skipped: 0, complete: true, next_cursor: null };
 
 /**
+ * An update's answer, and the new entity tag of the one record it changed when its filters name
+ * an id and the tag is known to be the one get_one would answer next (this write is the record's
+ * last), so that a client can send it as If-Match without reading the record again.
+ */
+export interface TaggedUpdate {
+  answer: UpdateAnswer;
+  etag?: string;
+}
+
+/**
  * Update by filter. A filter naming one id alone, outside a keyed run, If-Match, a cursor or max_affected: 0, first tries
  * one atomic conditional UpdateItem (updatedInPlace); when it cannot be stated so, or its
  * condition fails, the record is read, its result checked and written conditional on the
@@ -140,9 +169,10 @@ const ONE_UPDATED: UpdateAnswer = { updated: 1, matched: 1, skipped: 0, complete
  * re-checked against the filter and retried. An upsert that matches nothing creates the
  * record (upsertSeed), and updates it after all when a concurrent upsert created it first.
  */
-export const updateRecords: Action<UpdateRequest, UpdateAnswer, WriteOptions> = async (model, request, options = {}) => {
+export const updateRecordsTagged: Action<UpdateRequest, TaggedUpdate, WriteOptions> = async (model, request, options = {}) => {
   const changes = parseValues(model, request.values, { upsert: request.upsert === true });
   const filter = parseFilter(model, request.filters);
+  const named = namedId(filter) !== undefined;
   const seed = request.upsert === true ? (await upserting()).upsertSeed(filter) : undefined;
   // The read path's guards say what the one write cannot: max_affected: 0 refuses even one match
   // (too_many_matches), and If-Match compares the record's entity tag, which needs it read.
@@ -151,17 +181,22 @@ export const updateRecords: Action<UpdateRequest, UpdateAnswer, WriteOptions> = 
   const id = only !== undefined && (await schemaRecorded(model)) ? only : undefined;
   let createLost = false;
   for (;;) {
-    if (id !== undefined && (await (await oneWrite()).updatedInPlace(model, id, changes))) return seed ? { ...ONE_UPDATED, upserted: false } : ONE_UPDATED;
-    const answer = await updateMatching(model, request, changes, options);
-    if (!seed) return answer;
+    const inPlace = id !== undefined && (await (await oneWrite()).updatedInPlace(model, id, changes));
+    if (inPlace) return { answer: seed ? { ...ONE_UPDATED, upserted: false } : ONE_UPDATED, etag: inPlace.etag };
+    // After a create lost to a concurrent one, a keyed run's bounds (records older than its run, its plan) would hide the record it must update.
+    const { answer, etag } = await updateMatching(model, request, changes, createLost ? { ...options, createLost: true } : options, named);
+    if (!seed) return { answer, etag };
     // A record deleted, or changed out of the filters, between its read and its write was skipped:
     // the upsert goes on as if it had found it so, which is the order the writes were in.
-    if (answer.matched > answer.skipped) return { ...answer, upserted: false };
+    if (answer.matched > answer.skipped) return { answer: { ...answer, upserted: false }, etag };
     // Created by a concurrent upsert, yet not matching: the filters' other conditions exclude the record that holds the id.
     if (createLost && answer.matched === 0) throw new RecordExists(model.name, [seed.id]);
-    if (answer.matched === 0 && (await (await upserting()).createdFrom(model, seed, changes, options.keyRun))) {
-      return { updated: 0, matched: 0, skipped: 0, complete: true, next_cursor: null, upserted: true };
-    }
+    const created = answer.matched === 0 ? await (await upserting()).createdFrom(model, seed, changes, options.keyRun) : undefined;
+    if (created) return { answer: { updated: 0, matched: 0, skipped: 0, complete: true, next_cursor: null, upserted: true }, etag: created };
     createLost ||= answer.matched === 0;
   }
 };
+
+/** updateRecordsTagged's answer alone. */
+export const updateRecords: Action<UpdateRequest, UpdateAnswer, WriteOptions> = async (model, request, options) =>
+  (await updateRecordsTagged(model, request, options)).answer;

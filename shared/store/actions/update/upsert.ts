@@ -5,7 +5,8 @@ import type { Changes } from '../../operators/changes';
 import { DATA_ATTRIBUTE } from '../../table';
 import type { Model } from '../../../models/define';
 import type { KeyRun } from '../../types';
-import { createRecords } from '../create/create';
+import { createItems } from '../create/create';
+import { entityTag } from '../../write/entity-tag';
 
 const compares = (node: FilterNode): Array<Extract<FilterNode, { kind: 'compare' }>> => {
   if (node.kind === 'compare') return [node];
@@ -42,13 +43,14 @@ export function upsertSeed(filter: FilterNode): { id: string; data: Record<strin
 
 /**
  * Creates the record an upsert missed, from its seed and every change ($setOnInsert too),
- * validated as a create (problems at `values`): false when a concurrent write created it first.
+ * validated as a create (problems at `values`): its entity tag, or false when a concurrent
+ * write created it first.
  */
-export async function createdFrom(model: Model, seed: ReturnType<typeof upsertSeed>, changes: Changes, keyRun: KeyRun | undefined): Promise<boolean> {
+export async function createdFrom(model: Model, seed: ReturnType<typeof upsertSeed>, changes: Changes, keyRun: KeyRun | undefined): Promise<string | false> {
   const data = applyChanges(seed.data, changes, { inserting: true });
   try {
-    await createRecords(model, { records: [{ id: seed.id, data }] }, { keyRun, pathOf: () => ['values'] });
-    return true;
+    const [item] = await createItems(model, { records: [{ id: seed.id, data }] }, { keyRun, pathOf: () => ['values'] });
+    return entityTag(item);
   } catch (error) {
     if (error instanceof RecordExists) return false;
     throw error;
