@@ -1,9 +1,7 @@
-import { isDeepStrictEqual } from 'node:util';
-import fc from 'fast-check';
 import { createClient, operation, RecordgateError } from '../../shared/client';
 import { reaction } from '../../shared/models/reaction';
 import { recordLayout } from '../../shared/store/layout/index-build';
-import { againstArtifacts, ARTIFACT_TOKEN, type Reply, useApi } from '../support/api';
+import { againstArtifacts, ARTIFACT_TOKEN, useApi } from '../support/api';
 import { measureMs, secondsFor } from '../support/machine-speed';
 import { testModel } from '../support/test-catalog';
 import { tableSnapshot } from '../support/table-snapshot';
@@ -292,96 +290,5 @@ describe('across models', () => {
       { owner: 'ann', balance: 0 },
       { owner: 'bob', balance: 20 },
     ]);
-  }, 300_000);
-
-  test('random transactions answer and store what a reference of balances says, all or none', async () => {
-    // The reference: each account's balance, or absent. A transaction's first refused operation
-    // (in order) is its answer; a refused one changes nothing, an applied one every operation.
-    type Op =
-      | { op: 'create'; id: string; balance: number }
-      | { op: 'update'; id: string; by: number; atLeast?: number }
-      | { op: 'delete'; id: string; atLeast?: number }
-      | { op: 'check'; id: string; atLeast: number };
-    const pool = ['p0', 'p1', 'p2', 'p3'];
-    const atLeast = fc.option(fc.integer({ min: 0, max: 4 }), { nil: undefined });
-    const opOn = (id: string): fc.Arbitrary<Op> =>
-      fc.oneof(
-        fc.record({ op: fc.constant('create' as const), id: fc.constant(id), balance: fc.integer({ min: 0, max: 3 }) }),
-        fc.record(
-          { op: fc.constant('update' as const), id: fc.constant(id), by: fc.integer({ min: -3, max: 3 }), atLeast },
-          { requiredKeys: ['op', 'id', 'by'] },
-        ),
-        fc.record({ op: fc.constant('delete' as const), id: fc.constant(id), atLeast }, { requiredKeys: ['op', 'id'] }),
-        fc.record({ op: fc.constant('check' as const), id: fc.constant(id), atLeast: fc.integer({ min: 0, max: 4 }) }),
-      );
-    const transaction = fc.shuffledSubarray(pool, { minLength: 1, maxLength: 3 }).chain((ids) => fc.tuple(...ids.map(opOn)));
-    const outcome = (held: Map<string, number>, ops: Op[]): { status: number; index?: number; after: Map<string, number> } => {
-      const after = new Map(held);
-      for (const [index, o] of ops.entries()) {
-        const balance = held.get(o.id);
-        const filtered = 'atLeast' in o && o.atLeast !== undefined && balance !== undefined && balance < o.atLeast;
-        if (o.op === 'create') {
-          if (balance !== undefined) return { status: 409, index, after: held };
-          after.set(o.id, o.balance);
-          continue;
-        }
-        if (balance === undefined) return { status: 409, index, after: held };
-        if (o.op === 'update' && balance + o.by < 0) return { status: 422, index, after: held };
-        if (filtered) return { status: 409, index, after: held };
-        if (o.op === 'update') after.set(o.id, balance + o.by);
-        if (o.op === 'delete') after.delete(o.id);
-      }
-      return { status: 200, after };
-    };
-    const sent = (run: string, o: Op) => {
-      const filters = 'atLeast' in o && o.atLeast !== undefined ? { balance: { $gte: o.atLeast } } : undefined;
-      const id = `${run}-${o.id}`;
-      if (o.op === 'create') return { op: 'create', model: 'account', id, data: { owner: run, balance: o.balance } };
-      if (o.op === 'update') return { op: 'update', model: 'account', id, values: { $inc: { balance: o.by } }, ...(filters ? { filters } : {}) };
-      if (o.op === 'delete') return { op: 'delete', model: 'account', id, ...(filters ? { filters } : {}) };
-      return { op: 'check', model: 'account', id, filters: filters ?? {} };
-    };
-    let runs = 0;
-    /** What a reply says, as the reference says it: the status and the operation it names (a 422 by its value's path). */
-    const said = (r: Reply) => [r.status, r.status === 422 ? r.body.data.details[0].path : r.body.data.operation];
-    const expectedSaid = (e: ReturnType<typeof outcome>) => [e.status, e.status === 422 ? `operations.${e.index}.values.balance` : e.index];
-    /** Every order of the transactions sent at once. */
-    const orders = (n: number): number[][] =>
-      n === 0 ? [[]] : orders(n - 1).flatMap((o) => Array.from({ length: n }, (_, i) => [...o.slice(0, i), n - 1, ...o.slice(i)]));
-    await fc.assert(
-      // Each step sends 1 to 3 transactions at once: their answers and what is stored must be
-      // those of some serial order of them.
-      fc.asyncProperty(fc.array(fc.array(transaction, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 6 }), async (steps) => {
-        const run = `model-${++runs}`;
-        let held = new Map<string, number>();
-        for (const batch of steps) {
-          const replies = await Promise.all(batch.map((ops) => transact(ops.map((o) => sent(run, o)))));
-          const stored = await records();
-          const now = new Map(
-            pool.flatMap((id) => {
-              const balance = stored.get(`account/${run}-${id}`)?.d.balance;
-              return balance === undefined ? [] : [[id, balance] as [string, number]];
-            }),
-          );
-          const serial = orders(batch.length).find((order) => {
-            let state = held;
-            const answers: unknown[] = [];
-            for (const i of order) {
-              const e = outcome(state, batch[i]);
-              answers[i] = expectedSaid(e);
-              state = e.after;
-            }
-            return isDeepStrictEqual(answers, replies.map(said)) && isDeepStrictEqual(state, now);
-          });
-          expect({ answers: replies.map(said), stored: now, serial: serial !== undefined }).toEqual({
-            answers: replies.map(said),
-            stored: now,
-            serial: true,
-          });
-          held = now;
-        }
-      }),
-      { numRuns: 12 },
-    );
   }, 300_000);
 });

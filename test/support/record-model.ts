@@ -9,7 +9,8 @@ import { utf8Order } from '../../shared/store/utf8-order';
  * The record API as docs/record-api.md describes it, in memory: records with their versions and
  * system fields, create (ids given or made, conflicts, all or nothing), update (null removes a
  * field, and the update operators and upsert of issue 32), delete, the bulk guards (empty_filter, matches_all, too_many_matches), list positions
- * held across writes, count and get_one. Filter meaning and order are the filter reference's
+ * held across writes, count and get_one; get_one's ETag with If-Match and If-None-Match: *, and
+ * transactions across models (issue 32). Filter meaning and order are the filter reference's
  * (test/support/filter-reference.ts); which filters are refused, and how, is read here from a
  * hand-written description of the model's fields, not from its zod schema or the service's parser.
  * test/integration/record-model.test.ts holds the service to it, step by step.
@@ -19,6 +20,8 @@ export type Kind = 'string' | 'number' | 'boolean' | 'array' | 'object';
 export interface FieldSpec {
   kinds: Kind[];
   required?: boolean;
+  /** A number's lower bound. */
+  min?: number;
   /** An object's properties. */
   props?: Record<string, FieldSpec>;
   /** An array's elements. */
@@ -38,6 +41,13 @@ export interface Refusal {
   codes: string[];
   /** A conflict's ids. */
   ids?: string[];
+  /** A 412's current tag: null for no record, 'new' for one the reference has not been told yet. */
+  etag?: string | null;
+  /** A refused transaction's operation (its index) and reason. */
+  operation?: number;
+  reason?: string;
+  /** A transaction's 422: the operations its details may name. */
+  operations?: number[];
 }
 
 const STATUS: Record<string, number> = ERROR_STATUS;
@@ -218,6 +228,7 @@ export function validData(fields: Record<string, FieldSpec>, data: unknown): boo
   const valid = (spec: FieldSpec, value: unknown): boolean => {
     const kind = kindOf(value);
     if (kind === 'null' || !spec.kinds.includes(kind)) return false;
+    if (kind === 'number' && spec.min !== undefined && compareDecimal(numberText(value as number), String(spec.min)) < 0) return false;
     if (kind === 'array') return !spec.items || (value as unknown[]).every((v) => valid(spec.items!, v));
     if (kind === 'object' && spec.props) return validData(spec.props, value);
     return true;
@@ -243,6 +254,16 @@ export interface HeldCursor {
   order: string;
   cursor: string;
   last?: Item;
+}
+
+/** An If-Match value: any stored record, or one of these tags. */
+export type IfMatch = '*' | string[];
+
+/** The id a filter names by equality, which If-Match needs (a tag is one record's). */
+function namedId(filters: unknown): string | undefined {
+  if (!isJsonObject(filters)) return undefined;
+  const id = isJsonObject(filters.id) && Object.keys(filters.id).length === 1 ? filters.id.$eq : filters.id;
+  return typeof id === 'string' ? id : undefined;
 }
 
 export interface BulkRequest {
@@ -374,8 +395,38 @@ export function applyValues(data: Record<string, unknown>, changes: OperatorChan
 export class RecordModel {
   readonly records = new Map<string, Item>();
   readonly cursors: HeldCursor[] = [];
+  /** Each record's entity tag, once an answer told it; a write forgets it, as every write makes a tag never answered before. */
+  readonly tags = new Map<string, string>();
+  /** Every tag answered for each id: none comes round again, after a delete and a create of the id included. */
+  readonly seenTags = new Map<string, string[]>();
 
   constructor(readonly spec: ModelSpec) {}
+
+  /** A copy to try a serial order on. */
+  clone(): RecordModel {
+    const copy = new RecordModel(this.spec);
+    for (const [id, item] of this.records) copy.records.set(id, structuredClone(item));
+    for (const [id, tag] of this.tags) copy.tags.set(id, tag);
+    for (const [id, tags] of this.seenTags) copy.seenTags.set(id, [...tags]);
+    return copy;
+  }
+
+  /**
+   * What is wrong with a tag answered for record `id` (null: none), or undefined when it is right:
+   * the tag the record is known by, or else a new one of its version, which it is known by from then on.
+   */
+  tagAnswered(id: string, tag: string | null): string | undefined {
+    const item = this.records.get(id);
+    if (!item || tag === null) return !item === (tag === null) ? undefined : `tag ${tag} for ${id}, ${item ? 'which is stored' : 'which is not stored'}`;
+    const known = this.tags.get(id);
+    if (known !== undefined) return tag === known ? undefined : `tag ${tag} for ${id}, whose tag is ${known}`;
+    const seen = this.seenTags.get(id) ?? [];
+    if (!tag.startsWith(`"${item._version}-`) || !tag.endsWith('"') || seen.includes(tag))
+      return `tag ${tag} for ${id} at version ${item._version}: not a new one`;
+    this.tags.set(id, tag);
+    this.seenTags.set(id, [...seen, tag]);
+    return undefined;
+  }
 
   /** Records in id order (UTF-8 bytes), as bulk writes and get_one take them. */
   byId(): Item[] {
@@ -390,7 +441,10 @@ export class RecordModel {
   }
 
   /** create: the refusal, or the entries to expect (id undefined: the service makes one). */
-  create(body: { data: unknown; id?: string; ids?: string[] }): Refusal | { entries: Array<{ id?: string; data: Record<string, unknown> }> } {
+  create(
+    body: { data: unknown; id?: string; ids?: string[] },
+    onlyIfAbsent = false,
+  ): Refusal | { entries: Array<{ id?: string; data: Record<string, unknown> }> } {
     if (hasForbiddenKey(body.data)) return refuse('invalid_request');
     const batch = Array.isArray(body.data);
     const data = (batch ? body.data : [body.data]) as unknown[];
@@ -401,7 +455,8 @@ export class RecordModel {
     const repeated = [...new Set(given.filter((id, i) => given.indexOf(id) !== i))];
     if (repeated.length > 0) return { ...refuse('conflict'), ids: repeated };
     const existing = given.filter((id) => this.records.has(id));
-    if (existing.length > 0) return { ...refuse('conflict'), ids: existing };
+    // If-None-Match: * is the caller's own condition on the ids it names (RFC 9110 13.1.2).
+    if (existing.length > 0) return { ...refuse(onlyIfAbsent ? 'precondition_failed' : 'conflict'), ids: existing };
     return { entries: data.map((d, i) => ({ id: ids?.[i], data: d as Record<string, unknown> })) };
   }
 
@@ -409,11 +464,16 @@ export class RecordModel {
   add(records: Array<Record<string, unknown>>): void {
     for (const { id, _created_at, _updated_at, _version, ...data } of records) {
       this.records.set(id as string, { id, d: data, _created_at, _updated_at, _version });
+      this.tags.delete(id as string);
     }
   }
 
-  /** The records update or delete would change, or the refusal. */
-  bulk(body: BulkRequest, values?: Record<string, unknown>): Refusal | { items: Item[]; changes?: OperatorChange[] } {
+  /**
+   * The records update or delete would change, or the refusal. Under If-Match the filters name one
+   * id (400 otherwise), and the record they match must hold a named tag: 412 with its tag (null
+   * when nothing matched) before the model checks the result.
+   */
+  bulk(body: BulkRequest, values?: Record<string, unknown>, ifMatch?: IfMatch): Refusal | { items: Item[]; changes?: OperatorChange[] } {
     const codes = new Set<string>();
     if (hasForbiddenKey(body.filters) || (values && hasForbiddenKey(values))) codes.add('invalid_request');
     const changes = values && readValues(this.spec.fields, values, body.upsert === true);
@@ -421,6 +481,7 @@ export class RecordModel {
     const filter = readFilter(this.spec, body.filters);
     if ('codes' in filter) for (const code of filter.codes) codes.add(code);
     if (isJsonObject(body.filters) && Object.keys(body.filters).length === 0 && body.allow_all !== true) codes.add('empty_filter');
+    if (ifMatch !== undefined && namedId(body.filters) === undefined) codes.add('invalid_request');
     if (codes.size > 0) return refuse(...codes);
     const items = this.byId().filter((item) => matches((filter as { node: FilterNode }).node, item));
     const guards: string[] = [];
@@ -428,6 +489,10 @@ export class RecordModel {
     if (body.allow_all !== true && items.length >= 2 && items.length === this.records.size) guards.push('matches_all');
     if (items.length > (body.max_affected ?? 10_000)) guards.push('too_many_matches');
     if (guards.length > 0) return refuse(...guards);
+    if (ifMatch !== undefined) {
+      const tag = items.length === 0 ? null : (this.tags.get(items[0].id as string) ?? 'new');
+      if (tag === null || (ifMatch !== '*' && !ifMatch.includes(tag))) return { ...refuse('precondition_failed'), etag: tag };
+    }
     if (changes && items.some((item) => !validData(this.spec.fields, applyValues(item.d as Record<string, unknown>, changes))))
       return refuse('validation_error');
     return { items, changes: changes ?? undefined };
@@ -472,12 +537,16 @@ export class RecordModel {
 
   update(items: Item[], changes: OperatorChange[]): void {
     for (const item of items) {
+      this.tags.delete(item.id as string);
       this.records.set(item.id as string, { ...item, d: applyValues(item.d as Record<string, unknown>, changes)!, _version: (item._version as number) + 1 });
     }
   }
 
   delete(items: Item[]): void {
-    for (const item of items) this.records.delete(item.id as string);
+    for (const item of items) {
+      this.records.delete(item.id as string);
+      this.tags.delete(item.id as string);
+    }
   }
 
   /** A list request's refusal, or its filter's meaning. */
@@ -498,5 +567,98 @@ export class RecordModel {
     const field = held.order.replace(/^-/, '');
     const sign = held.order.startsWith('-') ? -1 : 1;
     return this.sorted(node, held.order).filter((item) => held.last === undefined || sign * compareForOrder(field, item, held.last) > 0);
+  }
+}
+
+/** One operation of POST /api/db/transaction, as docs/record-api.md's table has them. */
+export type TransactionOp =
+  | { op: 'create'; model: string; id: string; data: unknown }
+  | { op: 'update'; model: string; id: string; values: Record<string, unknown>; filters?: unknown }
+  | { op: 'delete' | 'check'; model: string; id: string; filters?: unknown };
+
+/** An operation's result, a record without its stamps (the service's). */
+export type TransactionResult =
+  | { op: 'create' | 'update'; record: Record<string, unknown> }
+  | { op: 'delete'; id: string; deleted: true }
+  | { op: 'check'; id: string; check: true };
+
+const refusedAt = (operation: number, reason: string): Refusal => ({ ...refuse('conflict'), operation, reason });
+
+/**
+ * A transaction on `models` (by name), all or nothing: its results, or every answer it may get.
+ * A request DynamoDB could never take, or an operation a model could never read, is 400 before
+ * anything is read. The model's refusals are 422; which operation is then named depends on
+ * whether an update could be one atomic action (shared/store/operators/compile.ts) or read its
+ * record first, so each refused or missing update may be the one. Otherwise DynamoDB names the
+ * first operation (in order) whose record is not as it needs: 409 `exists`, `missing`, or
+ * `condition_failed` for filters that do not match.
+ */
+export function transaction(models: Record<string, RecordModel>, operations: TransactionOp[]): { refusals: Refusal[] } | { results: TransactionResult[] } {
+  if (hasForbiddenKey(operations)) return { refusals: [refuse('invalid_request')] };
+  const named = new Set<string>();
+  for (const [i, o] of operations.entries()) {
+    const key = `${o.model}/${o.id}`;
+    if (named.has(key)) return { refusals: [{ ...refuse('invalid_request'), operation: i }] };
+    named.add(key);
+  }
+  const codes = new Set<string>();
+  const changes = operations.map((o) => {
+    const spec = models[o.model].spec;
+    if (o.op !== 'create') {
+      const filter = readFilter(spec, o.filters);
+      if ('codes' in filter) for (const code of filter.codes) codes.add(code);
+    }
+    if (o.op !== 'update') return [];
+    const read = readValues(spec.fields, o.values, false);
+    if (read === null) codes.add('invalid_request');
+    return read ?? [];
+  });
+  if (codes.size > 0) return { refusals: [refuse(...codes)] };
+  const results: TransactionResult[] = [];
+  const invalid: number[] = [];
+  const failures = operations.map((o, i): Refusal | undefined => {
+    const m = models[o.model];
+    const item = m.records.get(o.id);
+    if (o.op === 'create') {
+      if (!validData(m.spec.fields, o.data)) invalid.push(i);
+      results.push({ op: 'create', record: { id: o.id, ...(o.data as object), _version: 1 } });
+      return item ? refusedAt(i, 'exists') : undefined;
+    }
+    if (!item) {
+      if (o.op === 'update') invalid.push(i);
+      return refusedAt(i, 'missing');
+    }
+    if (o.op === 'update') {
+      const data = applyValues(item.d as Record<string, unknown>, changes[i]);
+      if (!validData(m.spec.fields, data)) {
+        invalid.push(i);
+        return { ...refuse('validation_error'), operations: [i] };
+      }
+      results.push({ op: 'update', record: { id: o.id, ...data, _created_at: item._created_at, _version: (item._version as number) + 1 } });
+    } else results.push(o.op === 'delete' ? { op: 'delete', id: o.id, deleted: true } : { op: 'check', id: o.id, check: true });
+    const filter = readFilter(m.spec, o.filters) as { node: FilterNode };
+    return matches(filter.node, item) ? undefined : refusedAt(i, 'condition_failed');
+  });
+  const first = failures.find((f) => f !== undefined);
+  if (!first && invalid.length === 0) return { results };
+  // Data a model refuses is refused before anything is sent, as is an update read first: missing, or 422 naming every refused operation.
+  const refusals = first && !invalid.some((i) => operations[i].op === 'create') ? [first] : [];
+  for (const i of invalid) if (failures[i]?.reason === 'missing') refusals.push(failures[i]!);
+  if (invalid.length > 0) refusals.push({ ...refuse('validation_error'), operations: invalid });
+  return { refusals };
+}
+
+/** The models after a transaction's results: each record as the operation left it, its stamps from the answer. */
+export function commitTransaction(
+  models: Record<string, RecordModel>,
+  operations: TransactionOp[],
+  answered: Array<{ record?: Record<string, unknown> }>,
+): void {
+  for (const [i, o] of operations.entries()) {
+    const m = models[o.model];
+    if (o.op === 'delete') m.delete([m.records.get(o.id)!]);
+    if (o.op !== 'create' && o.op !== 'update') continue;
+    const { record } = answered[i];
+    m.add([record!]);
   }
 }

@@ -184,17 +184,21 @@ export const updateRecordsTagged: Action<UpdateRequest, TaggedUpdate, WriteOptio
   const inPlace = options.keyRun === undefined && options.ifMatch === undefined && request.cursor === undefined && (request.max_affected ?? 1) >= 1;
   const only = inPlace ? onlyId(filter) : undefined;
   const id = only !== undefined && (await schemaRecorded(model)) ? only : undefined;
-  for (let attempt = 1; ; attempt++) {
+  let createLost = false;
+  for (;;) {
     const inPlace = id !== undefined && (await (await oneWrite()).updatedInPlace(model, id, changes));
     if (inPlace) return { answer: seed ? { ...ONE_UPDATED, upserted: false } : ONE_UPDATED, etag: inPlace.etag };
     // After a create lost to a concurrent one, a keyed run's bounds (records older than its run, its plan) would hide the record it must update.
-    const { answer, etag } = await updateMatching(model, request, changes, attempt > 1 ? { ...options, createLost: true } : options, named);
+    const { answer, etag } = await updateMatching(model, request, changes, createLost ? { ...options, createLost: true } : options, named);
     if (!seed) return { answer, etag };
-    if (answer.matched > 0) return { answer: { ...answer, upserted: false }, etag };
+    // A record deleted, or changed out of the filters, between its read and its write was skipped:
+    // the upsert goes on as if it had found it so, which is the order the writes were in.
+    if (answer.matched > answer.skipped) return { answer: { ...answer, upserted: false }, etag };
     // Created by a concurrent upsert, yet not matching: the filters' other conditions exclude the record that holds the id.
-    if (attempt > 1) throw new RecordExists(model.name, [seed.id]);
-    const created = await (await upserting()).createdFrom(model, seed, changes, options.keyRun);
+    if (createLost && answer.matched === 0) throw new RecordExists(model.name, [seed.id]);
+    const created = answer.matched === 0 ? await (await upserting()).createdFrom(model, seed, changes, options.keyRun) : undefined;
     if (created) return { answer: { updated: 0, matched: 0, skipped: 0, complete: true, next_cursor: null, upserted: true }, etag: created };
+    createLost ||= answer.matched === 0;
   }
 };
 
