@@ -1,5 +1,6 @@
 import * as zm from '../zod';
 import { ApiError } from '../errors';
+import type { Caller } from '../auth/authorize';
 import type { Operation } from '../contract';
 import { illFormedPath } from '../json/well-formed';
 import type { Model } from '../models/define';
@@ -62,13 +63,19 @@ export class WithHeaders<R> {
  */
 export function recordOperation<S extends zm.core.$ZodType, R>(
   schema: S,
-  run: (model: Model, body: zm.infer<S>, keyRun: KeyRun | undefined, headers: Record<string, string>) => Promise<R | WithHeaders<R>>,
+  run: (
+    model: Model,
+    body: zm.infer<S>,
+    keyRun: KeyRun | undefined,
+    headers: Record<string, string>,
+    caller: Caller | undefined,
+  ) => Promise<R | WithHeaders<R>>,
   status = 200,
 ): Operation {
   return async (request) => {
     const model = await modelNamed(request.params.model_name ?? '', request.descriptor.writes);
     checkWellFormed(request.body);
-    const result = await run(model, parseBody(schema, request.body), request.keyRun, request.headers);
+    const result = await run(model, parseBody(schema, request.body), request.keyRun, request.headers, request.caller);
     return result instanceof WithHeaders ? { data: result.data, status, headers: result.headers } : { data: result, status };
   };
 }
