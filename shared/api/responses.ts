@@ -96,6 +96,23 @@ export const modelsAnswerSchema = z.strictObject({
       indexed: z.array(z.string()),
       sortable: z.array(z.string()).describe('Values order_by accepts (prefix - for descending)'),
       shards: z.int().min(1),
+      rules: z
+        .strictObject({
+          owner: z
+            .string()
+            .optional()
+            .describe('The field holding the subject of the caller that created each record: a caller without admin reaches only its own'),
+          tenant: z
+            .strictObject({ field: z.string(), claim: z.string() })
+            .optional()
+            .describe("The field naming each record's tenant, from the caller's claim: no caller reaches another tenant's records"),
+          read_only: z.array(z.string()).optional().describe('Fields only the service sets: a request naming one is 403'),
+          visible_to: z
+            .record(z.string(), z.union([z.strictObject({ scope: z.enum(['read', 'write', 'admin']) }), z.strictObject({ claim: z.string() })]))
+            .optional()
+            .describe('Fields shown only to callers with this scope or claim; to others they do not exist (this caller sees each one listed)'),
+        })
+        .describe("The model's access rules as they apply to this caller (docs/security.md)"),
       layout: z
         .strictObject({
           state: z.enum(['ready', 'building', 'mismatch']).describe('mismatch: the definition changed in a way the stored records cannot follow'),

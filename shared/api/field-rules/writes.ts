@@ -4,7 +4,7 @@ import { isJsonObject } from '../../json/exact-json';
 import type { Model } from '../../models/define';
 import { pathText, type ErrorDetail } from '../../models/details';
 import { checkAgainst } from '../../models/validate';
-import { InvalidRecord } from '../../store/errors';
+import { InvalidRecord, InvalidValues } from '../../store/errors';
 import { parseValues } from '../../store/operators/parse';
 import * as zm from '../../zod';
 import { modelSeenWithout } from './seen';
@@ -75,19 +75,27 @@ function namesInSeed(filters: unknown, at: PropertyKey[]): Named[] {
 /**
  * Update values as the caller may send them: no read-only field under any operator or path, nor
  * in the filters an upsert creates a record from (403). A hidden one is refused as a field the
- * model lacks: a path into it by the operators' own check (400 invalid_values), the field itself
- * by the model's strict schema (422), at `values` (a transaction moves the paths to its operation).
+ * model lacks, by the operators' own check (400 invalid_values), at `values` (a transaction
+ * moves the paths to its operation, `at`, as it moves the store's). Its removal too, which a field the model lacks is let
+ * through for (an old field's removal): a hidden field is not the caller's to change.
  */
 export function checkValueNames(
   model: Model,
   hidden: ReadonlySet<string>,
   update: { values: Record<string, unknown>; filters?: unknown; upsert?: boolean },
+  at: PropertyKey[] = [],
 ): void {
   if (Object.keys(model.fields).length === 0) return;
   const named = namesInValues(update.values, ['values']);
-  refuseReadOnly(model, hidden, update.upsert ? [...named, ...namesInSeed(update.filters, ['filters'])] : named);
-  const unknown = [...new Set(named.filter((n) => hidden.has(n.field)).map((n) => n.field))];
-  if (unknown.length === 0) return;
+  const seeds = update.upsert ? namesInSeed(update.filters, ['filters']) : [];
+  refuseReadOnly(
+    model,
+    hidden,
+    [...named, ...seeds].map((n) => ({ ...n, at: [...at, ...n.at] })),
+  );
+  const removed = named.find((n) => hidden.has(n.field));
+  if (!removed) return;
   parseValues(modelSeenWithout(model, hidden), update.values, { upsert: update.upsert });
-  throw new InvalidRecord(unknown.map((field) => ({ path: `values.${field}`, message: `unknown property ${JSON.stringify(field)}` })));
+  const [path, message] = [pathText(removed.at), `${model.name} has no field ${removed.field}`];
+  throw new InvalidValues(`${path}: ${message}`, [{ path, message }]);
 }
