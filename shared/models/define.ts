@@ -133,7 +133,7 @@ const holdsStrings = (schema: ModelSchema, field: string): boolean => {
 };
 
 /** Whether a model's schema refuses a key it does not declare (z.strictObject), rather than strip or keep it. */
-export const refusesUnknownKeys = (schema: ModelSchema): boolean => (schema._zod.def as { catchall?: zm.core.$ZodType }).catchall?._zod.def.type === 'never';
+const refusesUnknownKeys = (schema: ModelSchema): boolean => (schema._zod.def as { catchall?: zm.core.$ZodType }).catchall?._zod.def.type === 'never';
 
 /** The owner, tenant and field rules name string fields of the model, apart from each other. */
 function checkRules(options: ModelOptions<ModelSchema, string>): void {

@@ -4,7 +4,7 @@ import { isJsonObject } from '../../json/exact-json';
 import type { Model } from '../../models/define';
 import { pathText, type ErrorDetail } from '../../models/details';
 import { checkAgainst } from '../../models/validate';
-import { InvalidRecord, InvalidValues } from '../../store/errors';
+import { InvalidRecord } from '../../store/errors';
 import { parseValues } from '../../store/operators/parse';
 import * as zm from '../../zod';
 import { modelSeenWithout } from './seen';
@@ -75,9 +75,11 @@ function namesInSeed(filters: unknown, at: PropertyKey[]): Named[] {
 /**
  * Update values as the caller may send them: no read-only field under any operator or path, nor
  * in the filters an upsert creates a record from (403). A hidden one is refused as a field the
- * model lacks, by the operators' own check (400 invalid_values), at `values` (a transaction
- * moves the paths to its operation, `at`, as it moves the store's). Its removal too, which a field the model lacks is let
- * through for (an old field's removal): a hidden field is not the caller's to change.
+ * model lacks: a path into it by the operators' own check (400), the field itself as the strict
+ * schema refuses a key it lacks (422, at `values.<field>`), even when no record matches, where a
+ * field the model lacks is refused by each matched record's check alone (docs/security.md).
+ * `at` is where a transaction's operation sits: it moves the 403's path, and the store's errors
+ * are moved by the transaction as it moves its own.
  */
 export function checkValueNames(
   model: Model,
@@ -93,9 +95,8 @@ export function checkValueNames(
     hidden,
     [...named, ...seeds].map((n) => ({ ...n, at: [...at, ...n.at] })),
   );
-  const removed = named.find((n) => hidden.has(n.field));
-  if (!removed) return;
+  const unknown = [...new Set(named.filter((n) => hidden.has(n.field)).map((n) => n.field))];
+  if (unknown.length === 0) return;
   parseValues(modelSeenWithout(model, hidden), update.values, { upsert: update.upsert });
-  const [path, message] = [pathText(removed.at), `${model.name} has no field ${removed.field}`];
-  throw new InvalidValues(`${path}: ${message}`, [{ path, message }]);
+  throw new InvalidRecord(unknown.map((field) => ({ path: `values.${field}`, message: `unknown property ${JSON.stringify(field)}` })));
 }

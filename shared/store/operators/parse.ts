@@ -1,6 +1,6 @@
 import { dynamoNumberProblem } from '../../json/decimal';
 import { isExactNumber, isJsonObject, numberText, type ExactNumber } from '../../json/exact-json';
-import { isSystemField, refusesUnknownKeys, type FieldSchema, type Model } from '../../models/define';
+import { isSystemField, type FieldSchema, type Model } from '../../models/define';
 import { pathText } from '../../models/details';
 import { InvalidValues } from '../errors';
 import { alternatives, describe, elementSchemas, holdsKind, kindOf, propertySchemas, unionOf } from '../filter/parse';
@@ -58,9 +58,6 @@ function change(model: Model, name: string, key: string, operand: unknown, at: R
   const path = parsePath(key, at);
   const schema = schemaAt(model, path, at);
   const op = UPDATE_OPERATORS[name as UpdateOperator];
-  // A field the model lacks may be removed (one it no longer declares); a strict model takes no other change of it.
-  if (schema === undefined && op !== 'unset' && !(op === 'set' && operand === null) && refusesUnknownKeys(model.schema))
-    throw refuse(at, `${model.name} has no field ${path[0]}`);
   const what = `${name} cannot apply to ${pathName(path)}, which`;
   switch (op) {
     case 'set':
