@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { documentedSchema } from './field-rules/described';
 import { SYSTEM_FIELDS, type Model, type ModelAccess, type ModelSchema, type SystemField } from '../models/define';
 
 /**
@@ -19,9 +20,13 @@ export type RecordSchema<S extends ModelSchema> = z.ZodObject<S['shape'] & typeo
 const records = new WeakMap<Model, z.ZodObject>();
 
 export function recordSchema<S extends ModelSchema>(model: Model<S>): RecordSchema<S> {
+  // Each ruled field says its rule (read-only, or shown only to some callers: then absent for the rest, and optional by defineModel).
   if (!records.has(model)) {
     const { id, ...stamps } = systemShape;
-    records.set(model, z.strictObject({ id, ...model.schema.shape, ...stamps }).describe(`A ${model.name} record: id, its fields, the system fields`));
+    records.set(
+      model,
+      z.strictObject({ id, ...documentedSchema(model).shape, ...stamps }).describe(`A ${model.name} record: id, its fields, the system fields`),
+    );
   }
   // A spread of a generic shape loses its keys to TypeScript; the object has exactly these.
   return records.get(model) as RecordSchema<S>;

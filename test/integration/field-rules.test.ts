@@ -14,6 +14,7 @@ import { lambdaContext, toEvent } from '../../scripts/local/event';
 import { parseExactJson, stringifyExactJson } from '../../shared/json/exact-json';
 import { ROUTES, routeKey } from '../../shared/manifest/routes';
 import { defineModel } from '../../shared/models/define';
+import { buildOpenApiDocument } from '../../shared/openapi/document';
 import { createRecords } from '../../shared/store/actions/create/create';
 import { recordLayout } from '../../shared/store/layout/index-build';
 import { tableSnapshot } from '../support/table-snapshot';
@@ -245,6 +246,25 @@ describe('hidden fields', () => {
     expect(admin.rules).toEqual({ read_only: ['status'], visible_to: { cost: { scope: 'admin' }, internal: { scope: 'admin' } } });
     expect((await view(AUDITOR)).rules.visible_to).toEqual({ audit_note: { claim: 'auditor' } });
   });
+});
+
+test('the OpenAPI document, one per deployment, shows hidden fields marked and read-only ones readOnly', () => {
+  const doc = buildOpenApiDocument() as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  expect(doc.tags.find((t: { name: string }) => t.name === 'ledger')['x-recordgate-rules']).toEqual({
+    read_only: ['status'],
+    visible_to: { cost: { scope: 'admin' }, internal: { scope: 'admin' }, audit_note: { claim: 'auditor' } },
+  });
+  const record = doc.components.schemas.ledger_record;
+  expect(record.properties.cost).toEqual(
+    expect.objectContaining({ 'x-recordgate-visible-to': { scope: 'admin' }, description: expect.stringContaining('Shown only') }),
+  );
+  expect(record.properties.audit_note['x-recordgate-visible-to']).toEqual({ claim: 'auditor' });
+  expect(record.properties.status.readOnly).toBe(true);
+  expect(record.required).not.toContain('cost');
+  // A request may not send a read-only field: the create example leaves it out.
+  const example = doc.paths['/api/db/ledger/create'].post.requestBody.content['application/json'].examples.one.value.data;
+  expect(example).not.toHaveProperty('status');
+  expect(example).toHaveProperty('cost');
 });
 
 describe('read-only fields', () => {
