@@ -177,7 +177,7 @@ export function defineModel<
   S extends ModelSchema,
   const I extends keyof zm.infer<S> & string = never,
   // The field rules kept as written, so that the typed client leaves read-only fields out of what a request sends.
-  const F extends NonNullable<ModelOptions<S, I>['fields']> = {},
+  const F extends NonNullable<ModelOptions<S, I>['fields']> = Record<never, FieldRule>,
 >(options: ModelOptions<S, I> & { fields?: F }): Model<S, I> & { readonly fields: F } {
   const { name, schema, description } = options;
   if (!MODEL_NAME.test(name)) throw new InvalidModelDefinition(`model name ${name} must match ${MODEL_NAME}`);
