@@ -2,7 +2,7 @@ import type * as z from 'zod';
 import { hiddenFields } from '../access/rules';
 import type { Caller } from '../auth/authorize';
 import { ApiError } from '../errors';
-import type { KeyRun } from '../store/types';
+import type { ActionOptions } from '../store/types';
 import type { Model } from '../models/define';
 import { RecordExists } from '../store/errors';
 import { bulkMayContinue } from '../invocation';
@@ -29,12 +29,12 @@ const absentOr412 = async <R>(onlyAbsent: boolean, create: () => Promise<R>): Pr
 
 export const createOperation = recordOperation(
   createRequest,
-  (model, body, keyRun, headers, caller) => absentOr412(onlyIfAbsent(headers), () => createFrom(model, body, keyRun, caller)),
+  (model, body, options, headers, caller) => absentOr412(onlyIfAbsent(headers), () => createFrom(model, body, options, caller)),
   201,
 );
 
 /** One record (its own answer) or an array ({records}), each with the caller's id or one the service makes. */
-async function createFrom(model: Model, body: z.infer<typeof createRequest>, keyRun: KeyRun | undefined, caller: Caller | undefined) {
+async function createFrom(model: Model, body: z.infer<typeof createRequest>, { keyRun, reach }: ActionOptions, caller: Caller | undefined) {
   const hidden = hiddenFields(model, caller);
   // Under an Idempotency-Key the ids the service makes come from the key's run, so that a retry after an unknown outcome makes the same ones.
   const idFor = (i: number) => (keyRun ? runId(keyRun, i) : newId());
@@ -44,7 +44,7 @@ async function createFrom(model: Model, body: z.infer<typeof createRequest>, key
     const [record] = await createRecords(
       model,
       { records: [{ id: body.id ?? idFor(0), data: body.data }] },
-      { keyRun, pathOf: () => ['data'], mayStart: bulkMayContinue },
+      { keyRun, reach, pathOf: () => ['data'], mayStart: bulkMayContinue },
     );
     return shownRecord(record, hidden);
   }
@@ -60,7 +60,7 @@ async function createFrom(model: Model, body: z.infer<typeof createRequest>, key
   const created = await createRecords(
     model,
     { records: records.map((data, i) => ({ id: body.ids?.[i] ?? idFor(i), data })) },
-    { keyRun, pathOf: (i) => ['data', i], mayStart: bulkMayContinue },
+    { keyRun, reach, pathOf: (i) => ['data', i], mayStart: bulkMayContinue },
   );
   return { records: created.map((record) => shownRecord(record, hidden)) };
 }

@@ -8,7 +8,7 @@ import { recordOperation } from './record-operation';
 import type { deleteAnswerSchema } from './responses';
 import { deleteRequest } from './requests/delete';
 
-export const deleteOperation = recordOperation(deleteRequest, (model, body, keyRun, headers, caller): Promise<z.infer<typeof deleteAnswerSchema>> => {
+export const deleteOperation = recordOperation(deleteRequest, (model, body, options, headers, caller): Promise<z.infer<typeof deleteAnswerSchema>> => {
   refuseHiddenNames(model, hiddenFields(model, caller), body.filters);
-  return deleteRecords(model, body, { keyRun, ifMatch: ifMatchOf(headers) });
+  return deleteRecords(model, body, { ...options, ifMatch: ifMatchOf(headers) });
 });

@@ -7,9 +7,9 @@ import { recordOperation, WithHeaders } from './record-operation';
 import { getOneRequest } from './requests/get-one';
 
 // The ETag lets a client make its next write conditional on the record it read (If-Match).
-export const getOneOperation = recordOperation(getOneRequest, async (model, body, _keyRun, _headers, caller) => {
+export const getOneOperation = recordOperation(getOneRequest, async (model, body, options, _headers, caller) => {
   const hidden = hiddenFields(model, caller);
   refuseHiddenNames(model, hidden, body.filters, undefined, (seen) => checkFields(seen, body.fields));
-  const { record, etag } = await getOneTagged(model, body);
+  const { record, etag } = await getOneTagged(model, body, options);
   return new WithHeaders(shownRecord(record, hidden), { etag });
 });

@@ -12,13 +12,13 @@ import { listRequest } from './requests/list';
 
 export const listOperation = recordOperation(
   listRequest,
-  async (model, body, _keyRun, _headers, caller): Promise<z.infer<ReturnType<typeof listAnswerSchema>>> => {
+  async (model, body, options, _headers, caller): Promise<z.infer<ReturnType<typeof listAnswerSchema>>> => {
     const hidden = hiddenFields(model, caller);
     refuseHiddenNames(model, hidden, body.filters, undefined, (seen) => {
       parseOrder(seen, body.order_by);
       checkFields(seen, body.fields);
     });
-    const page = await listRecords(model, body);
+    const page = await listRecords(model, body, options);
     return { ...page, items: page.items.map((item) => shownRecord(item, hidden)) };
   },
 );

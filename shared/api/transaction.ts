@@ -1,10 +1,10 @@
 import type * as z from 'zod';
-import { hiddenFields } from '../access/rules';
 import type { Operation } from '../contract';
 import { runId, newId } from '../store/keys';
 import { transactRecords } from '../store/actions/transact/transact';
 import { underOperation } from '../store/actions/transact/steps';
 import type { TransactOperation } from '../store/types';
+import { hiddenFields, reachOf } from '../access/rules';
 import { shownRecord } from './field-rules/answers';
 import { refuseHiddenNames } from './field-rules/reads';
 import { checkDataNames, checkValueNames } from './field-rules/writes';
@@ -35,7 +35,9 @@ export const transactionOperation: Operation = async (request) => {
     if (op.op === 'create') await checkDataNames(model, hidden[i], [op.data], () => [...at, 'data']);
     if (op.op === 'update') await underOperation(at, async () => checkValueNames(model, hidden[i], { values: op.values }, at));
     if (op.op !== 'create') refuseHiddenNames(model, hidden[i], op.filters, [...at, 'filters']);
-    settled.push(op.op === 'create' ? { ...op, model, id: op.id ?? (keyRun ? runId(keyRun, i) : newId()) } : { ...op, model });
+    // Each operation within what its caller reaches of its own model.
+    const reach = caller ? reachOf(model, caller) : undefined;
+    settled.push(op.op === 'create' ? { ...op, model, reach, id: op.id ?? (keyRun ? runId(keyRun, i) : newId()) } : { ...op, model, reach });
   }
   const answer: Answer = await transactRecords({ operations: settled }, { keyRun });
   const results = answer.results.map((result, i): Answer['results'][number] =>

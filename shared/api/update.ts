@@ -9,10 +9,10 @@ import { recordOperation } from './record-operation';
 import type { updateAnswerSchema } from './responses';
 import { updateRequest } from './requests/update';
 
-export const updateOperation = recordOperation(updateRequest, (model, body, keyRun, headers, caller): Promise<z.infer<typeof updateAnswerSchema>> => {
+export const updateOperation = recordOperation(updateRequest, (model, body, options, headers, caller): Promise<z.infer<typeof updateAnswerSchema>> => {
   // Values first, then filters, as the store reads them.
   const hidden = hiddenFields(model, caller);
   checkValueNames(model, hidden, body);
   refuseHiddenNames(model, hidden, body.filters);
-  return updateRecords(model, body, { keyRun, ifMatch: ifMatchOf(headers) });
+  return updateRecords(model, body, { ...options, ifMatch: ifMatchOf(headers) });
 });

@@ -5,7 +5,8 @@ import { ApiError } from '../errors';
 import { bearerToken } from './bearer';
 import { isLoopback } from './loopback';
 import { scopeSchema, tokenScopeOf, type RouteScope, type Scope } from './scopes';
-import { loadTokenTable, scopesOf } from './tokens';
+import { claimRecord } from './claims';
+import { entryOf, loadTokenTable } from './tokens';
 
 export interface Caller {
   scopes: ReadonlySet<Scope>;
@@ -54,7 +55,7 @@ function jwtCaller(event: APIGatewayProxyEventV2): Caller | undefined {
  * string a rule could match by accident.
  */
 function stringClaims(claims: Record<string, unknown>): Record<string, string> {
-  const kept: Record<string, string> = {};
+  const kept = claimRecord();
   for (const [name, value] of Object.entries(claims)) {
     if (typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value))) kept[name] = String(value);
   }
@@ -78,14 +79,14 @@ export async function authenticate(event: APIGatewayProxyEventV2): Promise<Calle
   const table = await loadTokenTable();
   if (!table) {
     if (inLambda()) throw unauthorized('No API token is configured for this deployment; every request is refused');
-    if (isLoopback(event.requestContext?.http?.sourceIp)) return { scopes: EVERY_SCOPE, via: 'loopback', subject: 'loopback', claims: {} };
+    if (isLoopback(event.requestContext?.http?.sourceIp)) return { scopes: EVERY_SCOPE, via: 'loopback', subject: 'loopback', claims: claimRecord() };
     throw unauthorized('No API token is configured: this server answers loopback clients only');
   }
   const token = bearerToken(event.headers);
   if (token === undefined) throw unauthorized('Authentication required: send Authorization: Bearer <token>');
-  const scopes = scopesOf(table, token);
-  if (!scopes) throw unauthorized('The bearer token is not valid', 'Bearer error="invalid_token"');
-  return { scopes, via: 'token', subject: `token:${digest(token)}`, claims: {} };
+  const entry = entryOf(table, token);
+  if (!entry) throw unauthorized('The bearer token is not valid', 'Bearer error="invalid_token"');
+  return { scopes: entry.scopes, via: 'token', subject: `token:${digest(token)}`, sub: entry.sub, claims: entry.claims };
 }
 
 export function requireScope(caller: Caller, scope: Scope): void {
@@ -102,37 +103,19 @@ export function requireScope(caller: Caller, scope: Scope): void {
 
 /**
  * The caller, if `scope` (the serving function's, shared/manifest/functions.ts) lets them in;
- * undefined for a public function, which never looks at a token. Which function serves the
- * event was settled before (shared/http/middleware/route-guard.ts): a route key it does not
- * serve never gets here.
+ * undefined for a public function, which never looks at a token. `scopeOf`, where given, says
+ * what the request takes of this caller instead (a delete's depends on its model). Which
+ * function serves the event was settled before (shared/http/middleware/route-guard.ts): a route
+ * key it does not serve never gets here.
  */
-export async function authorizeScope(event: APIGatewayProxyEventV2, scope: RouteScope): Promise<Caller | undefined> {
+export async function authorizeScope(
+  event: APIGatewayProxyEventV2,
+  scope: RouteScope,
+  scopeOf?: (caller: Caller) => Promise<Scope>,
+): Promise<Caller | undefined> {
   const needed = tokenScopeOf(scope);
   if (needed === undefined) return undefined;
   const caller = await authenticate(event);
-  requireScope(caller, needed);
+  requireScope(caller, scopeOf ? await scopeOf(caller) : needed);
   return caller;
-}
-
-/**
- * A transaction's operation takes the scope of the route that does the same alone: a check
- * reads (read), a delete takes admin as the delete route does; the rest write, as the route itself.
- */
-const OPERATION_SCOPES: Readonly<Record<string, Scope>> = { check: 'read', delete: 'admin' };
-
-/** The scopes a body asks for beyond its route's: `allow_all: true` touches every record of a model, so it takes admin on any route. */
-function scopesAskedFor(body: unknown): Scope[] {
-  if (typeof body !== 'object' || body === null) return [];
-  const { allow_all, operations } = body as { allow_all?: unknown; operations?: unknown };
-  const asked: Scope[] = allow_all === true ? ['admin'] : [];
-  if (!Array.isArray(operations)) return asked;
-  for (const operation of operations) {
-    const op = String((operation as { op?: unknown } | null)?.op);
-    asked.push(Object.hasOwn(OPERATION_SCOPES, op) ? OPERATION_SCOPES[op] : 'write');
-  }
-  return asked;
-}
-
-export function authorizeBody(caller: Caller | undefined, body: unknown): void {
-  if (caller) for (const scope of new Set(scopesAskedFor(body))) requireScope(caller, scope);
 }
