@@ -1,6 +1,9 @@
 import type * as z from 'zod';
+import { hiddenFields } from '../access/rules';
 import { updateRecordsTagged } from '../store/actions/update/update';
 import './cursor-key';
+import { checkValueNames } from './field-rules/load-values';
+import { refuseHiddenNames } from './field-rules/load-reads';
 import { ifMatchOf } from './preconditions';
 import { recordOperation, WithHeaders } from './record-operation';
 import type { updateAnswerSchema } from './responses';
@@ -9,7 +12,14 @@ import { updateRequest } from './requests/update';
 type UpdateAnswer = z.infer<typeof updateAnswerSchema>;
 
 // The ETag of the one record an update by id changed lets the client's next write send If-Match without a get_one.
-export const updateOperation = recordOperation(updateRequest, async (model, body, options, headers): Promise<UpdateAnswer | WithHeaders<UpdateAnswer>> => {
-  const { answer, etag } = await updateRecordsTagged(model, body, { ...options, ifMatch: ifMatchOf(headers) });
-  return etag === undefined ? answer : new WithHeaders(answer, { etag });
-});
+export const updateOperation = recordOperation(
+  updateRequest,
+  async (model, body, options, headers, caller): Promise<UpdateAnswer | WithHeaders<UpdateAnswer>> => {
+    // Values first, then filters, as the store reads them.
+    const hidden = hiddenFields(model, caller);
+    await checkValueNames(model, hidden, body);
+    await refuseHiddenNames(model, hidden, body.filters);
+    const { answer, etag } = await updateRecordsTagged(model, body, { ...options, ifMatch: ifMatchOf(headers) });
+    return etag === undefined ? answer : new WithHeaders(answer, { etag });
+  },
+);

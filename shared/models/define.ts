@@ -131,6 +131,9 @@ const holdsStrings = (schema: ModelSchema, field: string): boolean => {
   return types.length > 0 && types.every((t) => t === 'string');
 };
 
+/** Whether a model's schema refuses a key it does not declare (z.strictObject), rather than strip or keep it. */
+const refusesUnknownKeys = (schema: ModelSchema): boolean => (schema._zod.def as { catchall?: zm.core.$ZodType }).catchall?._zod.def.type === 'never';
+
 /** The owner, tenant and field rules name string fields of the model, apart from each other. */
 function checkRules(options: ModelOptions<ModelSchema, string>): void {
   const { name, schema, owner, tenant } = options;
@@ -153,6 +156,14 @@ function checkRules(options: ModelOptions<ModelSchema, string>): void {
     if (visibleTo && (visibleTo.scope === undefined) === (visibleTo.claim === undefined)) throw refuse(`fields.${field}.visibleTo takes one of scope or claim`);
     if (visibleTo?.claim !== undefined && !CLAIM_NAME.test(String(visibleTo.claim)))
       throw refuse(`fields.${field}.visibleTo.claim must be 1 to 128 visible ASCII characters`);
+    // A caller who may not name the field must still be able to create a record without it.
+    if ((rule?.readOnly || visibleTo) && schema.shape[field]._zod.optin === undefined)
+      throw refuse(
+        `${field} is ${rule?.readOnly ? 'read-only' : 'hidden from some callers'}, so it must be optional or have a default: a caller who may not send it could never create a record`,
+      );
+    // Only a strict object refuses an unknown key: then a hidden field's name is refused exactly as one the model lacks.
+    if (visibleTo && !refusesUnknownKeys(schema))
+      throw refuse(`fields.${field} hides a field, which needs a strict schema (z.strictObject): a hidden field is refused as an unknown key is`);
   }
 }
 
@@ -161,7 +172,17 @@ function checkRules(options: ModelOptions<ModelSchema, string>): void {
  * need them (the models endpoint, OpenAPI and the filter parser do), so cold starts do not pay
  * for them.
  */
-export function defineModel<S extends ModelSchema, const I extends keyof zm.infer<S> & string = never>(options: ModelOptions<S, I>): Model<S, I> {
+export function defineModel<
+  S extends ModelSchema,
+  const I extends keyof zm.infer<S> & string = never,
+  // The rules' fields kept as written, so that the typed client leaves read-only fields out of what
+  // a request sends, and the owner and tenant fields, which the service fills in, optional there.
+  const F extends NonNullable<ModelOptions<S, I>['fields']> = Record<never, FieldRule>,
+  const O extends keyof zm.infer<S> & string = never,
+  const T extends keyof zm.infer<S> & string = never,
+>(
+  options: ModelOptions<S, I> & { fields?: F; owner?: O; tenant?: TenantRule<T> },
+): Model<S, I> & { readonly fields: F; readonly owner?: O; readonly tenant?: TenantRule<T> } {
   const { name, schema, description } = options;
   if (!MODEL_NAME.test(name)) throw new InvalidModelDefinition(`model name ${name} must match ${MODEL_NAME}`);
   for (const field of Object.keys(schema.shape)) {
@@ -182,7 +203,7 @@ export function defineModel<S extends ModelSchema, const I extends keyof zm.infe
     }
     return [...new Set(types.map((t): IndexKind => (t === 'string' ? 'string' : 'number')))].sort();
   });
-  checkRules(options);
+  checkRules(options as ModelOptions<ModelSchema, string>);
   const shards = options.shards ?? 1;
   if (!Number.isInteger(shards) || shards < 1 || shards > LIMITS.maxShards)
     throw new InvalidModelDefinition(`model ${name}: shards must be 1..${LIMITS.maxShards}`);
@@ -204,8 +225,8 @@ export function defineModel<S extends ModelSchema, const I extends keyof zm.infe
     access: options.access ?? 'read_write',
     retention: options.retention as Model['retention'],
     owner: options.owner,
-    tenant: options.tenant,
-    fields: (options.fields ?? {}) as Model['fields'],
+    tenant: options.tenant as TenantRule<T> | undefined,
+    fields: (options.fields ?? {}) as Model['fields'] & F,
     get jsonSchema() {
       return toJsonSchema('input');
     },
