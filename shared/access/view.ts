@@ -1,7 +1,8 @@
 import type { Caller } from '../auth/authorize';
 import { ApiError } from '../errors';
 import { findModel } from '../models/catalog';
-import { hiddenFields, reachOf } from './rules';
+import { hasFieldRules, hasRowRules } from '../models/define';
+import { hiddenFor, reachFor } from './caller-rules';
 
 /** The models a request names: its path's, or a transaction's operations'. */
 function modelNames(params: Record<string, string>, body: unknown): string[] {
@@ -22,16 +23,16 @@ export async function viewOf(caller: Caller | undefined, params: Record<string, 
   const views: unknown[] = [];
   for (const name of modelNames(params, body)) {
     const model = await findModel(name);
-    if (!model || (!model.owner && !model.tenant && Object.keys(model.fields).length === 0)) continue;
+    if (!model || (!hasRowRules(model) && !hasFieldRules(model))) continue;
     let reach: unknown;
     try {
-      reach = reachOf(model, caller) ?? null;
+      reach = (await reachFor(model, caller)) ?? null;
     } catch (error) {
       // The operation refuses such a caller itself (403): its view is that refusal.
       if (!(error instanceof ApiError)) throw error;
       reach = error.code;
     }
-    views.push([name, reach, [...hiddenFields(model, caller)].sort()]);
+    views.push([name, reach, [...(await hiddenFor(model, caller))].sort()]);
   }
   return views.length === 0 ? '' : JSON.stringify(views);
 }

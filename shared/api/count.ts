@@ -1,5 +1,5 @@
 import type * as z from 'zod';
-import { hiddenFields } from '../access/rules';
+import { hiddenFor } from '../access/caller-rules';
 import { countRecords } from '../store/actions/count/count';
 import { refuseHiddenNames } from './field-rules/load-reads';
 import { recordOperation } from './record-operation';
@@ -7,6 +7,6 @@ import type { countAnswerSchema } from './responses';
 import { countRequest } from './requests/count';
 
 export const countOperation = recordOperation(countRequest, async (model, body, options, _headers, caller): Promise<z.infer<typeof countAnswerSchema>> => {
-  await refuseHiddenNames(model, hiddenFields(model, caller), body.filters);
+  await refuseHiddenNames(model, await hiddenFor(model, caller), body.filters);
   return countRecords(model, body, options);
 });

@@ -1,5 +1,5 @@
 import type * as z from 'zod';
-import { hiddenFields } from '../access/rules';
+import { hiddenFor } from '../access/caller-rules';
 import type { Caller } from '../auth/authorize';
 import { ApiError } from '../errors';
 import type { ActionOptions, ApiRecord } from '../store/types';
@@ -40,7 +40,7 @@ export const createOperation = recordOperation<typeof createRequest, ApiRecord |
  * get_one) or an array ({records}), each with the caller's id or one the service makes.
  */
 async function createFrom(model: Model, body: z.infer<typeof createRequest>, { keyRun, reach }: ActionOptions, caller: Caller | undefined) {
-  const hidden = hiddenFields(model, caller);
+  const hidden = await hiddenFor(model, caller);
   // Under an Idempotency-Key the ids the service makes come from the key's run, so that a retry after an unknown outcome makes the same ones.
   const idFor = (i: number) => (keyRun ? runId(keyRun, i) : newId());
   if (!Array.isArray(body.data)) {

@@ -1,4 +1,4 @@
-import { hiddenFields } from '../access/rules';
+import { hiddenFor } from '../access/caller-rules';
 import { getOneTagged } from '../store/actions/get-one/get-one';
 import { checkFields } from '../store/read/projection';
 import { shownRecord } from './field-rules/answers';
@@ -8,7 +8,7 @@ import { getOneRequest } from './requests/get-one';
 
 // The ETag lets a client make its next write conditional on the record it read (If-Match).
 export const getOneOperation = recordOperation(getOneRequest, async (model, body, options, _headers, caller) => {
-  const hidden = hiddenFields(model, caller);
+  const hidden = await hiddenFor(model, caller);
   await refuseHiddenNames(model, hidden, body.filters, undefined, (seen) => checkFields(seen, body.fields));
   const { record, etag } = await getOneTagged(model, body, options);
   return new WithHeaders(shownRecord(record, hidden), { etag });

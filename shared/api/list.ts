@@ -1,5 +1,5 @@
 import type * as z from 'zod';
-import { hiddenFields } from '../access/rules';
+import { hiddenFor } from '../access/caller-rules';
 import { listRecords } from '../store/actions/list/list';
 import { parseOrder } from '../store/read/plan';
 import { checkFields } from '../store/read/projection';
@@ -13,7 +13,7 @@ import { listRequest } from './requests/list';
 export const listOperation = recordOperation(
   listRequest,
   async (model, body, options, _headers, caller): Promise<z.infer<ReturnType<typeof listAnswerSchema>>> => {
-    const hidden = hiddenFields(model, caller);
+    const hidden = await hiddenFor(model, caller);
     await refuseHiddenNames(model, hidden, body.filters, undefined, (seen) => {
       parseOrder(seen, body.order_by);
       checkFields(seen, body.fields);

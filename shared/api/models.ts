@@ -1,4 +1,4 @@
-import { hiddenFields } from '../access/rules';
+import { hiddenFor } from '../access/caller-rules';
 import type { Operation } from '../contract';
 import { SYSTEM_FIELDS, sortableFields, type Model } from '../models/define';
 import { findModel, MODEL_NAMES } from '../models/catalog';
@@ -28,7 +28,7 @@ async function layoutView(model: Model, hidden: ReadonlySet<string>) {
 export const modelsOperation: Operation = async ({ caller }) => {
   // Looked up as the record routes look them up, so both describe the same definitions.
   const visible = (await Promise.all(MODEL_NAMES.map(async (name) => (await findModel(name))!))).filter((m) => m.access !== 'hidden');
-  const hidden = visible.map((m) => hiddenFields(m, caller));
+  const hidden = await Promise.all(visible.map((m) => hiddenFor(m, caller)));
   const layouts = await Promise.all(visible.map((m, i) => layoutView(m, hidden[i])));
   return {
     data: {

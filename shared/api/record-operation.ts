@@ -5,7 +5,7 @@ import type { Operation } from '../contract';
 import { illFormedPath } from '../json/well-formed';
 import type { Model } from '../models/define';
 import type { ActionOptions } from '../store/types';
-import { reachOf } from '../access/rules';
+import { reachFor } from '../access/caller-rules';
 import { issueDetails, pathText } from '../models/details';
 import { findModel, MODEL_NAMES } from '../models/catalog';
 import { InvalidFilter } from '../store/errors';
@@ -70,7 +70,7 @@ export function recordOperation<S extends zm.core.$ZodType, R>(
   return async (request) => {
     const model = await modelNamed(request.params.model_name ?? '', request.descriptor.writes);
     // What the caller reaches of the model (403 when its credential lacks what a rule needs), before its body is read.
-    const reach = request.caller ? reachOf(model, request.caller) : undefined;
+    const reach = await reachFor(model, request.caller);
     checkWellFormed(request.body);
     const result = await run(model, parseBody(schema, request.body), { keyRun: request.keyRun, reach }, request.headers, request.caller);
     return result instanceof WithHeaders ? { data: result.data, status, headers: result.headers } : { data: result, status };

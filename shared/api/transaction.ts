@@ -4,7 +4,7 @@ import { runId, newId } from '../store/keys';
 import { transactRecords } from '../store/actions/transact/transact';
 import { underOperation } from '../store/actions/transact/steps';
 import type { TransactOperation } from '../store/types';
-import { hiddenFields, reachOf } from '../access/rules';
+import { hiddenFor, reachFor } from '../access/caller-rules';
 import { shownRecord } from './field-rules/answers';
 import { checkDataNames } from './field-rules/load-writes';
 import { checkValueNames } from './field-rules/load-values';
@@ -31,13 +31,13 @@ export const transactionOperation: Operation = async (request) => {
   const hidden: Array<ReadonlySet<string>> = [];
   for (const [i, op] of operations.entries()) {
     const model = await modelNamed(op.model, op.op !== 'check');
-    hidden.push(hiddenFields(model, caller));
+    hidden.push(await hiddenFor(model, caller));
     const at = ['operations', i];
     if (op.op === 'create') await checkDataNames(model, hidden[i], [op.data], () => [...at, 'data']);
     if (op.op === 'update') await underOperation(at, () => checkValueNames(model, hidden[i], { values: op.values }, at));
     if (op.op !== 'create') await refuseHiddenNames(model, hidden[i], op.filters, [...at, 'filters']);
     // Each operation within what its caller reaches of its own model.
-    const reach = caller ? reachOf(model, caller) : undefined;
+    const reach = await reachFor(model, caller);
     settled.push(op.op === 'create' ? { ...op, model, reach, id: op.id ?? (keyRun ? runId(keyRun, i) : newId()) } : { ...op, model, reach });
   }
   const answer: Answer = await transactRecords({ operations: settled }, { keyRun });

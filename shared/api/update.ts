@@ -1,5 +1,5 @@
 import type * as z from 'zod';
-import { hiddenFields } from '../access/rules';
+import { hiddenFor } from '../access/caller-rules';
 import { updateRecordsTagged } from '../store/actions/update/update';
 import './cursor-key';
 import { checkValueNames } from './field-rules/load-values';
@@ -16,7 +16,7 @@ export const updateOperation = recordOperation(
   updateRequest,
   async (model, body, options, headers, caller): Promise<UpdateAnswer | WithHeaders<UpdateAnswer>> => {
     // Values first, then filters, as the store reads them.
-    const hidden = hiddenFields(model, caller);
+    const hidden = await hiddenFor(model, caller);
     await checkValueNames(model, hidden, body);
     await refuseHiddenNames(model, hidden, body.filters);
     const { answer, etag } = await updateRecordsTagged(model, body, { ...options, ifMatch: ifMatchOf(headers) });

@@ -99,6 +99,12 @@ export const sortableFields = <I extends string>(model: Model<ModelSchema, I>): 
 
 export const MAX_INDEXED_FIELDS = 3;
 
+/** Whether a model keeps callers to some of its records (an owner or a tenant rule): docs/security.md. */
+export const hasRowRules = (model: Model): boolean => model.owner !== undefined || model.tenant !== undefined;
+
+/** Whether a model gives single fields a rule for API callers. */
+export const hasFieldRules = (model: Model): boolean => Object.keys(model.fields).length > 0;
+
 /** A model definition the service cannot serve (a name, a field, its indexes or shards), refused as the model is declared. */
 export class InvalidModelDefinition extends Error {}
 

@@ -16,7 +16,7 @@ import { isConditionFailure, newWriteToken, rememberedAfter, writtenBy } from '.
 import { settledByCaller } from '../../attempts';
 import { failureOf, judgeCreate, settleLateWrite } from '../../write/late-write';
 import { reached } from '../../reach';
-import { stampedData } from '../../write/row-fields';
+import { stampedFor } from '../../write/row-rules';
 import { storedItem, type NewRecord } from './item';
 import { batchParams, putParams } from './params';
 import { inTime } from '../../../invocation';
@@ -26,7 +26,7 @@ async function validRecords(model: Model, entries: ReadonlyArray<{ id: string; d
   const details: ErrorDetail[] = [];
   const valid: NewRecord[] = [];
   for (const [i, entry] of entries.entries()) {
-    const result = await checkAgainst(model.schema, stampedData(model, entry.data, pathOf(i)), pathOf(i));
+    const result = await checkAgainst(model.schema, await stampedFor(model, entry.data, pathOf(i)), pathOf(i));
     details.push(...result.details);
     if (result.value) valid.push({ id: entry.id, data: result.value as Record<string, unknown> });
   }

@@ -18,7 +18,7 @@ import type { TransactOperation } from '../../types';
 import { checkItemSize } from '../../write/item-size';
 import { currentItem, unchangedSince } from '../../write/write-token';
 import { updatedItem } from '../update/merge';
-import { checkRowChanges, stampedData } from '../../write/row-fields';
+import { checkRowChangesFor, stampedFor } from '../../write/row-rules';
 import { storedItem } from '../create/item';
 import type { TransactStep } from './params';
 
@@ -70,7 +70,7 @@ async function readClauses(model: Model, id: string, changes: Changes, filter: F
 async function checkUpdate(model: Model, op: Extract<TransactOperation, { op: 'update' }>, at: PropertyKey[]): Promise<Checked> {
   const filter = withinReach(model, parseFilter(model, op.filters ?? {}, [...at, 'filters']));
   const changes = await underOperation(at, async () => parseValues(model, op.values));
-  checkRowChanges(model, changes, [...at, 'values']);
+  await checkRowChangesFor(model, changes, [...at, 'values']);
   const x = new ExpressionBuilder();
   const compiled = await underOperation(at, () => compileChanges(changes, x, model));
   if (!compiled || !(await schemaRecorded(model))) return readClauses(model, op.id, changes, filter, at);
@@ -86,7 +86,7 @@ export async function checkedStep(model: Model, op: TransactOperation, index: nu
   const at = ['operations', index];
   switch (op.op) {
     case 'create': {
-      const result = await checkAgainst(model.schema, stampedData(model, op.data, [...at, 'data']), [...at, 'data']);
+      const result = await checkAgainst(model.schema, await stampedFor(model, op.data, [...at, 'data']), [...at, 'data']);
       if (!result.value) return { details: result.details };
       const item: Item = storedItem(model, { id: op.id, data: result.value as Record<string, unknown> }, stamp.now, stamp.writeToken, stamp.keyRuns);
       checkItemSize(item, op.id);

@@ -27,7 +27,7 @@ import { loadOnce } from '../../../load-once';
 import { updateParams } from './params';
 import { schemaRecorded } from '../../layout/layout';
 import { reached, reachIn } from '../../reach';
-import { checkRowChanges } from '../../write/row-fields';
+import { checkRowChangesFor } from '../../write/row-rules';
 
 // Chunks of their own, loaded on first use, so that the update function's cold start grows by
 // no more than issue 32's budget (10 KiB): the one-write path; applying operators in memory,
@@ -174,7 +174,7 @@ export interface TaggedUpdate {
 export const updateRecordsTagged: Action<UpdateRequest, TaggedUpdate, WriteOptions> = async (defined, request, options = {}) => {
   const model = reached(defined, options.reach);
   const changes = parseValues(model, request.values, { upsert: request.upsert === true });
-  checkRowChanges(model, changes);
+  await checkRowChangesFor(model, changes);
   const filter = parseFilter(model, request.filters);
   const named = namedId(filter) !== undefined;
   // From the caller's own filter: the create stamps the caller's owner and tenant, and refuses another's the filter names.
