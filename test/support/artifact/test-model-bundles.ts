@@ -64,11 +64,11 @@ async function catalogReaders(): Promise<FunctionName[]> {
       return found.catalog;
     }),
   );
-  const readers = names.filter((_, i) => reads[i]);
-  // Their bundles carry files built beside them (infra/function-bundle.ts), which these builds do not make.
-  const withFiles = readers.filter((name) => FUNCTION_DESCRIPTORS[name].docsAssets || FUNCTION_DESCRIPTORS[name].openApiDocument);
-  if (withFiles.length > 0) throw new Error(`${withFiles.join(', ')} read the model catalog: their bundles need the files bundleFunction adds`);
-  return readers;
+  // A function whose bundle carries files built beside it (infra/function-bundle.ts: the docs page,
+  // the OpenAPI document) is public: it reaches the catalog only through the scope check of a
+  // caller's body (shared/access/scopes.ts), which a public route never runs, and its document is
+  // built at synth from every model. It is served from cdk.out as it is.
+  return names.filter((name, i) => reads[i] && !FUNCTION_DESCRIPTORS[name].docsAssets && !FUNCTION_DESCRIPTORS[name].openApiDocument);
 }
 
 /** The folder of `fn`'s bundle built with the test models, or undefined when it reads no catalog. */
