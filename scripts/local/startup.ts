@@ -40,7 +40,9 @@ export function readConfig(env: NodeJS.ProcessEnv, resolveDir: (dir: string) => 
     try {
       tokens = parseTokenTable(env.API_TOKENS);
     } catch (error) {
-      throw new StartupError(`${(error as Error).message}; fix API_TOKENS, e.g. API_TOKENS='{"s3cr3t": ["read", "write", "admin"]}', or unset it`);
+      throw new StartupError(
+        `${(error as Error).message}; fix API_TOKENS, e.g. API_TOKENS='{"s3cr3t": ["read", "write", "admin"], "t-ann": {"scopes": ["read", "write"], "sub": "ann"}}', or unset it`,
+      );
     }
   }
   return { port, host: env.HOST ?? '127.0.0.1', dataDir: resolveDir(env.DATA_DIR ?? '.data'), endpoint, tableName, tokens };

@@ -5,7 +5,7 @@ import { ApiError } from '../errors';
 import { bearerToken } from './bearer';
 import { isLoopback } from './loopback';
 import { scopeSchema, tokenScopeOf, type RouteScope, type Scope } from './scopes';
-import { loadTokenTable, scopesOf } from './tokens';
+import { entryOf, loadTokenTable } from './tokens';
 
 export interface Caller {
   scopes: ReadonlySet<Scope>;
@@ -83,9 +83,9 @@ export async function authenticate(event: APIGatewayProxyEventV2): Promise<Calle
   }
   const token = bearerToken(event.headers);
   if (token === undefined) throw unauthorized('Authentication required: send Authorization: Bearer <token>');
-  const scopes = scopesOf(table, token);
-  if (!scopes) throw unauthorized('The bearer token is not valid', 'Bearer error="invalid_token"');
-  return { scopes, via: 'token', subject: `token:${digest(token)}`, claims: {} };
+  const entry = entryOf(table, token);
+  if (!entry) throw unauthorized('The bearer token is not valid', 'Bearer error="invalid_token"');
+  return { scopes: entry.scopes, via: 'token', subject: `token:${digest(token)}`, sub: entry.sub, claims: entry.claims };
 }
 
 export function requireScope(caller: Caller, scope: Scope): void {

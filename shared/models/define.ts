@@ -1,4 +1,5 @@
 import { LIMITS } from '../limits';
+import { CLAIM_NAME } from '../auth/claims';
 import type { Scope } from '../auth/scopes';
 import * as zm from '../zod';
 
@@ -123,8 +124,6 @@ export function typesOf(schema: FieldSchema): string[] {
   if (schema.type === undefined) return [];
   return Array.isArray(schema.type) ? schema.type : [schema.type];
 }
-
-const CLAIM_NAME = /^[\x21-\x7e]{1,128}$/;
 
 /** Whether a field of the schema only ever holds a string (optional or not): what an owner or a tenant can be. */
 const holdsStrings = (schema: ModelSchema, field: string): boolean => {

@@ -22,7 +22,7 @@ function transactionModels(body: unknown): string[] | undefined {
 
 /**
  * One JSON line per request at `info` (docs/architecture.md): who asked for what and how it was
- * answered, never a body or a credential. A middy plugin rather than a middleware, because
+ * answered, never a body, a credential, a subject or a claim value. A middy plugin rather than a middleware, because
  * middy's `requestEnd` runs after every answer the function gives, an early one (a CORS preflight)
  * and the error envelope included, where a middleware's `after` is skipped by an early answer.
  * `debug` adds what the request's size and an idempotent replay were. It reads only what every
@@ -53,6 +53,8 @@ export function requestLog() {
         latency_ms: start === undefined ? undefined : Math.round(performance.now() - start),
         scopes: context.caller ? [...context.caller.scopes].sort() : undefined,
         via: context.caller?.via,
+        // A digest (shared/auth/authorize.ts): who asked, told apart without a sub or claim value, which may be personal data.
+        subject: context.caller?.subject,
       });
       log.debug('request_detail', {
         body_bytes: context.apiRequest?.rawBody.length ?? 0,

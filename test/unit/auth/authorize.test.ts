@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { authenticate, authorizeBody, authorizeScope } from '../../../shared/auth/authorize';
+import { TokenConfigError } from '../../../shared/auth/tokens';
 import { ApiError } from '../../../shared/errors';
 
 function event(routeKey: string, sourceIp: string, authorization?: string): APIGatewayProxyEventV2 {
@@ -72,6 +73,27 @@ describe('with tokens', () => {
     expect(error.headers['www-authenticate']).toBe('Bearer error="invalid_token"');
   });
 
+  test("a token's entry gives the caller its subject and claims; the list form gives none", async () => {
+    process.env.API_TOKENS = JSON.stringify({ reader: ['read'], ann: { scopes: ['read', 'write'], sub: 'u1', claims: { tenant: 'acme' } } });
+    const ann = await authenticate(event('POST /api/db/{model_name}/list', '203.0.113.9', 'Bearer ann'));
+    expect(ann).toMatchObject({ via: 'token', sub: 'u1', claims: { tenant: 'acme', sub: 'u1' }, scopes: new Set(['read', 'write']) });
+    // Idempotency keys stay kept per token, whatever subject it names.
+    expect(ann.subject).toMatch(/^token:/);
+    expect(ann.subject).not.toContain('u1');
+    const reader = await authenticate(event('POST /api/db/{model_name}/list', '203.0.113.9', 'Bearer reader'));
+    expect(reader.sub).toBeUndefined();
+    expect(reader.claims).toEqual({});
+  });
+
+  test('in Lambda a malformed entry refuses every request, naming its position and never its token', async () => {
+    process.env.AWS_LAMBDA_FUNCTION_NAME = 'recordgate-list';
+    process.env.API_TOKENS = JSON.stringify({ reader: ['read'], 'tok-9f2e': { scopes: ['read'], claims: { tenant: 42 } } });
+    const error = await refusal(authenticate(event('POST /api/db/{model_name}/list', '203.0.113.9', 'Bearer reader')));
+    expect(error).toBeInstanceOf(TokenConfigError);
+    expect(error.message).toContain('API_TOKENS entry 2 of 2: claims.tenant');
+    expect(error.message).not.toContain('tok-9f2e');
+  });
+
   test('a missing scope is 403', async () => {
     const error = await refusal(authorizeScope(event('POST /api/db/{model_name}/delete', '127.0.0.1', 'Bearer writer'), 'admin'));
     expect(error.status).toBe(403);
@@ -115,6 +137,28 @@ describe('a JWT verified by API Gateway (jwtIssuer deployments)', () => {
     expect(await subjectOf({ iss: 'https://idp.example', sub: 'ann' })).toBe(ann);
     expect(await subjectOf({ iss: 'https://idp.example', sub: 'bob' })).not.toBe(ann);
     expect(await subjectOf({ iss: 'https://other.example', sub: 'ann' })).not.toBe(ann);
+  });
+
+  test("its subject and claims, as an HTTP API hands them to Lambda (every value a string), are the caller's; objects are left out", async () => {
+    process.env.JWT_SCOPE_PREFIX = 'recordgate/';
+    // requestContext.authorizer.jwt.claims as payload 2.0 carries them: numbers and arrays arrive as text.
+    const claims = {
+      iss: 'https://idp.example',
+      sub: 'auth0|5fe4',
+      tenant: 'acme',
+      exp: '1612061676',
+      groups: '[admin users]',
+      org_id: 42,
+      nested: { a: 'b' },
+    };
+    const caller = await authorizeScope(withJwt('POST /api/db/{model_name}/list', { scopes: ['recordgate/read'], claims }), 'read');
+    expect(caller).toMatchObject({ via: 'jwt', sub: 'auth0|5fe4' });
+    expect(caller!.claims).toEqual({ iss: 'https://idp.example', sub: 'auth0|5fe4', tenant: 'acme', exp: '1612061676', groups: '[admin users]', org_id: '42' });
+    const anonymous = await authorizeScope(
+      withJwt('POST /api/db/{model_name}/list', { scopes: ['recordgate/read'], claims: { iss: 'https://idp.example' } }),
+      'read',
+    );
+    expect(anonymous!.sub).toBeUndefined();
   });
 
   test('the scope claim is used when API Gateway passes no scope list, and a missing scope is 403', async () => {

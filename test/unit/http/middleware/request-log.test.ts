@@ -41,7 +41,7 @@ afterEach(() => {
   delete process.env.API_TOKENS;
 });
 
-test('a success is one info line: request id, method, route, model, status, latency, scopes and how the caller came', async () => {
+test('a success is one info line: request id, method, route, model, status, latency, scopes, how the caller came and its subject digest', async () => {
   expect((await call(ok)).statusCode).toBe(200);
   expect(linesOf(info)).toEqual([
     {
@@ -55,8 +55,22 @@ test('a success is one info line: request id, method, route, model, status, late
       latency_ms: expect.any(Number),
       scopes: ['read', 'write'],
       via: 'token',
+      subject: expect.stringMatching(/^token:[\w-]{32}$/),
     },
   ]);
+});
+
+test("a caller's subject and claims are personal data: the line holds the digest its idempotency keys are kept under, never the sub nor a claim value", async () => {
+  process.env.API_TOKENS = JSON.stringify({ [TOKEN]: { scopes: ['read'], sub: 'ann@example.com', claims: { tenant: 'acme-tenant-77' } } });
+  const lines: unknown[] = [];
+  const operation: Operation = async (request) => {
+    lines.push(request.caller!.subject);
+    return { data: { records: [] } };
+  };
+  expect((await call(operation)).statusCode).toBe(200);
+  const [line] = linesOf(info);
+  expect(line.subject).toBe(lines[0]);
+  expect(JSON.stringify(info.mock.calls)).not.toMatch(/ann@example\.com|acme-tenant-77/);
 });
 
 test.each([
