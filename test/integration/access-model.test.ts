@@ -196,10 +196,16 @@ const filterCodes = (view: View, filters: unknown): string[] => {
   return 'codes' in read ? read.codes : [];
 };
 
+/** Whether data or values name a field hidden from the caller (at the top, or under an operator): to it no such field exists. */
+const namesHidden = (view: View, value: unknown): boolean =>
+  Boolean(value) &&
+  typeof value === 'object' &&
+  Object.entries(value as object).some(([k, inner]) => view.hidden.includes(k) || (k.startsWith('$') && namesHidden(view, inner)));
+
 /** Values naming a field the caller may not set: the tenant (nobody changes it) or, without admin, another owner. */
 function valuesRefusals(view: View, values: Record<string, unknown>): Refusal[] {
   const named = { ...values, ...((values.$set as object) ?? {}) } as Record<string, unknown>;
-  const out: Refusal[] = [];
+  const out: Refusal[] = namesHidden(view, values) ? [refusal(400, 'unknown_field'), refusal(422, 'validation_error')] : [];
   if (view.spec.tenant && Object.hasOwn(named, view.spec.tenant.field)) out.push(FORBIDDEN, refusal(400, 'invalid_request'), refusal(422, 'validation_error'));
   if (view.spec.owner && Object.hasOwn(named, view.spec.owner) && !view.caller.scopes.includes('admin') && named[view.spec.owner] !== view.caller.sub)
     out.push(FORBIDDEN);
@@ -243,6 +249,7 @@ async function create(w: World, i: number, spec: RuledSpec, body: Body): Promise
   const list = (batch ? body.data : [body.data]) as unknown[];
   const stamps = list.map((d) => stamped(view, d));
   const refusals = stamps.flatMap((s) => s.refusals);
+  if (list.some((d) => namesHidden(view, d))) refusals.push(refusal(400, 'unknown_field'));
   // Validation of what the caller sent, then of the whole record the service makes of it.
   const sent = { ...body, data: batch ? stamps.map((s) => s.data) : stamps[0].data };
   const expected = view.sendable().create(sent as { data: unknown; id?: string; ids?: string[] });
@@ -441,6 +448,7 @@ function transaction(w: World, i: number, operations: Body[], reply: Reply): voi
     if (op.op === 'create') {
       const made = stamped(view, op.data);
       refused.push(...made.refusals);
+      if (namesHidden(view, op.data)) refused.push(refusal(400, 'unknown_field'));
       if (!validData(view.sendable().spec.fields, op.data) || !validData(view.model.spec.fields, made.data)) refused.push(refusal(422, 'validation_error'));
       if (record || view.takenOutside(op.id)) refused.push(conflict);
       plans[plans.length - 1] = { view, data: made.data as Record<string, unknown> };
