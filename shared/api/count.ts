@@ -4,4 +4,7 @@ import { recordOperation } from './record-operation';
 import type { countAnswerSchema } from './responses';
 import { countRequest } from './requests/count';
 
-export const countOperation = recordOperation(countRequest, (model, body): Promise<z.infer<typeof countAnswerSchema>> => countRecords(model, body));
+export const countOperation = recordOperation(
+  countRequest,
+  (model, body, options): Promise<z.infer<typeof countAnswerSchema>> => countRecords(model, body, options),
+);

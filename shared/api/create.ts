@@ -1,6 +1,6 @@
 import type * as z from 'zod';
 import { ApiError } from '../errors';
-import type { KeyRun } from '../store/types';
+import type { ActionOptions } from '../store/types';
 import type { Model } from '../models/define';
 import { RecordExists } from '../store/errors';
 import { bulkMayContinue } from '../invocation';
@@ -25,12 +25,12 @@ const absentOr412 = async <R>(onlyAbsent: boolean, create: () => Promise<R>): Pr
 
 export const createOperation = recordOperation(
   createRequest,
-  (model, body, keyRun, headers) => absentOr412(onlyIfAbsent(headers), () => createFrom(model, body, keyRun)),
+  (model, body, options, headers) => absentOr412(onlyIfAbsent(headers), () => createFrom(model, body, options)),
   201,
 );
 
 /** One record (its own answer) or an array ({records}), each with the caller's id or one the service makes. */
-async function createFrom(model: Model, body: z.infer<typeof createRequest>, keyRun: KeyRun | undefined) {
+async function createFrom(model: Model, body: z.infer<typeof createRequest>, { keyRun, reach }: ActionOptions) {
   // Under an Idempotency-Key the ids the service makes come from the key's run, so that a retry after an unknown outcome makes the same ones.
   const idFor = (i: number) => (keyRun ? runId(keyRun, i) : newId());
   if (!Array.isArray(body.data)) {
@@ -38,7 +38,7 @@ async function createFrom(model: Model, body: z.infer<typeof createRequest>, key
     const [record] = await createRecords(
       model,
       { records: [{ id: body.id ?? idFor(0), data: body.data }] },
-      { keyRun, pathOf: () => ['data'], mayStart: bulkMayContinue },
+      { keyRun, reach, pathOf: () => ['data'], mayStart: bulkMayContinue },
     );
     return record;
   }
@@ -53,7 +53,7 @@ async function createFrom(model: Model, body: z.infer<typeof createRequest>, key
   const created = await createRecords(
     model,
     { records: records.map((data, i) => ({ id: body.ids?.[i] ?? idFor(i), data })) },
-    { keyRun, pathOf: (i) => ['data', i], mayStart: bulkMayContinue },
+    { keyRun, reach, pathOf: (i) => ['data', i], mayStart: bulkMayContinue },
   );
   return { records: created };
 }

@@ -8,5 +8,5 @@ import { deleteRequest } from './requests/delete';
 
 export const deleteOperation = recordOperation(
   deleteRequest,
-  (model, body, keyRun, headers): Promise<z.infer<typeof deleteAnswerSchema>> => deleteRecords(model, body, { keyRun, ifMatch: ifMatchOf(headers) }),
+  (model, body, options, headers): Promise<z.infer<typeof deleteAnswerSchema>> => deleteRecords(model, body, { ...options, ifMatch: ifMatchOf(headers) }),
 );

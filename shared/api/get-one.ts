@@ -3,7 +3,7 @@ import { recordOperation, WithHeaders } from './record-operation';
 import { getOneRequest } from './requests/get-one';
 
 // The ETag lets a client make its next write conditional on the record it read (If-Match).
-export const getOneOperation = recordOperation(getOneRequest, async (model, body) => {
-  const { record, etag } = await getOneTagged(model, body);
+export const getOneOperation = recordOperation(getOneRequest, async (model, body, options) => {
+  const { record, etag } = await getOneTagged(model, body, options);
   return new WithHeaders(record, { etag });
 });

@@ -5,4 +5,7 @@ import { recordOperation } from './record-operation';
 import type { listAnswerSchema } from './responses';
 import { listRequest } from './requests/list';
 
-export const listOperation = recordOperation(listRequest, (model, body): Promise<z.infer<ReturnType<typeof listAnswerSchema>>> => listRecords(model, body));
+export const listOperation = recordOperation(
+  listRequest,
+  (model, body, options): Promise<z.infer<ReturnType<typeof listAnswerSchema>>> => listRecords(model, body, options),
+);

@@ -3,7 +3,8 @@ import { ApiError } from '../errors';
 import type { Operation } from '../contract';
 import { illFormedPath } from '../json/well-formed';
 import type { Model } from '../models/define';
-import type { KeyRun } from '../store/types';
+import type { ActionOptions } from '../store/types';
+import { reachOf } from '../access/rules';
 import { issueDetails, pathText } from '../models/details';
 import { findModel, MODEL_NAMES } from '../models/catalog';
 import { InvalidFilter } from '../store/errors';
@@ -56,19 +57,21 @@ export class WithHeaders<R> {
 /**
  * The operation of a record function: find the model (one the serving function may act on, by
  * whether it writes: its descriptor comes with the request), check the body against the
- * operation's schema, run it. The function's name is given once, to httpHandler.
+ * operation's schema, run it within the caller's reach (shared/access/rules.ts). The function's name is given once, to httpHandler.
  * Each operation lives in its own module (shared/api/<operation>.ts) so that a function's bundle
  * holds only the operation it serves.
  */
 export function recordOperation<S extends zm.core.$ZodType, R>(
   schema: S,
-  run: (model: Model, body: zm.infer<S>, keyRun: KeyRun | undefined, headers: Record<string, string>) => Promise<R | WithHeaders<R>>,
+  run: (model: Model, body: zm.infer<S>, options: ActionOptions, headers: Record<string, string>) => Promise<R | WithHeaders<R>>,
   status = 200,
 ): Operation {
   return async (request) => {
     const model = await modelNamed(request.params.model_name ?? '', request.descriptor.writes);
+    // What the caller reaches of the model (403 when its credential lacks what a rule needs), before its body is read.
+    const reach = request.caller ? reachOf(model, request.caller) : undefined;
     checkWellFormed(request.body);
-    const result = await run(model, parseBody(schema, request.body), request.keyRun, request.headers);
+    const result = await run(model, parseBody(schema, request.body), { keyRun: request.keyRun, reach }, request.headers);
     return result instanceof WithHeaders ? { data: result.data, status, headers: result.headers } : { data: result, status };
   };
 }

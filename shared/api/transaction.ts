@@ -3,6 +3,7 @@ import type { Operation } from '../contract';
 import { runId, newId } from '../store/keys';
 import { transactRecords } from '../store/actions/transact/transact';
 import type { TransactOperation } from '../store/types';
+import { reachOf } from '../access/rules';
 import { checkWellFormed, modelNamed, parseBody } from './record-operation';
 import type { transactionAnswerSchema } from './responses';
 import { transactionRequest } from './requests/transaction';
@@ -21,7 +22,9 @@ export const transactionOperation: Operation = async (request) => {
   const settled: TransactOperation[] = [];
   for (const [i, op] of operations.entries()) {
     const model = await modelNamed(op.model, op.op !== 'check');
-    settled.push(op.op === 'create' ? { ...op, model, id: op.id ?? (keyRun ? runId(keyRun, i) : newId()) } : { ...op, model });
+    // Each operation within what its caller reaches of its own model.
+    const reach = request.caller ? reachOf(model, request.caller) : undefined;
+    settled.push(op.op === 'create' ? { ...op, model, reach, id: op.id ?? (keyRun ? runId(keyRun, i) : newId()) } : { ...op, model, reach });
   }
   const answer: z.infer<typeof transactionAnswerSchema> = await transactRecords({ operations: settled }, { keyRun });
   return { data: answer };

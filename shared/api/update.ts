@@ -8,5 +8,5 @@ import { updateRequest } from './requests/update';
 
 export const updateOperation = recordOperation(
   updateRequest,
-  (model, body, keyRun, headers): Promise<z.infer<typeof updateAnswerSchema>> => updateRecords(model, body, { keyRun, ifMatch: ifMatchOf(headers) }),
+  (model, body, options, headers): Promise<z.infer<typeof updateAnswerSchema>> => updateRecords(model, body, { ...options, ifMatch: ifMatchOf(headers) }),
 );

@@ -25,6 +25,20 @@ export class InvalidValues extends StoreError {
   }
 }
 
+/**
+ * A write that would put a record outside its writer's reach (shared/store/write/row-fields.ts):
+ * another owner's or tenant's record made, or a record's owner or tenant changed. `path` is the
+ * field in the request.
+ */
+export class OutsideReach extends StoreError {
+  constructor(
+    readonly path: string,
+    readonly problem: string,
+  ) {
+    super(`${path}: ${problem}; nothing was written`);
+  }
+}
+
 /** A filter the store cannot read; `path` is where in the request, `operators` the ones it knows when an unknown one was sent. */
 export class InvalidFilter extends StoreError {
   constructor(

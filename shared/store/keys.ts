@@ -4,6 +4,7 @@ import { LIMITS } from '../limits';
 import type { Model } from '../models/define';
 import { isExactNumber, numberText } from '../json/exact-json';
 import { sortableDecimal } from '../json/decimal';
+import { reachIn } from './reach';
 import { INDEX_SLOTS, TABLE_KEY, type IndexSlot } from './table';
 
 /**
@@ -54,10 +55,13 @@ export function shardOf(model: Model, id: string): number {
 
 export const partitionKey = (model: Model, shard: number): string => `${model.name}#${shard}`;
 
-/** The primary key of a record's item: its shard's partition, its id as sort key. */
-export const itemKey = (model: Model, id: string): Record<string, string> => ({
+/**
+ * The primary key of a record's item: its shard's partition, and as sort key its id within its
+ * tenant's key space (keySpace), so that the same id of two tenants is two records.
+ */
+export const itemKey = (model: Model, id: string, space = keySpace(model)): Record<string, string> => ({
   [TABLE_KEY.partitionKey]: partitionKey(model, shardOf(model, id)),
-  [TABLE_KEY.sortKey]: id,
+  [TABLE_KEY.sortKey]: `${space}${id}`,
 });
 
 export function indexSlotOf(model: Model, field: string): IndexSlot | undefined {
@@ -129,19 +133,40 @@ export function afterPrefix(prefix: string): string {
  */
 export const kindRange = (sample: unknown): [string, string] => (typeof sample === 'string' ? ['"', '#'] : ['0', '3']);
 
-export const indexSortKey = (value: unknown, id: string): string => `${sortableValue(value)}${VALUE_END}${id}`;
+/**
+ * The start of every sort key, of items and of index entries, of one tenant's records: its name
+ * escaped as index strings are, then VALUE_END. No escaped name holds VALUE_END, so one tenant's
+ * keys are one contiguous range no other tenant's key falls in, and a tenant's Query reads only
+ * its own records. '' for a model without a tenant rule.
+ */
+const tenantSpace = (tenant: string | undefined): string => (tenant === undefined ? '' : `${escapeString(tenant)}${VALUE_END}`);
 
-/** The id an index sort key ends with: no encoded value holds VALUE_END, so the first one ends the value. */
-export const idOfIndexSortKey = (key: string): string => key.slice(key.indexOf(VALUE_END) + 1);
+/** Just above every key of the key space `space` (not itself a key: no key holds VALUE_AFTER right after an escaped name). */
+export const afterSpace = (space: string): string => `${space.slice(0, -1)}${VALUE_AFTER}`;
 
-/** The index attributes of a record, written with it so its indexed fields stay queryable. */
+/** The key space the model's records lie in as its caller reaches them (shared/store/reach.ts): its tenant's, or all of a model without a tenant rule. */
+export const keySpace = (model: Model): string => (model.tenant ? tenantSpace(reachIn(model)?.tenant) : '');
+
+/** The key space of a record by its data: its tenant field's (stamped on create, never changed after). */
+export const dataSpace = (model: Model, data: Record<string, unknown>): string => {
+  const tenant = model.tenant ? data[model.tenant.field] : undefined;
+  return tenantSpace(typeof tenant === 'string' ? tenant : undefined);
+};
+
+export const indexSortKey = (value: unknown, id: string, space = ''): string => `${space}${sortableValue(value)}${VALUE_END}${id}`;
+
+/** The id an index sort key of the key space `space` ends with: no encoded value holds VALUE_END, so the first one after the space ends the value. */
+export const idOfIndexSortKey = (key: string, space = ''): string => key.slice(key.indexOf(VALUE_END, space.length) + 1);
+
+/** The index attributes of a record, written with it so its indexed fields stay queryable, in its tenant's key space. */
 export function indexAttributes(model: Model, id: string, data: Record<string, unknown>): Record<string, string> {
   const shard = shardOf(model, id);
+  const space = dataSpace(model, data);
   const attributes: Record<string, string> = {};
   model.indexed.forEach((field, position) => {
     const slot = INDEX_SLOTS[position];
     attributes[slot.partitionKey] = indexPartitionKey(model, field, shard);
-    attributes[slot.sortKey] = indexSortKey(data[field], id);
+    attributes[slot.sortKey] = indexSortKey(data[field], id, space);
   });
   return attributes;
 }

@@ -5,6 +5,7 @@ import { cursorKey, type CursorKey } from '../cursor/key';
 import { EmptyFilter, InvalidCursor, MatchesAll, PreconditionFailed, PreconditionNeedsId, TooManyMatches } from '../errors';
 import { isMatchAll, MATCH_ALL, namedId, type FilterNode } from '../filter/ast';
 import { parseFilter } from '../filter/parse';
+import { withinReach } from '../filter/reach';
 import { shardOf } from '../keys';
 import { indexReadiness } from '../layout/layout';
 import { ID_ORDER, planAccess } from '../read/plan';
@@ -53,11 +54,13 @@ async function isWholeModel(model: Model, items: Item[]): Promise<boolean> {
     const shard = shardOf(model, item.id as string);
     matchedIn.set(shard, (matchedIn.get(shard) ?? 0) + 1);
   }
-  const plan = planAccess(model, MATCH_ALL, ID_ORDER);
+  // Every record the caller reaches: another owner's or tenant's records make no filter "not all".
+  const all = withinReach(model, MATCH_ALL);
+  const plan = planAccess(model, all, ID_ORDER);
   const whole = await Promise.all(
     plan.shards.map(async (shard) => {
       const matched = matchedIn.get(shard) ?? 0;
-      return (await countShard({ plan, filter: MATCH_ALL, consistent: true }, shard, matched)).count <= matched;
+      return (await countShard({ plan, filter: all, consistent: true }, shard, matched)).count <= matched;
     }),
   );
   return whole.every(Boolean);
@@ -81,6 +84,8 @@ export async function matchForWrite(model: Model, guard: BulkGuard, fingerprint:
   if (isMatchAll(filter) && guard.allow_all !== true) throw new EmptyFilter();
   const id = namedId(filter);
   if (ifMatch !== undefined && id === undefined) throw new PreconditionNeedsId();
+  // Past the guards, which judge the caller's own filter: from here on it holds the caller's reach, each write's condition too.
+  filter = withinReach(model, filter);
   // An Idempotency-Key's run names the operation, so a retry of a run whose outcome was unknown skips what it wrote.
   let operation = keyRun?.operation ?? newWriteToken();
   // A retry finishes the first run's work: a record created since that run began (another writer's) is not its to touch.

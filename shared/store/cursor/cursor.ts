@@ -3,6 +3,7 @@ import * as zm from '../../zod';
 import { stringifyExactJson } from '../../json/exact-json';
 import type { Model } from '../../models/define';
 import type { AccessPlan } from '../read/plan';
+import type { Reach } from '../types';
 import { InvalidCursor } from '../errors';
 import { canonicalFilter, sortedKeys } from '../filter/canonical';
 import { idOfIndexSortKey, VALUE_END } from '../keys';
@@ -34,13 +35,16 @@ const sign = async (key: CursorKey, payload: string) =>
 
 /**
  * What a cursor is bound to: the request's filter by its meaning (canonicalFilter: key order and
- * `{"$eq": v}` for `v` do not matter) and the rest of the request (order_by, or an update's values,
- * whose key order does not matter either). A filter already in that form hashes as it did before
- * 2026-11-27, so the cursors issued for it then still resume.
+ * `{"$eq": v}` for `v` do not matter), the rest of the request (order_by, or an update's values,
+ * whose key order does not matter either) and the reach of the caller of a model with row rules
+ * (shared/store/reach.ts), so that another caller's cursor is refused as an altered one is. A
+ * filter already in that form, on a model without rules, hashes as it did before 2026-11-27, so
+ * the cursors issued for it then still resume.
  */
-export function queryFingerprint(filters: unknown, orderBy: unknown): string {
+export function queryFingerprint(filters: unknown, orderBy: unknown, reach?: Reach): string {
+  const request = { filters: canonicalFilter(filters ?? {}), orderBy: sortedKeys(orderBy ?? null) };
   return createHash('sha256')
-    .update(stringifyExactJson({ filters: canonicalFilter(filters ?? {}), orderBy: sortedKeys(orderBy ?? null) }))
+    .update(stringifyExactJson(reach ? { ...request, reach: sortedKeys(reach) } : request))
     .digest('base64url')
     .slice(0, 22);
 }
@@ -69,7 +73,7 @@ async function openCursor(key: CursorKey, cursor: string, model: Model, fingerpr
   if (!head.success || head.data.m !== model.name) throw refuse(`The cursor belongs to another model than ${model.name}`);
   if (head.data.q !== fingerprint) {
     throw refuse(
-      'The cursor was issued for another request; send the same filters (in any key order) and order_by or values with it. A cursor issued before 2026-11-27 for a request with keys out of alphabetical order or a {"$eq": ...} cannot resume: start again without it',
+      'The cursor was issued for another request or another caller; send the same filters (in any key order) and order_by or values with it. A cursor issued before 2026-11-27 for a request with keys out of alphabetical order or a {"$eq": ...} cannot resume: start again without it',
     );
   }
   return head.data;
@@ -117,13 +121,15 @@ export async function decodeResumeCursor(key: CursorKey, cursor: string, model: 
 
 /**
  * Whether a position is one this query could have stopped at: a sort key under the plan's own
- * sort attribute and nothing else; on an index, an encoded value and the id after it. DynamoDB
- * answers a bare ValidationException for a start key outside the query's key range (shared/store/actions/list/list.ts).
+ * sort attribute and nothing else, within the plan's key space; on an index, an encoded value
+ * and the id after it. DynamoDB answers a bare ValidationException for a start key outside the
+ * query's key range (shared/store/actions/list/list.ts).
  */
 function fitsPlan(plan: AccessPlan, position: Record<string, string>): boolean {
   const names = Object.keys(position);
-  if (names.length !== 1 || names[0] !== plan.sortAttribute || position[names[0]] === '') return false;
+  if (names.length !== 1 || names[0] !== plan.sortAttribute) return false;
+  const key = position[names[0]];
+  if (!key.startsWith(plan.space) || key.length === plan.space.length) return false;
   if (!plan.indexName) return true;
-  const key = position[plan.sortAttribute];
-  return key.indexOf(VALUE_END) > 0 && idOfIndexSortKey(key) !== '';
+  return key.indexOf(VALUE_END, plan.space.length) > plan.space.length && idOfIndexSortKey(key, plan.space) !== '';
 }

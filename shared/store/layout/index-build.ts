@@ -5,7 +5,7 @@ import { LIMITS } from '../../limits';
 import type { Model } from '../../models/define';
 import { db } from '../client';
 import { LayoutMismatch } from '../errors';
-import { indexAttributes, itemKey } from '../keys';
+import { dataSpace, indexAttributes, itemKey } from '../keys';
 import { layoutKey, NO_PROGRESS, readLayout, rememberLayout, resolveLayout, schemaFingerprint, type Layout } from './layout';
 import { mapPool } from '../write/pool';
 import { shardPage, type Item } from '../read/query';
@@ -71,7 +71,10 @@ async function fillRecord(model: Model, building: ReadonlyArray<string>, first: 
   let item: Item | undefined = first;
   for (let attempt = 0; item && attempt < ATTEMPTS; attempt++) {
     const id = item.id as string;
-    const keys = indexAttributes(model, id, item[DATA_ATTRIBUTE] as Record<string, unknown>);
+    const data = item[DATA_ATTRIBUTE] as Record<string, unknown>;
+    const keys = indexAttributes(model, id, data);
+    // The build reaches every tenant: each record's key is in the tenant its data names.
+    const key = itemKey(model, id, dataSpace(model, data));
     const names: Record<string, string> = { '#v': VERSION_ATTRIBUTE };
     const values: Record<string, unknown> = { ':v': item[VERSION_ATTRIBUTE] };
     const set = slots.flatMap((slot, i) => {
@@ -85,7 +88,7 @@ async function fillRecord(model: Model, building: ReadonlyArray<string>, first: 
       await db().send(
         new UpdateCommand({
           TableName: settings().TABLE_NAME,
-          Key: itemKey(model, id),
+          Key: key,
           UpdateExpression: `SET ${set.join(', ')}`,
           ConditionExpression: '#v = :v',
           ExpressionAttributeNames: names,
@@ -97,7 +100,7 @@ async function fillRecord(model: Model, building: ReadonlyArray<string>, first: 
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
     }
-    item = (await db().send(new GetCommand({ TableName: settings().TABLE_NAME, Key: itemKey(model, id), ConsistentRead: true }), inTime())).Item;
+    item = (await db().send(new GetCommand({ TableName: settings().TABLE_NAME, Key: key, ConsistentRead: true }), inTime())).Item;
   }
   if (item)
     throw new Error(`record ${item.id as string} of ${model.name} kept changing while its index entries were written; the build resumes on its next run`);

@@ -6,6 +6,7 @@ import type { IndexKind, Model } from '../../models/define';
 import { db } from '../client';
 import { IndexBuilding, LayoutMismatch } from '../errors';
 import { partitionKey, shardOf } from '../keys';
+import { baseModel } from '../reach';
 import { ALL_READY, type IndexReadiness } from '../read/plan';
 import { shardPage } from '../read/query';
 import { INDEX_SLOTS, TABLE_KEY } from '../table';
@@ -50,7 +51,8 @@ const fingerprints = new WeakMap<Model, string>();
  * A fingerprint of the data the model stores (its output JSON Schema): tells a schema change
  * apart in the layout record. Hashed once per definition: every update by id compares it.
  */
-export function schemaFingerprint(model: Model): string {
+export function schemaFingerprint(view: Model): string {
+  const model = baseModel(view);
   let fingerprint = fingerprints.get(model);
   if (fingerprint === undefined) {
     fingerprint = createHash('sha256').update(JSON.stringify(model.storedSchema)).digest('base64url').slice(0, 16);
@@ -201,7 +203,9 @@ const known = new Map<Model, { layout: Promise<Layout>; readAt: number }>();
  * only when no layout was recorded, or the definition differs from it). A refusal and a build
  * in progress are looked at again after REFRESH_MS; a read that failed, at the next request.
  */
-export async function modelLayout(model: Model): Promise<Layout> {
+export async function modelLayout(view: Model): Promise<Layout> {
+  // One layout per definition, whoever's reach an action narrowed it to.
+  const model = baseModel(view);
   const entry = known.get(model);
   if (entry && Date.now() - entry.readAt < REFRESH_MS) return entry.layout;
   if (entry) {

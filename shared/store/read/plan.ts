@@ -7,11 +7,13 @@ import type { ExpressionBuilder } from '../filter/expression';
 import { InvalidOrder } from '../errors';
 import {
   afterPrefix,
+  afterSpace,
   indexPartitionKey,
   idOfIndexSortKey,
   indexSlotOf,
   keyIsExact,
   keyPrefix,
+  keySpace,
   kindRange,
   partitionKey,
   shardOf,
@@ -38,6 +40,8 @@ export interface AccessPlan {
   shards: number[];
   /** True when the key condition alone selects exactly the matching records. */
   exact: boolean;
+  /** What every sort key the plan reads starts with: the caller's tenant's key space (shared/store/keys.ts keySpace), or ''. */
+  space: string;
   keyCondition(shard: number, x: ExpressionBuilder): string;
   /**
    * The ExclusiveStartKey that resumes one shard after `after`, a value of sortAttribute: the key
@@ -84,16 +88,17 @@ export function parseOrder(model: Model, orderBy: string | ReadonlyArray<string>
  * `{"$gt": "a"}` must not take in numbers). A string too long for the key to decide only
  * narrows the read to what its prefix allows; the filter then decides exactly.
  */
-function indexRange(c: Compare, sk: string, x: ExpressionBuilder): string {
+function indexRange(c: Compare, sk: string, x: ExpressionBuilder, space: string): string {
   const [a, b] = c.operands;
   const [first, last] = kindRange(a);
-  const between = (low: string, high: string) => `${sk} BETWEEN ${x.value(low)} AND ${x.value(high)}`;
+  const key = (k: string) => x.value(`${space}${k}`);
+  const between = (low: string, high: string) => `${sk} BETWEEN ${key(low)} AND ${key(high)}`;
   // Lowest key of a value >= v (> v when `strict`), and a bound above every key of a value <= v (< v).
   const from = (v: unknown, strict = false) => (keyIsExact(v) ? sortableValue(v) + (strict ? VALUE_AFTER : VALUE_END) : keyPrefix(v as string));
   const upTo = (v: unknown, strict = false) => (keyIsExact(v) ? sortableValue(v) + (strict ? VALUE_END : VALUE_AFTER) : afterPrefix(keyPrefix(v as string)));
   switch (c.op) {
     case 'eq':
-      return `begins_with(${sk}, ${x.value(keyIsExact(a) ? sortableValue(a) + VALUE_END : keyPrefix(a as string))})`;
+      return `begins_with(${sk}, ${key(keyIsExact(a) ? sortableValue(a) + VALUE_END : keyPrefix(a as string))})`;
     case 'gt':
       return between(from(a, true), last);
     case 'gte':
@@ -105,12 +110,13 @@ function indexRange(c: Compare, sk: string, x: ExpressionBuilder): string {
     case 'between':
       return between(from(a), upTo(b));
     default: // begins_with on a string field: the encoded prefix is a prefix of every match
-      return `begins_with(${sk}, ${x.value(keyIsExact(a) ? sortableValue(a) : keyPrefix(a as string))})`;
+      return `begins_with(${sk}, ${key(keyIsExact(a) ? sortableValue(a) : keyPrefix(a as string))})`;
   }
 }
 
-function idRange(c: Compare, sk: string, x: ExpressionBuilder): string {
+function idRange(c: Compare, sk: string, x: ExpressionBuilder, space: string): string {
   const [a, b] = c.operands;
+  if (space !== '') return tenantIdRange(c, sk, x, space);
   switch (c.op) {
     case 'eq':
       return `${sk} = ${x.value(a)}`;
@@ -128,6 +134,33 @@ function idRange(c: Compare, sk: string, x: ExpressionBuilder): string {
       return `begins_with(${sk}, ${x.value(a)})`;
   }
 }
+
+/**
+ * An id comparison within one tenant's key space. A sort key takes one condition, so an open
+ * range is closed at the space's end (or start) and `>`, `<` keep their bound: the plan is then
+ * not exact (keyIsTight), and the filter drops the bound itself.
+ */
+function tenantIdRange(c: Compare, sk: string, x: ExpressionBuilder, space: string): string {
+  const [a, b] = c.operands;
+  const key = (id: unknown) => x.value(`${space}${id as string}`);
+  switch (c.op) {
+    case 'eq':
+      return `${sk} = ${key(a)}`;
+    case 'gt':
+    case 'gte':
+      return `${sk} BETWEEN ${key(a)} AND ${x.value(afterSpace(space))}`;
+    case 'lt':
+    case 'lte':
+      return `${sk} BETWEEN ${x.value(space)} AND ${key(a)}`;
+    case 'between':
+      return `${sk} BETWEEN ${key(a)} AND ${key(b)}`;
+    default:
+      return `begins_with(${sk}, ${key(a)})`;
+  }
+}
+
+/** Whether an id range's key condition is exactly the comparison: within a tenant's space, `>` and `<` take in their bound. */
+const keyIsTight = (c: Compare, space: string) => space === '' || (c.op !== 'gt' && c.op !== 'lt');
 
 const allShards = (model: Model) => Array.from({ length: model.shards }, (_, i) => i);
 
@@ -162,16 +195,21 @@ function idKey(c: Compare): Compare | typeof NOTHING | undefined {
  */
 export function planAccess(model: Model, filter: FilterNode, order: Order, readiness = ALL_READY): AccessPlan {
   const conditions = topLevel(filter);
+  const space = keySpace(model);
   // The key condition alone is the whole filter: no FilterExpression needed, reads are exact.
   const onlyThis = (c: Compare | undefined) => c !== undefined && filter === c && c.operands.every(keyIsExact);
+  // Within a tenant's key space even a read of every record keeps to the space's keys.
+  const wholeSpace = (sk: string, x: ExpressionBuilder) => (space === '' ? '' : ` AND begins_with(${sk}, ${x.value(space)})`);
   const base = (shards: number[], range: Compare | undefined): AccessPlan => ({
     sortAttribute: TABLE_KEY.sortKey,
     forward: !order.descending,
     shards,
-    exact: isMatchAll(filter) || onlyThis(range),
+    exact: isMatchAll(filter) || (onlyThis(range) && keyIsTight(range!, space)),
+    space,
     keyCondition: (shard, x) => {
       const pk = `${x.name(TABLE_KEY.partitionKey)} = ${x.value(partitionKey(model, shard))}`;
-      return range ? `${pk} AND ${idRange(range, x.name(TABLE_KEY.sortKey), x)}` : pk;
+      const sk = x.name(TABLE_KEY.sortKey);
+      return range ? `${pk} AND ${idRange(range, sk, x, space)}` : `${pk}${wholeSpace(sk, x)}`;
     },
     startKey: (shard, after) => ({ [TABLE_KEY.partitionKey]: partitionKey(model, shard), [TABLE_KEY.sortKey]: after }),
   });
@@ -183,13 +221,15 @@ export function planAccess(model: Model, filter: FilterNode, order: Order, readi
       forward: !order.descending,
       shards: allShards(model),
       exact: isMatchAll(filter) || onlyThis(range),
+      space,
       keyCondition: (shard, x) => {
         const pk = `${x.name(slot.partitionKey)} = ${x.value(indexPartitionKey(model, field, shard))}`;
-        return range ? `${pk} AND ${indexRange(range, x.name(slot.sortKey), x)}` : pk;
+        const sk = x.name(slot.sortKey);
+        return range ? `${pk} AND ${indexRange(range, sk, x, space)}` : `${pk}${wholeSpace(sk, x)}`;
       },
       startKey: (shard, after) => ({
         [TABLE_KEY.partitionKey]: partitionKey(model, shard),
-        [TABLE_KEY.sortKey]: idOfIndexSortKey(after),
+        [TABLE_KEY.sortKey]: `${space}${idOfIndexSortKey(after, space)}`,
         [slot.partitionKey]: indexPartitionKey(model, field, shard),
         [slot.sortKey]: after,
       }),

@@ -166,7 +166,8 @@ export async function countShard(options: ReadOptions, shard: number, atMost = N
   let scanned = 0;
   let next: Key | undefined;
   do {
-    const limit = Number.isFinite(atMost) ? atMost + 1 - count : undefined;
+    // A Limit caps what is evaluated, not what matches: only an exact plan's pages stop at the count wanted.
+    const limit = Number.isFinite(atMost) && options.plan.exact ? atMost + 1 - count : undefined;
     const page = await db().send(new QueryCommand({ ...input, ExclusiveStartKey: next, Limit: limit }), inTime());
     count += page.Count ?? 0;
     scanned += page.ScannedCount ?? 0;

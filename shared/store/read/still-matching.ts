@@ -6,14 +6,15 @@ import { db } from '../client';
 import type { FilterNode } from '../filter/ast';
 import { compileFilter } from '../filter/compile';
 import { ExpressionBuilder } from '../filter/expression';
-import { partitionKey, shardOf } from '../keys';
+import { itemKey } from '../keys';
 import { TABLE_KEY } from '../table';
 import type { Item } from './query';
 
 /** Reads one record again, consistently, and only if it still matches the filter: for a retried write. */
 export function rereadParams(model: Model, filter: FilterNode, id: string): QueryCommandInput {
   const x = new ExpressionBuilder();
-  const keyCondition = `${x.name(TABLE_KEY.partitionKey)} = ${x.value(partitionKey(model, shardOf(model, id)))} AND ${x.name(TABLE_KEY.sortKey)} = ${x.value(id)}`;
+  const key = itemKey(model, id);
+  const keyCondition = `${x.name(TABLE_KEY.partitionKey)} = ${x.value(key[TABLE_KEY.partitionKey])} AND ${x.name(TABLE_KEY.sortKey)} = ${x.value(key[TABLE_KEY.sortKey])}`;
   return {
     TableName: settings().TABLE_NAME,
     KeyConditionExpression: keyCondition,

@@ -15,6 +15,8 @@ import { CREATED_ATTRIBUTE, UPDATED_ATTRIBUTE, WRITE_TOKEN_ATTRIBUTE } from '../
 import { isConditionFailure, newWriteToken, rememberedAfter, writtenBy } from '../../write/write-token';
 import { settledByCaller } from '../../attempts';
 import { failureOf, judgeCreate, settleLateWrite } from '../../write/late-write';
+import { reached } from '../../reach';
+import { stampedData } from '../../write/row-fields';
 import { storedItem, type NewRecord } from './item';
 import { batchParams, putParams } from './params';
 import { inTime } from '../../../invocation';
@@ -24,7 +26,7 @@ async function validRecords(model: Model, entries: ReadonlyArray<{ id: string; d
   const details: ErrorDetail[] = [];
   const valid: NewRecord[] = [];
   for (const [i, entry] of entries.entries()) {
-    const result = await checkAgainst(model.schema, entry.data, pathOf(i));
+    const result = await checkAgainst(model.schema, stampedData(model, entry.data, pathOf(i)), pathOf(i));
     details.push(...result.details);
     if (result.value) valid.push({ id: entry.id, data: result.value as Record<string, unknown> });
   }
@@ -52,10 +54,11 @@ export interface CreateOptions extends ActionOptions {
  * once `mayStart` says no (the API's create passes shared/invocation.ts bulkMayContinue: BatchOutOfTime, nothing stored).
  */
 export const createRecords: Action<CreateRequest, ApiRecord[], CreateOptions> = async (
-  model,
+  defined,
   { records: entries },
-  { keyRun, pathOf = (i: number) => ['records', i], mayStart = () => true } = {},
+  { keyRun, reach, pathOf = (i: number) => ['records', i], mayStart = () => true } = {},
 ) => {
+  const model = reached(defined, reach);
   const operation = keyRun?.operation;
   // A model its stored records cannot follow takes no new record either (LayoutMismatch).
   await modelLayout(model);

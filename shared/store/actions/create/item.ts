@@ -1,5 +1,5 @@
 import type { Model } from '../../../models/define';
-import { indexAttributes, itemKey } from '../../keys';
+import { dataSpace, indexAttributes, itemKey } from '../../keys';
 import type { Item } from '../../read/query';
 import { CREATED_ATTRIBUTE, DATA_ATTRIBUTE, KEY_RUNS_ATTRIBUTE, TTL_ATTRIBUTE, UPDATED_ATTRIBUTE, VERSION_ATTRIBUTE, WRITE_TOKEN_ATTRIBUTE } from '../../table';
 import { newWriteToken } from '../../write/write-token';
@@ -14,7 +14,8 @@ export interface NewRecord {
 export function storedItem(model: Model, record: NewRecord, now: string, writeToken = newWriteToken(), keyRuns?: ReadonlyArray<string>): Item {
   const keepFor = model.retention?.(record.data);
   return {
-    ...itemKey(model, record.id),
+    // In the tenant its data names (stamped from its creator's reach): the service's own creates have no reach to take it from.
+    ...itemKey(model, record.id, dataSpace(model, record.data)),
     ...indexAttributes(model, record.id, record.data),
     id: record.id,
     [DATA_ATTRIBUTE]: record.data,

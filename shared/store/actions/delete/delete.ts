@@ -12,6 +12,7 @@ import type { Item } from '../../read/query';
 import { settle } from '../../bulk/settle';
 import type { Action, BulkGuard, DeleteAnswer, IfMatch, WriteOptions } from '../../types';
 import { checkIfMatch } from '../../write/entity-tag';
+import { reached, reachIn } from '../../reach';
 import { deleteParams } from './params';
 
 /**
@@ -33,8 +34,9 @@ async function deleteOne(model: Model, { filter }: Matched, paramsOf: ReturnType
 }
 
 /** Delete by filter; each delete re-checks the filter atomically, so a record that stopped matching stays. */
-export const deleteRecords: Action<BulkGuard, DeleteAnswer, WriteOptions> = async (model, request, options = {}) => {
-  const fingerprint = queryFingerprint(request.filters, ['delete']);
+export const deleteRecords: Action<BulkGuard, DeleteAnswer, WriteOptions> = async (defined, request, options = {}) => {
+  const model = reached(defined, options.reach);
+  const fingerprint = queryFingerprint(request.filters, ['delete'], reachIn(model));
   const matched = await matchForWrite(model, request, fingerprint, options);
   const paramsOf = deleteParams(model, matched.filter);
   const results = await mapPool(matched.items, LIMITS.writeConcurrency, (item) => deleteOne(model, matched, paramsOf, item, options.ifMatch), bulkMayContinue);

@@ -3,14 +3,15 @@ import { decodeCursor, encodeCursor } from '../../cursor/cursor';
 import { cursorKey } from '../../cursor/key';
 import { InvalidCursor } from '../../errors';
 import { indexReadiness } from '../../layout/layout';
+import { reached } from '../../reach';
 import { readPage } from '../../read/query';
 import { toRecord } from '../../read/projection';
 import type { Action, ListAnswer, ListRequest } from '../../types';
 import { listRead } from './params';
 
 /** One page in the requested order, with the cursor of the next (signed with the configured key, shared/store/cursor/key.ts). */
-export const listRecords: Action<ListRequest, ListAnswer> = async (model, request) => {
-  const { options, fingerprint } = listRead(model, request, await indexReadiness(model));
+export const listRecords: Action<ListRequest, ListAnswer> = async (model, request, { reach } = {}) => {
+  const { options, fingerprint } = listRead(reached(model, reach), request, await indexReadiness(model));
   // "" is a cursor too, and not one this service issues (the last page answers null): refused, never taken as the first page.
   const after = request.cursor !== undefined ? await decodeCursor(cursorKey, request.cursor, model, fingerprint, options.plan) : undefined;
   const limit = request.limit ?? LIMITS.defaultPageSize;

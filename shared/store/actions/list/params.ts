@@ -1,9 +1,11 @@
 import type { Model } from '../../../models/define';
 import { queryFingerprint } from '../../cursor/cursor';
 import { parseFilter } from '../../filter/parse';
+import { withinReach } from '../../filter/reach';
 import { ALL_READY, parseOrder, planAccess } from '../../read/plan';
 import type { ReadOptions } from '../../read/query';
 import { checkFields } from '../../read/projection';
+import { reachIn } from '../../reach';
 import type { ListRequest } from '../../types';
 
 /**
@@ -11,11 +13,11 @@ import type { ListRequest } from '../../types';
  * first problem a caller hears of is the same every time), and the fingerprint its cursors carry.
  */
 export function listRead(model: Model, request: ListRequest, readiness = ALL_READY): { options: ReadOptions; fingerprint: string } {
-  const filter = parseFilter(model, request.filters);
+  const filter = withinReach(model, parseFilter(model, request.filters));
   const order = parseOrder(model, request.order_by, readiness);
   checkFields(model, request.fields);
   return {
     options: { plan: planAccess(model, filter, order, readiness), filter, consistent: request.consistent },
-    fingerprint: queryFingerprint(request.filters, request.order_by),
+    fingerprint: queryFingerprint(request.filters, request.order_by, reachIn(model)),
   };
 }

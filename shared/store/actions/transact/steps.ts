@@ -5,6 +5,7 @@ import { InvalidRecord, InvalidValues, TransactionRefused } from '../../errors';
 import type { FilterNode } from '../../filter/ast';
 import { ExpressionBuilder } from '../../filter/expression';
 import { parseFilter } from '../../filter/parse';
+import { reaches, withinReach } from '../../filter/reach';
 import { indexAttributes } from '../../keys';
 import { applyChanges } from '../../operators/apply';
 import type { Changes } from '../../operators/changes';
@@ -17,6 +18,7 @@ import type { TransactOperation } from '../../types';
 import { checkItemSize } from '../../write/item-size';
 import { currentItem, unchangedSince } from '../../write/write-token';
 import { updatedItem } from '../update/merge';
+import { checkRowChanges, stampedData } from '../../write/row-fields';
 import { storedItem } from '../create/item';
 import type { TransactStep } from './params';
 
@@ -48,7 +50,7 @@ export async function underOperation<T>(at: PropertyKey[], work: () => Promise<T
  */
 async function readClauses(model: Model, id: string, changes: Changes, filter: FilterNode, at: PropertyKey[]): Promise<Checked> {
   const read = await currentItem(model, id);
-  if (!read) throw new TransactionRefused(Number(at[1]), 'missing', model.name, id);
+  if (!read || !reaches(model, read)) throw new TransactionRefused(Number(at[1]), 'missing', model.name, id);
   const changed = await underOperation(at, async () => applyChanges(read[DATA_ATTRIBUTE] as Record<string, unknown>, changes));
   const result = await checkAgainst(model.schema, changed, [...at, 'values']);
   if (!result.value) return { details: result.details };
@@ -66,8 +68,9 @@ async function readClauses(model: Model, id: string, changes: Changes, filter: F
  * record read, changed and validated first (readClauses).
  */
 async function checkUpdate(model: Model, op: Extract<TransactOperation, { op: 'update' }>, at: PropertyKey[]): Promise<Checked> {
-  const filter = parseFilter(model, op.filters ?? {}, [...at, 'filters']);
+  const filter = withinReach(model, parseFilter(model, op.filters ?? {}, [...at, 'filters']));
   const changes = await underOperation(at, async () => parseValues(model, op.values));
+  checkRowChanges(model, changes, [...at, 'values']);
   const x = new ExpressionBuilder();
   const compiled = await underOperation(at, () => compileChanges(changes, x, model));
   if (!compiled || !(await schemaRecorded(model))) return readClauses(model, op.id, changes, filter, at);
@@ -83,7 +86,7 @@ export async function checkedStep(model: Model, op: TransactOperation, index: nu
   const at = ['operations', index];
   switch (op.op) {
     case 'create': {
-      const result = await checkAgainst(model.schema, op.data, [...at, 'data']);
+      const result = await checkAgainst(model.schema, stampedData(model, op.data, [...at, 'data']), [...at, 'data']);
       if (!result.value) return { details: result.details };
       const item: Item = storedItem(model, { id: op.id, data: result.value as Record<string, unknown> }, stamp.now, stamp.writeToken, stamp.keyRuns);
       checkItemSize(item, op.id);
@@ -92,7 +95,7 @@ export async function checkedStep(model: Model, op: TransactOperation, index: nu
     case 'update':
       return checkUpdate(model, op, at);
     default:
-      return { details: [], step: { op: op.op, model, id: op.id, filter: parseFilter(model, op.filters ?? {}, [...at, 'filters']) } };
+      return { details: [], step: { op: op.op, model, id: op.id, filter: withinReach(model, parseFilter(model, op.filters ?? {}, [...at, 'filters'])) } };
   }
 }
 

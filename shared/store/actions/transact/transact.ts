@@ -13,6 +13,8 @@ import { DATA_ATTRIBUTE, WRITE_TOKEN_ATTRIBUTE } from '../../table';
 import type { ActionOptions, TransactAnswer, TransactRequest, TransactResult } from '../../types';
 import { failureOf } from '../../write/late-write';
 import { currentItem, newWriteToken, rememberedAfter } from '../../write/write-token';
+import { reached } from '../../reach';
+import { reaches } from '../../filter/reach';
 import { transactParams, type TransactStep } from './params';
 import { checkedStep, checkedSteps, refuseRepeatedRecords, underOperation } from './steps';
 
@@ -30,7 +32,8 @@ const pause = (round: number) => new Promise((resolve) => setTimeout(resolve, Ma
 function refusalOf(step: TransactStep, reason: CancellationReason): RefusalReason | undefined {
   if (reason.Code === 'ConditionalCheckFailed') {
     if (step.op === 'create') return 'exists';
-    return reason.Item === undefined ? 'missing' : 'condition_failed';
+    // Another owner's record is as missing to this caller as one never made.
+    return reason.Item === undefined || !reaches(step.model, reason.Item) ? 'missing' : 'condition_failed';
   }
   // DynamoDB's words for an item grown past 400 KB by an update.
   if (reason.Code === 'ValidationError' && /size/i.test(reason.Message ?? '')) return 'too_large';
@@ -100,7 +103,9 @@ async function resultOf(step: TransactStep): Promise<TransactResult> {
  * is checked first (its model's layout, its data or values, its filters; every problem of every
  * operation in one answer), so nothing is sent that DynamoDB would have to refuse for our sake.
  */
-export async function transactRecords({ operations }: TransactRequest, { keyRun }: ActionOptions = {}): Promise<TransactAnswer> {
+export async function transactRecords(request: TransactRequest, { keyRun }: ActionOptions = {}): Promise<TransactAnswer> {
+  // Each operation's model as its caller reaches it: its keys, its filters and a create's data within that reach.
+  const operations = request.operations.map((op) => ({ ...op, model: reached(op.model, op.reach) }));
   refuseRepeatedRecords(operations.map((o) => ({ model: o.model.name, id: o.id })));
   await Promise.all([...new Set(operations.map((o) => o.model))].map((model) => modelLayout(model)));
   const operation = keyRun?.operation;
@@ -134,7 +139,7 @@ export async function transactRecords({ operations }: TransactRequest, { keyRun 
  */
 async function movedOn(step: Extract<TransactStep, { op: 'update' }>, refusal: TransactionRefused): Promise<boolean> {
   const now = await currentItem(step.model, step.id);
-  if (!now) throw new TransactionRefused(refusal.index, 'missing', step.model.name, step.id);
+  if (!now || !reaches(step.model, now)) throw new TransactionRefused(refusal.index, 'missing', step.model.name, step.id);
   if (step.read) return now[WRITE_TOKEN_ATTRIBUTE] !== step.read[WRITE_TOKEN_ATTRIBUTE];
   const at = ['operations', refusal.index];
   const changed = await underOperation(at, async () => applyChanges(now[DATA_ATTRIBUTE] as Record<string, unknown>, step.changes));

@@ -6,6 +6,9 @@ import { settledByCaller } from '../../attempts';
 import { db } from '../../client';
 import { InvalidRecord, OutcomeUnknown, PartialWrite } from '../../errors';
 import { ExpressionBuilder } from '../../filter/expression';
+import { MATCH_ALL } from '../../filter/ast';
+import { compileFilter } from '../../filter/compile';
+import { withinReach } from '../../filter/reach';
 import { itemKey } from '../../keys';
 import type { Changes } from '../../operators/changes';
 import { compileChanges, type CompiledChanges } from '../../operators/compile';
@@ -16,18 +19,20 @@ import { writeStamp } from './params';
 
 /**
  * The compiled changes of record `id` as one UpdateItem: their SET and REMOVE, the write stamp,
- * and their condition beside "the record exists". Not conditional on anything read: DynamoDB
- * applies it to the record as it is when the write arrives.
+ * and their condition beside "the record exists" and, for a caller held to its own records,
+ * "the caller owns it" (shared/store/filter/reach.ts): the rule costs no read. Not conditional on
+ * anything read: DynamoDB applies it to the record as it is when the write arrives.
  */
 export function inPlaceParams(model: Model, id: string, x: ExpressionBuilder, compiled: CompiledChanges, writeToken: string, now: string): UpdateCommandInput {
   const set = [...compiled.set, ...writeStamp(x, writeToken, now)];
   const remove = compiled.remove.length > 0 ? ` REMOVE ${compiled.remove.join(', ')}` : '';
-  const exists = `attribute_exists(${x.name(TABLE_KEY.partitionKey)})`;
+  const owned = withinReach(model, MATCH_ALL);
+  const condition = [`attribute_exists(${x.name(TABLE_KEY.partitionKey)})`, owned === MATCH_ALL ? undefined : compileFilter(owned, x), compiled.condition];
   return {
     TableName: settings().TABLE_NAME,
     Key: itemKey(model, id),
     UpdateExpression: `SET ${set.join(', ')}${remove}`,
-    ConditionExpression: compiled.condition ? `${exists} AND ${compiled.condition}` : exists,
+    ConditionExpression: condition.filter((part) => part !== undefined).join(' AND '),
     ...x.attributes(),
   };
 }

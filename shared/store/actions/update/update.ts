@@ -26,6 +26,9 @@ import { parseFilter } from '../../filter/parse';
 import { loadOnce } from '../../../load-once';
 import { updateParams } from './params';
 import { schemaRecorded } from '../../layout/layout';
+import { withinReach } from '../../filter/reach';
+import { reached, reachIn } from '../../reach';
+import { checkRowChanges } from '../../write/row-fields';
 
 // Chunks of their own, loaded on first use, so that the update function's cold start grows by
 // no more than issue 32's budget (10 KiB): the one-write path; applying operators in memory,
@@ -112,7 +115,7 @@ async function updateOne(
 
 /** Update by filter: each record read, its result checked, and written conditional on what was read (updateOne). */
 async function updateMatching(model: Model, request: UpdateRequest, changes: Changes, options: WriteOptions): Promise<UpdateAnswer> {
-  const fingerprint = queryFingerprint(request.filters, ['update', request.values]);
+  const fingerprint = queryFingerprint(request.filters, ['update', request.values], reachIn(model));
   const matched = await matchForWrite(model, request, fingerprint, options);
   const { items } = matched;
   const updates = await validatedUpdates(model, items, changes);
@@ -140,10 +143,13 @@ const ONE_UPDATED: UpdateAnswer = { updated: 1, matched: 1, skipped: 0, complete
  * re-checked against the filter and retried. An upsert that matches nothing creates the
  * record (upsertSeed), and updates it after all when a concurrent upsert created it first.
  */
-export const updateRecords: Action<UpdateRequest, UpdateAnswer, WriteOptions> = async (model, request, options = {}) => {
+export const updateRecords: Action<UpdateRequest, UpdateAnswer, WriteOptions> = async (defined, request, options = {}) => {
+  const model = reached(defined, options.reach);
   const changes = parseValues(model, request.values, { upsert: request.upsert === true });
+  checkRowChanges(model, changes);
   const filter = parseFilter(model, request.filters);
-  const seed = request.upsert === true ? (await upserting()).upsertSeed(filter) : undefined;
+  // Within the caller's reach: a record an upsert makes is the caller's own, in its tenant.
+  const seed = request.upsert === true ? (await upserting()).upsertSeed(withinReach(model, filter)) : undefined;
   // The read path's guards say what the one write cannot: max_affected: 0 refuses even one match
   // (too_many_matches), and If-Match compares the record's entity tag, which needs it read.
   const inPlace = options.keyRun === undefined && options.ifMatch === undefined && request.cursor === undefined && (request.max_affected ?? 1) >= 1;
