@@ -26,7 +26,6 @@ import { parseFilter } from '../../filter/parse';
 import { loadOnce } from '../../../load-once';
 import { updateParams } from './params';
 import { schemaRecorded } from '../../layout/layout';
-import { withinReach } from '../../filter/reach';
 import { reached, reachIn } from '../../reach';
 import { checkRowChanges } from '../../write/row-fields';
 
@@ -148,8 +147,8 @@ export const updateRecords: Action<UpdateRequest, UpdateAnswer, WriteOptions> = 
   const changes = parseValues(model, request.values, { upsert: request.upsert === true });
   checkRowChanges(model, changes);
   const filter = parseFilter(model, request.filters);
-  // Within the caller's reach: a record an upsert makes is the caller's own, in its tenant.
-  const seed = request.upsert === true ? (await upserting()).upsertSeed(withinReach(model, filter)) : undefined;
+  // From the caller's own filter: the create stamps the caller's owner and tenant, and refuses another's the filter names.
+  const seed = request.upsert === true ? (await upserting()).upsertSeed(filter) : undefined;
   // The read path's guards say what the one write cannot: max_affected: 0 refuses even one match
   // (too_many_matches), and If-Match compares the record's entity tag, which needs it read.
   const inPlace = options.keyRun === undefined && options.ifMatch === undefined && request.cursor === undefined && (request.max_affected ?? 1) >= 1;
