@@ -1,4 +1,6 @@
 import type * as z from 'zod';
+import { hiddenFields } from '../access/rules';
+import type { Caller } from '../auth/authorize';
 import { ApiError } from '../errors';
 import type { ActionOptions } from '../store/types';
 import type { Model } from '../models/define';
@@ -6,6 +8,8 @@ import { RecordExists } from '../store/errors';
 import { bulkMayContinue } from '../invocation';
 import { newId, runId } from '../store/keys';
 import { createRecords } from '../store/actions/create/create';
+import { shownRecord } from './field-rules/answers';
+import { checkDataNames } from './field-rules/writes';
 import { onlyIfAbsent } from './preconditions';
 import { recordOperation } from './record-operation';
 import { createRequest } from './requests/create';
@@ -25,22 +29,24 @@ const absentOr412 = async <R>(onlyAbsent: boolean, create: () => Promise<R>): Pr
 
 export const createOperation = recordOperation(
   createRequest,
-  (model, body, options, headers) => absentOr412(onlyIfAbsent(headers), () => createFrom(model, body, options)),
+  (model, body, options, headers, caller) => absentOr412(onlyIfAbsent(headers), () => createFrom(model, body, options, caller)),
   201,
 );
 
 /** One record (its own answer) or an array ({records}), each with the caller's id or one the service makes. */
-async function createFrom(model: Model, body: z.infer<typeof createRequest>, { keyRun, reach }: ActionOptions) {
+async function createFrom(model: Model, body: z.infer<typeof createRequest>, { keyRun, reach }: ActionOptions, caller: Caller | undefined) {
+  const hidden = hiddenFields(model, caller);
   // Under an Idempotency-Key the ids the service makes come from the key's run, so that a retry after an unknown outcome makes the same ones.
   const idFor = (i: number) => (keyRun ? runId(keyRun, i) : newId());
   if (!Array.isArray(body.data)) {
     if (body.ids) throw new ApiError('invalid_request', 'ids goes with an array of records; use id for one', { details: [{ path: 'ids', message: 'use id' }] });
+    await checkDataNames(model, hidden, [body.data], () => ['data']);
     const [record] = await createRecords(
       model,
       { records: [{ id: body.id ?? idFor(0), data: body.data }] },
       { keyRun, reach, pathOf: () => ['data'], mayStart: bulkMayContinue },
     );
-    return record;
+    return shownRecord(record, hidden);
   }
   const records = body.data;
   if (body.id !== undefined)
@@ -50,10 +56,11 @@ async function createFrom(model: Model, body: z.infer<typeof createRequest>, { k
       details: [{ path: 'ids', message: 'one id per record' }],
     });
   }
+  await checkDataNames(model, hidden, records, (i) => ['data', i]);
   const created = await createRecords(
     model,
     { records: records.map((data, i) => ({ id: body.ids?.[i] ?? idFor(i), data })) },
     { keyRun, reach, pathOf: (i) => ['data', i], mayStart: bulkMayContinue },
   );
-  return { records: created };
+  return { records: created.map((record) => shownRecord(record, hidden)) };
 }

@@ -1,12 +1,14 @@
 import type * as z from 'zod';
+import { hiddenFields } from '../access/rules';
 import { deleteRecords } from '../store/actions/delete/delete';
 import './cursor-key';
+import { refuseHiddenNames } from './field-rules/reads';
 import { ifMatchOf } from './preconditions';
 import { recordOperation } from './record-operation';
 import type { deleteAnswerSchema } from './responses';
 import { deleteRequest } from './requests/delete';
 
-export const deleteOperation = recordOperation(
-  deleteRequest,
-  (model, body, options, headers): Promise<z.infer<typeof deleteAnswerSchema>> => deleteRecords(model, body, { ...options, ifMatch: ifMatchOf(headers) }),
-);
+export const deleteOperation = recordOperation(deleteRequest, (model, body, options, headers, caller): Promise<z.infer<typeof deleteAnswerSchema>> => {
+  refuseHiddenNames(model, hiddenFields(model, caller), { filters: body.filters });
+  return deleteRecords(model, body, { ...options, ifMatch: ifMatchOf(headers) });
+});

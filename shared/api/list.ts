@@ -1,11 +1,19 @@
 import type * as z from 'zod';
+import { hiddenFields } from '../access/rules';
 import { listRecords } from '../store/actions/list/list';
 import './cursor-key';
+import { shownRecord } from './field-rules/answers';
+import { refuseHiddenNames } from './field-rules/reads';
 import { recordOperation } from './record-operation';
 import type { listAnswerSchema } from './responses';
 import { listRequest } from './requests/list';
 
 export const listOperation = recordOperation(
   listRequest,
-  (model, body, options): Promise<z.infer<ReturnType<typeof listAnswerSchema>>> => listRecords(model, body, options),
+  async (model, body, options, _headers, caller): Promise<z.infer<ReturnType<typeof listAnswerSchema>>> => {
+    const hidden = hiddenFields(model, caller);
+    refuseHiddenNames(model, hidden, body);
+    const page = await listRecords(model, body, options);
+    return { ...page, items: page.items.map((item) => shownRecord(item, hidden)) };
+  },
 );

@@ -1,5 +1,6 @@
 import * as zm from '../zod';
 import { ApiError } from '../errors';
+import type { Caller } from '../auth/authorize';
 import type { Operation } from '../contract';
 import { illFormedPath } from '../json/well-formed';
 import type { Model } from '../models/define';
@@ -63,7 +64,7 @@ export class WithHeaders<R> {
  */
 export function recordOperation<S extends zm.core.$ZodType, R>(
   schema: S,
-  run: (model: Model, body: zm.infer<S>, options: ActionOptions, headers: Record<string, string>) => Promise<R | WithHeaders<R>>,
+  run: (model: Model, body: zm.infer<S>, options: ActionOptions, headers: Record<string, string>, caller: Caller | undefined) => Promise<R | WithHeaders<R>>,
   status = 200,
 ): Operation {
   return async (request) => {
@@ -71,7 +72,7 @@ export function recordOperation<S extends zm.core.$ZodType, R>(
     // What the caller reaches of the model (403 when its credential lacks what a rule needs), before its body is read.
     const reach = request.caller ? reachOf(model, request.caller) : undefined;
     checkWellFormed(request.body);
-    const result = await run(model, parseBody(schema, request.body), { keyRun: request.keyRun, reach }, request.headers);
+    const result = await run(model, parseBody(schema, request.body), { keyRun: request.keyRun, reach }, request.headers, request.caller);
     return result instanceof WithHeaders ? { data: result.data, status, headers: result.headers } : { data: result, status };
   };
 }

@@ -153,6 +153,14 @@ function checkRules(options: ModelOptions<ModelSchema, string>): void {
     if (visibleTo && (visibleTo.scope === undefined) === (visibleTo.claim === undefined)) throw refuse(`fields.${field}.visibleTo takes one of scope or claim`);
     if (visibleTo?.claim !== undefined && !CLAIM_NAME.test(String(visibleTo.claim)))
       throw refuse(`fields.${field}.visibleTo.claim must be 1 to 128 visible ASCII characters`);
+    // A caller who may not name the field must still be able to create a record without it.
+    if ((rule?.readOnly || visibleTo) && schema.shape[field]._zod.optin === undefined)
+      throw refuse(
+        `${field} is ${rule?.readOnly ? 'read-only' : 'hidden from some callers'}, so it must be optional or have a default: a caller who may not send it could never create a record`,
+      );
+    // Only a strict object refuses an unknown key: then a hidden field's name is refused exactly as one the model lacks.
+    if (visibleTo && (schema._zod.def as { catchall?: zm.core.$ZodType }).catchall?._zod.def.type !== 'never')
+      throw refuse(`fields.${field} hides a field, which needs a strict schema (z.strictObject): a hidden field is refused as an unknown key is`);
   }
 }
 
