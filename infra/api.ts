@@ -54,12 +54,15 @@ export class ServiceApi extends Construct {
     const authorizer = props.jwt ? new HttpJwtAuthorizer('Jwt', props.jwt.issuer, { jwtAudience: props.jwt.audience }) : undefined;
     this.routes = KEYED_ROUTES.flatMap((route) => {
       const scope = authorizer ? tokenScopeOf(route.scope) : undefined;
+      // A token needs one of a route's scopes (AWS, "Control access to HTTP APIs with JWT
+      // authorizers"); delete's function tells write from admin by the model (shared/access/scopes.ts).
+      const scopes = scope && ('adminWithoutOwner' in FUNCTION_DESCRIPTORS[route.function] ? [scope, 'admin'] : [scope]);
       return this.api.addRoutes({
         path: route.path,
         methods: [HttpMethod[route.method]],
         integration: integrationOf(route.function),
         authorizer: scope ? authorizer : undefined,
-        authorizationScopes: scope ? [`${props.jwt!.scopePrefix}${scope}`] : undefined,
+        authorizationScopes: scopes?.map((s) => `${props.jwt!.scopePrefix}${s}`),
       });
     });
 

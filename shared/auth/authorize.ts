@@ -102,37 +102,19 @@ export function requireScope(caller: Caller, scope: Scope): void {
 
 /**
  * The caller, if `scope` (the serving function's, shared/manifest/functions.ts) lets them in;
- * undefined for a public function, which never looks at a token. Which function serves the
- * event was settled before (shared/http/middleware/route-guard.ts): a route key it does not
- * serve never gets here.
+ * undefined for a public function, which never looks at a token. `scopeOf`, where given, says
+ * what the request takes of this caller instead (a delete's depends on its model). Which
+ * function serves the event was settled before (shared/http/middleware/route-guard.ts): a route
+ * key it does not serve never gets here.
  */
-export async function authorizeScope(event: APIGatewayProxyEventV2, scope: RouteScope): Promise<Caller | undefined> {
+export async function authorizeScope(
+  event: APIGatewayProxyEventV2,
+  scope: RouteScope,
+  scopeOf?: (caller: Caller) => Promise<Scope>,
+): Promise<Caller | undefined> {
   const needed = tokenScopeOf(scope);
   if (needed === undefined) return undefined;
   const caller = await authenticate(event);
-  requireScope(caller, needed);
+  requireScope(caller, scopeOf ? await scopeOf(caller) : needed);
   return caller;
-}
-
-/**
- * A transaction's operation takes the scope of the route that does the same alone: a check
- * reads (read), a delete takes admin as the delete route does; the rest write, as the route itself.
- */
-const OPERATION_SCOPES: Readonly<Record<string, Scope>> = { check: 'read', delete: 'admin' };
-
-/** The scopes a body asks for beyond its route's: `allow_all: true` touches every record of a model, so it takes admin on any route. */
-function scopesAskedFor(body: unknown): Scope[] {
-  if (typeof body !== 'object' || body === null) return [];
-  const { allow_all, operations } = body as { allow_all?: unknown; operations?: unknown };
-  const asked: Scope[] = allow_all === true ? ['admin'] : [];
-  if (!Array.isArray(operations)) return asked;
-  for (const operation of operations) {
-    const op = String((operation as { op?: unknown } | null)?.op);
-    asked.push(Object.hasOwn(OPERATION_SCOPES, op) ? OPERATION_SCOPES[op] : 'write');
-  }
-  return asked;
-}
-
-export function authorizeBody(caller: Caller | undefined, body: unknown): void {
-  if (caller) for (const scope of new Set(scopesAskedFor(body))) requireScope(caller, scope);
 }

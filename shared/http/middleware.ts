@@ -44,7 +44,7 @@ export function httpHandler(fn: HttpFunctionName, operation: Operation) {
     .use(origins.length > 0 ? [cors(origins)] : [])
     // A misconfiguration is counted for its alarm (infra/alarms.ts) here, where the chain is assembled.
     .use(inEnvelope({ onMisconfigured: countMisconfiguration }))
-    .use(authorizeCaller(descriptor.scope))
+    .use(authorizeCaller(descriptor))
     .use(readBody(descriptor))
     .use(authorizeBodyScope())
     .use(descriptor.idempotent ? [idempotency()] : [])

@@ -41,6 +41,8 @@ export interface HttpFunction extends Deployed {
   trigger: 'http';
   /** What a caller's token needs for every route of it (shared/auth/scopes.ts). */
   scope: RouteScope;
+  /** On a model without an owner rule its routes take admin instead of `scope` (shared/access/scopes.ts); admin passes everywhere. */
+  adminWithoutOwner?: true;
   /** Public, but a token shows more (health: the bots, to `read`), so it reads API_TOKENS all the same. */
   optionalToken?: true;
   /**
@@ -131,10 +133,12 @@ const DESCRIPTORS = {
     table: ['dynamodb:Query', 'dynamodb:UpdateItem', ...IDEMPOTENCY_KEYS],
     secrets: ['CURSOR_SECRET'],
   },
+  // write deletes a caller's own records where an owner rule says which they are; elsewhere
   // admin, not write: a token able to wipe a model is handed out on purpose.
   delete: {
     trigger: 'http',
-    scope: 'admin',
+    scope: 'write',
+    adminWithoutOwner: true,
     body: 'json',
     writes: true,
     tag: 'model',

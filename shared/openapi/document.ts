@@ -70,8 +70,8 @@ stable code in \`data.error\` (the error_envelope schema lists them all).
 Numbers are exact: \`18446744073709551617\` and \`0.1\` come back with the same digits (read the body with a
 lossless JSON parser to keep them).
 
-**Authentication**: \`Authorization: Bearer <token>\`. A token has scopes: ${scopesText()}; \`allow_all\`
-needs admin on any route. Open to everyone: ${openText()}. The local server without API_TOKENS answers loopback
+**Authentication**: \`Authorization: Bearer <token>\`. A token has scopes: ${scopesText()}; delete takes admin
+on a model without an owner rule, and \`allow_all\` needs admin on any route. Open to everyone: ${openText()}. The local server without API_TOKENS answers loopback
 clients with every scope.
 
 **Limits**: bodies up to ${LIMITS.maxBodyBytes} bytes; up to ${LIMITS.maxCreateBatch} records per create;
@@ -136,7 +136,7 @@ function operation(
   inputs: ReturnType<typeof namedSchemas>,
   outputs: ReturnType<typeof namedSchemas>,
 ): JsonSchema {
-  const scope = scopeOf(route);
+  const scope = doc.scope ?? scopeOf(route);
   const errors: ErrorCode[] = [...doc.errors, ...(scope ? (['unauthorized', 'forbidden'] as const) : [])];
   return {
     operationId: id,

@@ -22,6 +22,7 @@ import { descriptionOf, fieldsSchema, idSchema, jsonObject } from '../api/reques
 import { transactionRequest } from '../api/requests/transaction';
 import { updateRequest } from '../api/requests/update';
 import { DOCS_ASSET_NAMES } from '../docs/assets';
+import type { Scope } from '../auth/scopes';
 import type { ErrorCode } from '../errors';
 import type { Route } from '../manifest/routes';
 import { LIMITS } from '../limits';
@@ -60,6 +61,8 @@ export interface OperationDoc {
   /** What a code means on this operation, where it differs from ERROR_MEANING. */
   meanings?: Partial<Record<ErrorCode, string>>;
   parameters?: Array<Record<string, unknown>>;
+  /** The scope it takes where that is not its route's: delete on a model without an owner rule takes admin (shared/access/scopes.ts). */
+  scope?: Scope;
 }
 
 const BODY_ERRORS: ErrorCode[] = [
@@ -116,6 +119,10 @@ const IF_NONE_MATCH = {
 
 // A write whose answer the database never gave may have been applied: outcome_unknown says so, and the key makes the retry safe.
 const IDEMPOTENCY_ERRORS: ErrorCode[] = ['idempotency_in_flight', 'idempotency_answer_not_kept', 'idempotency_key_reused', 'outcome_unknown'];
+
+const ownDeleteHelp = (owner: string) =>
+  `The model's owner rule keeps a caller to its own records: write deletes the caller's own (those whose ${owner} holds its subject), admin anyone's.`;
+const ADMIN_DELETE_HELP = 'Deleting takes the admin scope on this model, which has no owner rule: a token able to wipe a model is handed out on purpose.';
 
 /** What update and delete by filter both answer: their guards, and If-Match of a write by id. */
 const BULK_WRITE_ERRORS: ErrorCode[] = [
@@ -288,7 +295,8 @@ export const RECORD_OPERATIONS: Record<'create' | 'get_one' | 'list' | 'count' |
     };
   },
   delete: (model) => ({
-    description: `${WHOLE_MODEL_HELP} ${FILTERS_HELP}`,
+    description: `${model.owner ? ownDeleteHelp(model.owner) : ADMIN_DELETE_HELP} ${WHOLE_MODEL_HELP} ${FILTERS_HELP}`,
+    ...(model.owner ? {} : { scope: 'admin' as const }),
     request: {
       schema: forModel(deleteRequest, model),
       examples: { by_id: { filters: { id: 'example-1' } }, capped: { filters: { id: { $begins_with: 'example-' } }, max_affected: 10 } },
@@ -392,7 +400,7 @@ export const SERVICE_OPERATIONS: Record<string, (route: Route) => OperationDoc> 
   transaction: () => ({
     description:
       `Up to ${AWS_LIMITS.transactionActions} operations (create, update, delete, check) across any models, applied all together as one DynamoDB ` +
-      'TransactWriteItems, or not at all. Each operation takes the scope its own route takes: write, admin for a delete, read for a check. ' +
+      'TransactWriteItems, or not at all. Each operation takes the scope its own route takes: write, for a delete write on a model with an owner rule and admin elsewhere, read for a check. ' +
       'A refused operation is named in the answer (details[].path operations.<index>); contention alone is retried, never answered (docs/record-api.md, "Transactions").',
     request: {
       schema: transactionRequestFor(allModels().filter((model) => model.access !== 'hidden')),

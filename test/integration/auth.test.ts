@@ -99,11 +99,16 @@ describe('scopes', () => {
     expect(update.body.data).toEqual({ updated: 1, matched: 1, skipped: 0, complete: true, next_cursor: null });
   });
 
-  test('write cannot delete, nor update with allow_all: both need admin', async () => {
+  test('write cannot delete on a model without an owner rule, nor update with allow_all: both need admin', async () => {
     const before = await tableSnapshot();
-    const del = await api.post(reaction('delete'), { filters: { id: 'w' } }, as('writer'));
-    expect(del.status).toBe(403);
-    expect(del.body.data).toMatchObject({ error: 'forbidden', required_scope: 'admin' });
+    for (const token of ['writer', 'reader']) {
+      const del = await api.post(reaction('delete'), { filters: { id: 'w' } }, as(token));
+      expect(del.status).toBe(403);
+      expect(del.body.data).toMatchObject({ error: 'forbidden', required_scope: 'admin' });
+      expect(del.headers.get('www-authenticate')).toBe('Bearer error="insufficient_scope", scope="admin"');
+    }
+    // Refused before the body is read, as before delete's scope depended on the model.
+    expect((await api.post(reaction('delete'), '{not json', as('writer'))).status).toBe(403);
     const all = await api.post(reaction('update'), { filters: {}, values: { content: 'all' }, allow_all: true }, as('writer'));
     expect(all.status).toBe(403);
     expect(all.body.data).toMatchObject({ error: 'forbidden', required_scope: 'admin' });

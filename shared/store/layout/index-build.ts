@@ -13,8 +13,8 @@ import { DATA_ATTRIBUTE, INDEX_SLOTS, VERSION_ATTRIBUTE } from '../table';
 import { isConditionFailure } from '../write/write-token';
 
 const same = (a: Layout, b: Layout) =>
-  JSON.stringify([a.slots, a.kinds, a.shards, a.building, a.progress, a.schema]) ===
-  JSON.stringify([b.slots, b.kinds, b.shards, b.building, b.progress, b.schema]);
+  JSON.stringify([a.slots, a.kinds, a.shards, a.tenant, a.building, a.progress, a.schema]) ===
+  JSON.stringify([b.slots, b.kinds, b.shards, b.tenant, b.building, b.progress, b.schema]);
 
 /** Writes `next` over the layout read as `stored` (none: over nothing); false when someone recorded another in between. */
 async function saveLayout(model: Model, stored: Layout | undefined, next: Layout): Promise<boolean> {

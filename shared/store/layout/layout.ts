@@ -36,6 +36,11 @@ export interface Layout {
    */
   kinds?: IndexKind[][];
   shards: number;
+  /**
+   * The tenant field whose value starts every key of the model's records (shared/store/keys.ts
+   * keySpace); absent for a model without a tenant rule, as in every layout recorded before rules were.
+   */
+  tenant?: string;
   /** The fields of the last slots whose entries are not yet written for every record: never read through. */
   building: string[];
   progress: BuildProgress;
@@ -72,6 +77,7 @@ export const layoutOf = (model: Model, version = 0): Layout => ({
   slots: [...model.indexed],
   kinds: kindsOf(model),
   shards: model.shards,
+  ...(model.tenant ? { tenant: model.tenant.field } : {}),
   building: [],
   progress: NO_PROGRESS,
   version,
@@ -85,6 +91,7 @@ export async function readLayout(model: Model): Promise<Layout | undefined> {
     slots: item.slots as string[],
     kinds: item.kinds as IndexKind[][] | undefined,
     shards: Number(item.shards),
+    ...(typeof item.tenant === 'string' ? { tenant: item.tenant } : {}),
     building: (item.building as string[]) ?? [],
     progress: (item.progress as BuildProgress | undefined) ?? NO_PROGRESS,
     schema: item.schema as string | undefined,
@@ -109,8 +116,8 @@ export async function holdsData(model: Model, shards: number): Promise<boolean> 
  * The layout of records stored with no layout recorded (by a release before layouts were), as
  * their own keys tell it: the field of each index slot is in its partition key
  * (`<model>#<field>#<shard>`) and the kinds of its values in its sort key, a slot no record has
- * is a field indexed since, and a record in a
- * partition its id does not hash to under today's shard count was stored with another one.
+ * is a field indexed since, a record in a partition its id does not hash to under today's shard
+ * count was stored with another one, and a sort key that is more than its id holds a tenant.
  * Undefined when the model holds nothing. Shards lowered since cannot be seen: their records
  * are in partitions the definition no longer reads.
  */
@@ -132,7 +139,10 @@ export async function inferLayout(model: Model): Promise<Layout | undefined> {
     // Some records hold the slot and some do not: written before and after the field was indexed.
     if (fields.has(undefined)) building.push(field);
   }
-  return { slots, kinds, shards: misplaced ? Number.NaN : model.shards, building, progress: NO_PROGRESS, version: 0 };
+  // A sort key longer than its id starts with a tenant's key space: which field named the tenant the keys do not tell, so the definition's is taken.
+  const tenanted = items.some((item) => item[TABLE_KEY.sortKey] !== item.id);
+  const tenant = tenanted ? { tenant: model.tenant?.field ?? 'a tenant field' } : {};
+  return { slots, kinds, shards: misplaced ? Number.NaN : model.shards, ...tenant, building, progress: NO_PROGRESS, version: 0 };
 }
 
 /** How the definition differs from the stored layout in a way stored records cannot follow, with what to do; undefined when they can. */
@@ -142,6 +152,13 @@ export function incompatibleChange(model: Model, stored: Layout): { change: stri
     return {
       change: `its records are stored with ${was}, but its definition says shards: ${model.shards}, so records would be looked for in the wrong partitions`,
       fix: `put shards back${Number.isNaN(stored.shards) ? '' : ` to ${stored.shards}`} (a model's shards are fixed once it holds data), or move the records to a new model`,
+    };
+  }
+  if (stored.tenant !== model.tenant?.field) {
+    const keyed = (field: string | undefined) => (field === undefined ? 'with no tenant rule' : `per tenant, by ${field}`);
+    return {
+      change: `its records are keyed ${keyed(stored.tenant)}, but its definition keys them ${keyed(model.tenant?.field)}, so records would be looked for under the wrong keys`,
+      fix: `put the tenant rule back as it was (a model's tenant rule is fixed once it holds data), or move the records to a new model declared with the rule, creating each in its tenant (docs/security.md, "Row rules in the store")`,
     };
   }
   const kept = model.indexed.slice(0, stored.slots.length);

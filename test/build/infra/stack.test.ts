@@ -179,7 +179,11 @@ describe('HTTP API', () => {
     for (const route of KEYED_ROUTES) {
       const deployed = jwtRoutes.find((r) => r.RouteKey === routeKey(route))!;
       if (tokenRoutes.includes(route))
-        expect(deployed).toMatchObject({ AuthorizationType: 'JWT', AuthorizationScopes: [`${optionsContext.jwtScopePrefix}${route.scope}`] });
+        expect(deployed).toMatchObject({
+          AuthorizationType: 'JWT',
+          // delete: write deletes its own records where an owner rule says which, admin anyone's.
+          AuthorizationScopes: [route.scope, ...(route.function === 'delete' ? ['admin'] : [])].map((s) => `${optionsContext.jwtScopePrefix}${s}`),
+        });
       else expect(deployed.AuthorizationType ?? 'NONE').toBe('NONE');
     }
   });

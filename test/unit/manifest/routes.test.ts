@@ -28,7 +28,7 @@ describe('route scopes: what the function behind each route key asks of its call
     ['POST /api/db/{model_name}/count', 'read'],
     ['POST /api/db/{model_name}/create', 'write'],
     ['POST /api/db/{model_name}/update', 'write'],
-    ['POST /api/db/{model_name}/delete', 'admin'],
+    ['POST /api/db/{model_name}/delete', 'write'],
     ['$default', 'public'],
   ])('%s needs %s', (key, scope) => {
     expect(scopeOfKey(key)).toBe(scope);
