@@ -199,7 +199,7 @@ export function planAccess(model: Model, filter: FilterNode, order: Order, readi
   // The key condition alone is the whole filter: no FilterExpression needed, reads are exact.
   const onlyThis = (c: Compare | undefined) => c !== undefined && filter === c && c.operands.every(keyIsExact);
   // Within a tenant's key space even a read of every record keeps to the space's keys.
-  const wholeSpace = (sk: string, x: ExpressionBuilder) => (space === '' ? '' : ` AND begins_with(${sk}, ${x.value(space)})`);
+  const wholeSpace = (sk: string, x: ExpressionBuilder) => (space === '' ? '' : ` AND begins_with(${x.name(sk)}, ${x.value(space)})`);
   const base = (shards: number[], range: Compare | undefined): AccessPlan => ({
     sortAttribute: TABLE_KEY.sortKey,
     forward: !order.descending,
@@ -208,8 +208,7 @@ export function planAccess(model: Model, filter: FilterNode, order: Order, readi
     space,
     keyCondition: (shard, x) => {
       const pk = `${x.name(TABLE_KEY.partitionKey)} = ${x.value(partitionKey(model, shard))}`;
-      const sk = x.name(TABLE_KEY.sortKey);
-      return range ? `${pk} AND ${idRange(range, sk, x, space)}` : `${pk}${wholeSpace(sk, x)}`;
+      return range ? `${pk} AND ${idRange(range, x.name(TABLE_KEY.sortKey), x, space)}` : `${pk}${wholeSpace(TABLE_KEY.sortKey, x)}`;
     },
     startKey: (shard, after) => ({ [TABLE_KEY.partitionKey]: partitionKey(model, shard), [TABLE_KEY.sortKey]: after }),
   });
@@ -224,8 +223,7 @@ export function planAccess(model: Model, filter: FilterNode, order: Order, readi
       space,
       keyCondition: (shard, x) => {
         const pk = `${x.name(slot.partitionKey)} = ${x.value(indexPartitionKey(model, field, shard))}`;
-        const sk = x.name(slot.sortKey);
-        return range ? `${pk} AND ${indexRange(range, sk, x, space)}` : `${pk}${wholeSpace(sk, x)}`;
+        return range ? `${pk} AND ${indexRange(range, x.name(slot.sortKey), x, space)}` : `${pk}${wholeSpace(slot.sortKey, x)}`;
       },
       startKey: (shard, after) => ({
         [TABLE_KEY.partitionKey]: partitionKey(model, shard),

@@ -28,12 +28,20 @@ const requestTokenOf = (operation: string | undefined) =>
 
 const pause = (round: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(20 * 2 ** round, 250)));
 
+/**
+ * The string fields of a cancellation's old item, enough to tell its owner: it comes in
+ * DynamoDB's own attribute form, as the document client converts answers, not exceptions.
+ */
+const storedStrings = (item: NonNullable<CancellationReason['Item']>) => ({
+  [DATA_ATTRIBUTE]: Object.fromEntries(Object.entries(item[DATA_ATTRIBUTE]?.M ?? {}).map(([field, value]) => [field, value.S])),
+});
+
 /** Why the step was refused, from its cancellation reason: a failed condition with no old item means the record is missing. */
 function refusalOf(step: TransactStep, reason: CancellationReason): RefusalReason | undefined {
   if (reason.Code === 'ConditionalCheckFailed') {
     if (step.op === 'create') return 'exists';
     // Another owner's record is as missing to this caller as one never made.
-    return reason.Item === undefined || !reaches(step.model, reason.Item) ? 'missing' : 'condition_failed';
+    return reason.Item === undefined || !reaches(step.model, storedStrings(reason.Item)) ? 'missing' : 'condition_failed';
   }
   // DynamoDB's words for an item grown past 400 KB by an update.
   if (reason.Code === 'ValidationError' && /size/i.test(reason.Message ?? '')) return 'too_large';
