@@ -1,14 +1,18 @@
+import { hiddenFields } from '../access/rules';
 import type { Operation } from '../contract';
 import { SYSTEM_FIELDS, sortableFields, type Model } from '../models/define';
 import { findModel, MODEL_NAMES } from '../models/catalog';
 import { LayoutMismatch } from '../store/errors';
 import { modelLayout } from '../store/layout/layout';
 import { INDEX_SLOTS } from '../store/table';
+import { rulesOf, schemaSeen } from './field-rules/described';
 
 /** The model's stored layout as the models endpoint shows it: each index's state, a build's progress, or why it is not served. */
-async function layoutView(model: Model) {
+async function layoutView(model: Model, hidden: ReadonlySet<string>) {
   const indexes = (building: ReadonlyArray<string>) =>
-    model.indexed.map((field, i) => ({ field, index: INDEX_SLOTS[i].indexName, state: building.includes(field) ? 'building' : 'ready' }));
+    model.indexed
+      .map((field, i) => ({ field, index: INDEX_SLOTS[i].indexName, state: building.includes(field) ? 'building' : 'ready' }))
+      .filter(({ field }) => !hidden.has(field));
   try {
     const layout = await modelLayout(model);
     if (layout.building.length === 0) return { state: 'ready', indexes: indexes([]) };
@@ -20,21 +24,24 @@ async function layoutView(model: Model) {
   }
 }
 
-export const modelsOperation: Operation = async () => {
+/** Each model as its caller sees it: a field hidden from the caller is in none of its parts, nor in the rules it is told of. */
+export const modelsOperation: Operation = async ({ caller }) => {
   // Looked up as the record routes look them up, so both describe the same definitions.
   const visible = (await Promise.all(MODEL_NAMES.map(async (name) => (await findModel(name))!))).filter((m) => m.access !== 'hidden');
-  const layouts = await Promise.all(visible.map(layoutView));
+  const hidden = visible.map((m) => hiddenFields(m, caller));
+  const layouts = await Promise.all(visible.map((m, i) => layoutView(m, hidden[i])));
   return {
     data: {
       models: visible.map((m, i) => ({
         name: m.name,
         description: m.description,
         access: m.access,
-        schema: m.jsonSchema,
+        schema: schemaSeen(m, hidden[i]),
         system_fields: SYSTEM_FIELDS,
-        indexed: m.indexed,
-        sortable: sortableFields(m),
+        indexed: m.indexed.filter((field) => !hidden[i].has(field)),
+        sortable: sortableFields(m).filter((field) => !hidden[i].has(field)),
         shards: m.shards,
+        rules: rulesOf(m, hidden[i]),
         layout: layouts[i],
       })),
     },

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { documentedSchema } from './field-rules/described';
 import { SYSTEM_FIELDS, type Model, type ModelAccess, type ModelSchema, type SystemField } from '../models/define';
 
 /**
@@ -19,9 +20,13 @@ export type RecordSchema<S extends ModelSchema> = z.ZodObject<S['shape'] & typeo
 const records = new WeakMap<Model, z.ZodObject>();
 
 export function recordSchema<S extends ModelSchema>(model: Model<S>): RecordSchema<S> {
+  // Each ruled field says its rule (read-only, or shown only to some callers: then absent for the rest, and optional by defineModel).
   if (!records.has(model)) {
     const { id, ...stamps } = systemShape;
-    records.set(model, z.strictObject({ id, ...model.schema.shape, ...stamps }).describe(`A ${model.name} record: id, its fields, the system fields`));
+    records.set(
+      model,
+      z.strictObject({ id, ...documentedSchema(model).shape, ...stamps }).describe(`A ${model.name} record: id, its fields, the system fields`),
+    );
   }
   // A spread of a generic shape loses its keys to TypeScript; the object has exactly these.
   return records.get(model) as RecordSchema<S>;
@@ -96,6 +101,23 @@ export const modelsAnswerSchema = z.strictObject({
       indexed: z.array(z.string()),
       sortable: z.array(z.string()).describe('Values order_by accepts (prefix - for descending)'),
       shards: z.int().min(1),
+      rules: z
+        .strictObject({
+          owner: z
+            .string()
+            .optional()
+            .describe('The field holding the subject of the caller that created each record: a caller without admin reaches only its own'),
+          tenant: z
+            .strictObject({ field: z.string(), claim: z.string() })
+            .optional()
+            .describe("The field naming each record's tenant, from the caller's claim: no caller reaches another tenant's records"),
+          read_only: z.array(z.string()).optional().describe('Fields only the service sets: a request naming one is 403'),
+          visible_to: z
+            .record(z.string(), z.union([z.strictObject({ scope: z.enum(['read', 'write', 'admin']) }), z.strictObject({ claim: z.string() })]))
+            .optional()
+            .describe('Fields shown only to callers with this scope or claim; to others they do not exist (this caller sees each one listed)'),
+        })
+        .describe("The model's access rules as they apply to this caller (docs/security.md)"),
       layout: z
         .strictObject({
           state: z.enum(['ready', 'building', 'mismatch']).describe('mismatch: the definition changed in a way the stored records cannot follow'),

@@ -131,6 +131,9 @@ const holdsStrings = (schema: ModelSchema, field: string): boolean => {
   return types.length > 0 && types.every((t) => t === 'string');
 };
 
+/** Whether a model's schema refuses a key it does not declare (z.strictObject), rather than strip or keep it. */
+const refusesUnknownKeys = (schema: ModelSchema): boolean => (schema._zod.def as { catchall?: zm.core.$ZodType }).catchall?._zod.def.type === 'never';
+
 /** The owner, tenant and field rules name string fields of the model, apart from each other. */
 function checkRules(options: ModelOptions<ModelSchema, string>): void {
   const { name, schema, owner, tenant } = options;
@@ -159,7 +162,7 @@ function checkRules(options: ModelOptions<ModelSchema, string>): void {
         `${field} is ${rule?.readOnly ? 'read-only' : 'hidden from some callers'}, so it must be optional or have a default: a caller who may not send it could never create a record`,
       );
     // Only a strict object refuses an unknown key: then a hidden field's name is refused exactly as one the model lacks.
-    if (visibleTo && (schema._zod.def as { catchall?: zm.core.$ZodType }).catchall?._zod.def.type !== 'never')
+    if (visibleTo && !refusesUnknownKeys(schema))
       throw refuse(`fields.${field} hides a field, which needs a strict schema (z.strictObject): a hidden field is refused as an unknown key is`);
   }
 }

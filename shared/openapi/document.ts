@@ -9,6 +9,7 @@ import { ROUTES, type Route } from '../manifest/routes';
 import { LIMITS } from '../limits';
 import type { Model } from '../models/define';
 import { allModels } from '../models/every-model';
+import { rulesOf } from '../api/field-rules/described';
 import { byStatus, ERROR_MEANING } from './errors';
 import { exampleOf } from './examples';
 import { filterComponents } from './filter-schema';
@@ -202,7 +203,11 @@ export function buildOpenApiDocument(): OpenApiDocument {
     // The service's own root: the deployed ApiUrl, or the local server, whichever serves this document.
     servers: [{ url: '/', description: 'This service' }],
     tags: [
-      ...visibleModels().map((m) => ({ name: m.name, description: m.description })),
+      // The model's rules for any caller (the models endpoint says which apply to the one asking).
+      ...visibleModels().map((m) => {
+        const rules = rulesOf(m);
+        return { name: m.name, description: m.description, ...(Object.keys(rules).length > 0 ? { 'x-recordgate-rules': rules } : {}) };
+      }),
       ...Object.entries(SERVICE_TAGS)
         .filter(([name]) => used.has(name))
         .map(([name, description]) => ({ name, description })),

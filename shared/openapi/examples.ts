@@ -39,11 +39,13 @@ export function exampleOf(schema: FieldSchema): unknown {
 }
 
 /**
- * The data of one example record of a model, every field filled in; none when the model's own
- * rules (refinements between fields) refuse it, since the page must not offer a body that fails.
+ * The data of one example record of a model, every field a caller may send filled in (a
+ * read-only one left out: a request naming it is refused); none when the model's own rules
+ * (refinements between fields) refuse it, since the page must not offer a body that fails.
  * A model shows a better one with `.meta({ examples: [...] })` on its schema.
  */
 export function exampleData(model: Model): Record<string, unknown> | undefined {
-  const data = exampleOf(model.jsonSchema) as Record<string, unknown>;
+  const filled = exampleOf(model.jsonSchema) as Record<string, unknown>;
+  const data = Object.fromEntries(Object.entries(filled).filter(([field]) => !model.fields[field]?.readOnly));
   return z.safeParse(model.schema, data).success ? data : undefined;
 }

@@ -18,6 +18,7 @@ import { createRequest } from '../api/requests/create';
 import { deleteRequest } from '../api/requests/delete';
 import { getOneRequest } from '../api/requests/get-one';
 import { listRequest } from '../api/requests/list';
+import { documentedSchema } from '../api/field-rules/described';
 import { descriptionOf, fieldsSchema, idSchema, jsonObject } from '../api/requests/common';
 import { transactionRequest } from '../api/requests/transaction';
 import { updateRequest } from '../api/requests/update';
@@ -157,7 +158,7 @@ const unwrapped = (field: z.core.$ZodType): z.core.$ZodType => (field instanceof
  * objects admit further keys; the service checks each path against the model.
  */
 function valuesSchema(model: Model) {
-  const fields = Object.entries(model.schema.shape);
+  const fields = Object.entries(documentedSchema(model).shape);
   const whole = Object.fromEntries(fields.map(([name, field]) => [name, field instanceof $ZodOptional ? z.nullable(field) : z.optional(field)]));
   const kinds = (name: string) => typesOf(model.jsonSchema.properties[name] ?? {});
   const elementOf = (field: z.core.$ZodType) => (unwrapped(field)._zod.def as unknown as { element: z.core.$ZodType }).element;
@@ -227,7 +228,8 @@ const readComponents = (model: Model) => ({ [`${model.name}_read_record`]: readR
 export const RECORD_OPERATIONS: Record<'create' | 'get_one' | 'list' | 'count' | 'update' | 'delete', (model: Model) => OperationDoc> = {
   create: (model) => {
     const sample = exampleData(model);
-    const data = z.union([model.schema, z.array(model.schema).min(1).max(LIMITS.maxCreateBatch)]);
+    const documented = documentedSchema(model);
+    const data = z.union([documented, z.array(documented).min(1).max(LIMITS.maxCreateBatch)]);
     return {
       description:
         `Validates against the ${model.name} schema (422 lists every problem, nothing is stored). ` +

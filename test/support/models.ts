@@ -88,3 +88,27 @@ export function stockModel(name: string) {
     indexed: ['rank'],
   });
 }
+
+/**
+ * A model with every rule of docs/security.md: an owner, a tenant, fields hidden by scope and by
+ * claim, a read-only one. Only documents are built from it (the OpenAPI lint): its row rules
+ * need no engine there.
+ */
+export function ruledModel(name = 'ruled_bookmark') {
+  return defineModel({
+    name,
+    description: 'a bookmark kept per owner within a tenant',
+    schema: z.strictObject({
+      url: z.string(),
+      owner: z.string().optional(),
+      org: z.string().optional(),
+      note: z.string().optional(),
+      rating: z.number().optional(),
+      status: z.enum(['new', 'checked']).default('new'),
+    }),
+    indexed: ['owner', 'rating'],
+    owner: 'owner',
+    tenant: { field: 'org', claim: 'org_id' },
+    fields: { note: { visibleTo: { claim: 'reviewer' } }, rating: { visibleTo: { scope: 'admin' } }, status: { readOnly: true } },
+  });
+}

@@ -75,17 +75,26 @@ function namesInSeed(filters: unknown, at: PropertyKey[]): Named[] {
 /**
  * Update values as the caller may send them: no read-only field under any operator or path, nor
  * in the filters an upsert creates a record from (403). A hidden one is refused as a field the
- * model lacks: a path into it by the operators' own check (400 invalid_values), the field itself
- * by the model's strict schema (422), at `values` (a transaction moves the paths to its operation).
+ * model lacks: a path into it by the operators' own check (400), the field itself as the strict
+ * schema refuses a key it lacks (422, at `values.<field>`), even when no record matches, where a
+ * field the model lacks is refused by each matched record's check alone (docs/security.md).
+ * `at` is where a transaction's operation sits: it moves the 403's path, and the store's errors
+ * are moved by the transaction as it moves its own.
  */
 export function checkValueNames(
   model: Model,
   hidden: ReadonlySet<string>,
   update: { values: Record<string, unknown>; filters?: unknown; upsert?: boolean },
+  at: PropertyKey[] = [],
 ): void {
   if (Object.keys(model.fields).length === 0) return;
   const named = namesInValues(update.values, ['values']);
-  refuseReadOnly(model, hidden, update.upsert ? [...named, ...namesInSeed(update.filters, ['filters'])] : named);
+  const seeds = update.upsert ? namesInSeed(update.filters, ['filters']) : [];
+  refuseReadOnly(
+    model,
+    hidden,
+    [...named, ...seeds].map((n) => ({ ...n, at: [...at, ...n.at] })),
+  );
   const unknown = [...new Set(named.filter((n) => hidden.has(n.field)).map((n) => n.field))];
   if (unknown.length === 0) return;
   parseValues(modelSeenWithout(model, hidden), update.values, { upsert: update.upsert });

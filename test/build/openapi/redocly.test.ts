@@ -4,6 +4,13 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { buildOpenApiDocument } from '../../../shared/openapi/document';
 
+// The deployment's models and one with every rule, which the document marks (docs/security.md).
+jest.mock('../../../shared/models/every-model', () => {
+  const actual = jest.requireActual('../../../shared/models/every-model');
+  const { ruledModel } = jest.requireActual('../../support/models');
+  return { allModels: () => [...actual.allModels(), ruledModel()] };
+});
+
 const ROOT = path.resolve(__dirname, '../../..');
 const dir = mkdtempSync(path.join(tmpdir(), 'redocly-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
