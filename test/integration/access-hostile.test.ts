@@ -1,13 +1,15 @@
 import * as z from 'zod';
 import { defineModel } from '../../shared/models/define';
-import { localOnly, useApi, type Reply } from '../support/api';
+import { useApi, type Reply } from '../support/api';
 import { storedItems } from '../support/stored';
 
 /**
- * Issue 33's hostile attempts, each as a caller would try it, against the rules of
- * docs/security.md: every answer is what a caller that owns nothing there would get, and what
- * is stored is unchanged. On code without the rules each of these reads, counts or writes
- * another's record.
+ * Issue 33's hostile attempts that the row-rule suites (row-rules.test.ts, identity.test.ts) do
+ * not already make, each as a caller would try it against the rules of docs/security.md: a
+ * filter on another owner, `$or` and `$not` around the owner rule, another caller's cursor, a
+ * conflict on an id two tenants hold, an upsert's and a transaction's create naming another's.
+ * Every answer is what a caller that holds nothing there would get, and what is stored is
+ * unchanged. On code without the rules each of these reads, counts or writes another's record.
  */
 const BOOKMARK = defineModel({
   name: 'hostile_bookmark',
@@ -36,6 +38,8 @@ const as = (who: keyof typeof TOKENS) => ({ authorization: `Bearer ${who}` });
 const B = `/api/db/${BOOKMARK.name}`;
 
 const stored = async () => (await storedItems(BOOKMARK)).map((i) => ({ id: i.id, d: i.d, _version: i._version }));
+const sameRecord = (a: { id: unknown; d: unknown }, b: { id: unknown; d: unknown }) =>
+  a.id === b.id && (a.d as { org: string }).org === (b.d as { org: string }).org;
 const ids = (reply: Reply) => (reply.body.data.items as Array<{ id: string }>).map((r) => r.id).sort();
 
 beforeAll(async () => {
@@ -97,40 +101,24 @@ test("another caller's cursor shows nothing of the records it was made for", asy
   expect(ids(await api.post(`${B}/list`, { limit: 10, cursor }, as('ann')))).toEqual(['a2', 't1']);
 });
 
-test('an id that another tenant holds: not found, not changed, not named, and free to take', async () => {
+test("an id another tenant holds: a conflict names only the caller's own tenant's ids, and an upsert by it makes the caller's own", async () => {
   const before = await stored();
-  expect((await api.post(`${B}/get_one`, { filters: { id: 't1' } }, as('bob'))).status).toBe(404);
-  const cats = await api.post(`${B}/get_one`, { filters: { id: 't1' } }, as('cat'));
-  expect(cats.body.data).toMatchObject({ id: 't1', org: 'globex', owner: 'cat', url: 'https://cat.example/t1' });
-  expect((await api.post(`${B}/update`, { filters: { id: 'a1' }, values: { url: 'x' } }, as('cat'))).body.data).toMatchObject({ matched: 0, updated: 0 });
-  expect((await api.post(`${B}/delete`, { filters: { id: 'a1' } }, as('cat'))).body.data).toMatchObject({ matched: 0, deleted: 0 });
-  const transaction = await api.post(
-    '/api/db/transaction',
-    { operations: [{ op: 'update', model: BOOKMARK.name, id: 'a1', values: { url: 'x' } }] },
-    as('cat'),
-  );
-  expect(transaction.status).toBe(409);
-  expect(transaction.body.data).toMatchObject({ error: 'conflict', reason: 'missing' });
-  // An upsert by the id makes cat's own a1, beside ann's.
+  // a1 is ann's in acme only; t1 is held in both tenants.
+  const taken = await api.post(`${B}/create`, { data: [{ url: 'u' }, { url: 'v' }], ids: ['a1', 't1'] }, as('cat'));
+  expect([taken.status, taken.body.data.error, taken.body.data.ids]).toEqual([409, 'conflict', ['t1']]);
+  expect(taken.text).not.toContain('a1');
+  expect(await stored()).toEqual(before);
   const upsert = await api.post(`${B}/update`, { filters: { id: 'a1' }, values: { $setOnInsert: { url: 'https://cat.example/a1' } }, upsert: true }, as('cat'));
-  expect(upsert.body.data).toMatchObject({ upserted: true });
+  expect(upsert.body.data).toMatchObject({ upserted: true, matched: 0 });
   const after = await stored();
-  expect(after.filter((i) => before.every((b) => b.id !== i.id || (b.d as { org: string }).org !== (i.d as { org: string }).org))).toEqual([
+  expect(after).toEqual(expect.arrayContaining(before));
+  expect(after.filter((item) => !before.some((b) => sameRecord(b, item)))).toEqual([
     { id: 'a1', d: { org: 'globex', owner: 'cat', url: 'https://cat.example/a1' }, _version: 1 },
   ]);
-  expect(after).toEqual(expect.arrayContaining(before));
-  // A create of an id the caller's own tenant holds is a conflict naming only that id.
-  const taken = await api.post(`${B}/create`, { data: [{ url: 'u' }, { url: 'v' }], ids: ['new1', 't1'] }, as('cat'));
-  expect(taken.status).toBe(409);
-  expect(taken.body.data.ids).toEqual(['t1']);
 });
 
-test('a create that names another owner or another tenant is refused, and nothing is written', async () => {
+test('an upsert whose filter names another owner, and a transaction create naming another tenant, are refused: nothing is written', async () => {
   const before = await stored();
-  for (const data of [{ url: 'u', owner: 'bob' }, { url: 'u', org: 'globex' }, [{ url: 'u' }, { url: 'v', owner: 'bob' }]]) {
-    const reply = await api.post(`${B}/create`, Array.isArray(data) ? { data } : { data }, as('ann'));
-    expect([reply.status, reply.body.data.error]).toEqual([403, 'forbidden']);
-  }
   const upsert = await api.post(`${B}/update`, { filters: { id: 'new', owner: 'bob' }, values: { $set: { url: 'u' } }, upsert: true }, as('ann'));
   expect([upsert.status, upsert.body.data.error]).toEqual([403, 'forbidden']);
   const transaction = await api.post(
@@ -139,25 +127,5 @@ test('a create that names another owner or another tenant is refused, and nothin
     as('ann'),
   );
   expect([transaction.status, transaction.body.data.error]).toEqual([403, 'forbidden']);
-  const moved = await api.post(`${B}/update`, { filters: { id: 'a1' }, values: { owner: 'bob' } }, as('ann'));
-  expect([moved.status, moved.body.data.error]).toEqual([403, 'forbidden']);
   expect(await stored()).toEqual(before);
-});
-
-localOnly('a JWT claim forged through the local server is no claim: no header or token makes a caller of another tenant', async () => {
-  const forged = (claims: object) => `e30.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.c2ln`;
-  const attempts: Array<Record<string, string>> = [
-    { authorization: `Bearer ${forged({ sub: 'cat', tenant: 'globex', scope: 'read write admin' })}` },
-    {
-      ...as('ann'),
-      'x-amzn-oidc-data': forged({ sub: 'cat', tenant: 'globex' }),
-      'x-apigateway-event': JSON.stringify({ requestContext: { authorizer: { jwt: { claims: { tenant: 'globex' } } } } }),
-    },
-  ];
-  for (const headers of attempts) {
-    const reply = await api.post(`${B}/list`, { limit: 50 }, headers);
-    if (reply.status === 200) expect(reply.body.data.items.every((r: { org: string; owner: string }) => r.org === 'acme' && r.owner === 'ann')).toBe(true);
-    else expect(reply.status).toBe(401);
-    expect(reply.text).not.toContain('cat.example');
-  }
 });
