@@ -20,16 +20,17 @@ export const benchModel = (name: string, shards: number): Model =>
   });
 
 /**
- * The bench model with a tenant rule (docs/security.md): each record belongs to the tenant its
- * `org` names, and a tenant's reads lie within its own key range.
+ * The bench model of many tenants, each record's named by `org`: with the tenant rule
+ * (docs/security.md) a tenant's reads lie within its own key range; without it (`keyed` false)
+ * `org` is a field like any other, which only a filter can pick.
  */
-export const benchTenantModel = (name: string): Model =>
+export const benchTenantModel = (name: string, keyed = true): Model =>
   defineModel({
     name,
     description: 'benchmark data of many tenants',
     schema: z.strictObject({ org: z.string(), user_id: z.number(), user_name: z.string().optional(), content: z.string() }),
     indexed: ['user_id', 'content'],
-    tenant: { field: 'org', claim: 'tenant' },
+    ...(keyed ? { tenant: { field: 'org', claim: 'tenant' } } : {}),
   });
 
 export const range = (from: number, to: number): number[] => Array.from({ length: Math.max(0, to - from) }, (_, k) => from + k);

@@ -7,6 +7,8 @@ export interface TenantCost {
   tenants: number;
   /** Records in the model, every tenant's. */
   stored: number;
+  /** Whether the model has the tenant rule (the tenant in its keys), or only an org field a filter picks. */
+  keyed: boolean;
   capacity: number;
   billed: number;
   commands: Record<string, number>;
@@ -20,35 +22,43 @@ const tenantOf = (k: number) => `t${String(k).padStart(3, '0')}`;
  * counted. The tenant is part of every key (shared/store/keys.ts), so its Query reads its own
  * key range and the others' records are never read: the two costs must be equal. Each answer is
  * checked to be exactly the tenant's records, so a store that read the others and filtered them
- * out would show here as a higher cost, and one that showed them as a failure.
+ * out would show here as a higher cost, and one that showed them as a failure. The same reads
+ * as a filter on a plain field show what keeping tenants apart by filter alone would cost.
  */
 export async function tenantCosts(ctx: BenchContext, perTenant: number): Promise<TenantCost[]> {
   const rows: TenantCost[] = [];
-  const reach = { tenant: tenantOf(0) };
-  for (const tenants of [1, 100]) {
-    const model = benchTenantModel(`cap_tenants${tenants}`);
+  const tenant = tenantOf(0);
+  const cases = [
+    { tenants: 1, keyed: true, how: '' },
+    { tenants: 100, keyed: true, how: '' },
+    { tenants: 100, keyed: false, how: ', as a filter on org (no tenant rule: for comparison)' },
+  ];
+  for (const { tenants, keyed, how } of cases) {
+    const model = benchTenantModel(`cap_tenants${tenants}${keyed ? '' : '_filtered'}`, keyed);
     const stored = tenants * perTenant;
     // Ids interleave the tenants, so no tenant's records lie together by id alone.
     await seed(model, range(0, stored), (i) => ({ ...benchData(i), org: tenantOf(i % tenants) }));
+    const options = keyed ? { reach: { tenant } } : {};
+    const filters = keyed ? {} : { org: tenant };
     // The first request of a container reads the model's layout: measured apart, as capacity.ts does.
-    await listRecords(model, { limit: 1 }, { reach });
+    await listRecords(model, { filters, limit: 1 }, options);
     const list = await ctx.meter.measure(async () => {
       let cursor: string | undefined;
       let seen = 0;
       do {
-        const page = await listRecords(model, { limit: 100, cursor }, { reach });
-        if (page.items.some((item) => item.org !== reach.tenant)) throw new Error(`tenant bench: a list of ${reach.tenant} showed another tenant's record`);
+        const page = await listRecords(model, { filters, limit: 100, cursor }, options);
+        if (page.items.some((item) => item.org !== tenant)) throw new Error(`tenant bench: a list of ${tenant} showed another tenant's record`);
         seen += page.items.length;
         cursor = page.next_cursor ?? undefined;
       } while (cursor);
-      if (seen !== perTenant) throw new Error(`tenant bench: a list of ${reach.tenant} showed ${seen} records, it holds ${perTenant}`);
+      if (seen !== perTenant) throw new Error(`tenant bench: a list of ${tenant} showed ${seen} records, it holds ${perTenant}`);
     });
     const count = await ctx.meter.measure(async () => {
-      const { count: counted } = await countRecords(model, {}, { reach });
-      if (counted !== perTenant) throw new Error(`tenant bench: ${reach.tenant} counted ${counted} records, it holds ${perTenant}`);
+      const { count: counted } = await countRecords(model, { filters }, options);
+      if (counted !== perTenant) throw new Error(`tenant bench: ${tenant} counted ${counted} records, it holds ${perTenant}`);
     });
-    rows.push({ operation: `list a tenant's ${perTenant} records (every page)`, tenants, stored, ...list });
-    rows.push({ operation: `count a tenant's ${perTenant} records`, tenants, stored, ...count });
+    rows.push({ operation: `list a tenant's ${perTenant} records (every page)${how}`, tenants, keyed, stored, ...list });
+    rows.push({ operation: `count a tenant's ${perTenant} records${how}`, tenants, keyed, stored, ...count });
   }
   ctx.log(`capacity: a tenant's reads, ${rows.map((r) => `${r.operation} beside ${r.tenants - 1} others: ${r.billed} units`).join('; ')}`);
   return rows;
