@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import * as z from 'zod';
+import { ERROR_STATUS } from '../../shared/errors';
 import { stringifyExactJson } from '../../shared/json/exact-json';
 import { defineModel } from '../../shared/models/define';
 import type { FilterNode } from '../../shared/store/filter/ast';
@@ -7,7 +8,9 @@ import { AccessTable, keyOf, sameReach, type CallerSpec, type RuledSpec, type Vi
 import { useApi, type Reply } from '../support/api';
 import { sameValue, type Item } from '../support/filter-reference';
 import { fuzzed, fuzzTimeout } from '../support/fuzz';
+import { Outcomes } from '../support/outcomes';
 import { postWithJwt } from '../support/jwt-caller';
+import { permutations } from '../support/permutations';
 import { applyValues, asRecord, readFilter, readValues, validData, type FieldSpec } from '../support/record-model';
 import { removeAll, storedItems } from '../support/stored';
 
@@ -129,20 +132,7 @@ interface Refusal {
 }
 const refusal = (status: number, ...codes: string[]): Refusal => ({ status, codes });
 const FORBIDDEN = refusal(403, 'forbidden');
-const STATUS: Record<string, number> = {
-  invalid_request: 400,
-  invalid_filter: 400,
-  unknown_field: 400,
-  invalid_order_by: 400,
-  invalid_cursor: 400,
-  empty_filter: 400,
-  forbidden: 403,
-  not_found: 404,
-  conflict: 409,
-  matches_all: 409,
-  too_many_matches: 409,
-  validation_error: 422,
-};
+const STATUS: Record<string, number> = ERROR_STATUS;
 const refusalOf = (codes: ReadonlyArray<string>): Refusal[] => codes.map((c) => refusal(STATUS[c] ?? 400, c));
 
 const fail = (message: string, reply?: Reply): never => {
@@ -379,7 +369,14 @@ const STEPS: Record<string, Run> = {
     if (Array.isArray(expected)) return expectRefused(reply, expected);
     const items = page(view, reply, view.model.sorted(expected.node, expected.order), body.limit);
     const last = items.at(-1);
-    hold(w, reply, { caller: i, model: spec, filters: body.filters, order: expected.order, orderBy: body.order_by, last: last ? view.model.records.get(last.id) : undefined });
+    hold(w, reply, {
+      caller: i,
+      model: spec,
+      filters: body.filters,
+      order: expected.order,
+      orderBy: body.order_by,
+      last: last ? view.model.records.get(last.id) : undefined,
+    });
   },
 
   /** Goes on with a held cursor, as the caller that got it or as another: another's reach is refused, never shown. */
@@ -547,7 +544,7 @@ class Step implements fc.AsyncCommand<World, World> {
   check = () => true;
   async run(w: World): Promise<void> {
     steps += 1;
-    current = this.op;
+    outcomes.current = this.op;
     await STEPS[this.op](w, this.caller, SPECS[this.model], this.body);
     await expectStored(w, this.toString());
   }
@@ -664,12 +661,8 @@ const STEP_ARBITRARIES = [
 // ---- the properties ----
 
 let steps = 0;
-let current = '';
-const outcomes = new Map<string, number>();
-const tally = (reply: Reply) => {
-  const key = `${current} ${reply.status}${reply.body?.data?.error ? ` ${reply.body.data.error}` : ''}`;
-  outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
-};
+const outcomes = new Outcomes();
+const { tally } = outcomes;
 
 async function emptyTable(): Promise<World> {
   for (const spec of SPECS) await removeAll(spec);
@@ -682,7 +675,7 @@ const SEEDERS = [0, 1, 2, 4, 7];
 /** A table where each writing caller holds a few records of each model it reaches (ids the service makes, and `a`), made through the API and held to the reference as any step. */
 async function seeded(): Promise<World> {
   const world = await emptyTable();
-  current = 'seed';
+  outcomes.current = 'seed';
   for (const spec of SPECS)
     for (const seeder of SEEDERS) {
       await STEPS.create(world, seeder, spec, { data: [{ s: 'x', n: 1 }, { s: 'y', n: 2 }, { s: 'z' }] });
@@ -732,11 +725,6 @@ const requestOf = (w: Write): [string, Body] => {
   ];
 };
 
-function* permutations<T>(list: T[]): Generator<T[]> {
-  if (list.length <= 1) yield list;
-  else for (const [k, first] of list.entries()) for (const rest of permutations([...list.slice(0, k), ...list.slice(k + 1)])) yield [first, ...rest];
-}
-
 /** What `write` does to the table, as the reference says its caller reaches it; undefined when it would be refused. */
 function applyWrite(table: AccessTable, write: Write, data: Body): boolean {
   const spec = SPECS[write.model];
@@ -779,12 +767,12 @@ test(
     await fc.assert(
       fc.asyncProperty(fc.array(writeArbitrary, { minLength: 2, maxLength: 4 }), async (writes) => {
         const world = await emptyTable();
-        current = 'seed';
+        outcomes.current = 'seed';
         for (const spec of SPECS.keys())
           for (const seeder of seeders) for (const seedId of ['a', 'b']) await STEPS.create(world, seeder, SPECS[spec], { id: seedId, data: { s: 'x', n: 1 } });
         await expectStored(world, 'seeding');
         const replies = await Promise.all(writes.map((w) => send(w.caller, ...requestOf(w))));
-        current = 'concurrent';
+        outcomes.current = 'concurrent';
         replies.forEach(tally);
         const odd = replies.find((r) => r.status >= 500 || r.body?.data?.error === 'record_busy');
         if (odd) fail('a concurrent write neither applied nor refused', odd);
@@ -806,11 +794,4 @@ test(
   fuzzTimeout(120_000),
 );
 
-afterAll(() =>
-  console.log(
-    `access model: ${steps} steps on ${process.env.RG_TEST_ENGINE}\n${[...outcomes]
-      .sort()
-      .map(([k, v]) => `${k}: ${v}`)
-      .join('\n')}`,
-  ),
-);
+afterAll(() => console.log(`access model: ${steps} steps on ${process.env.RG_TEST_ENGINE}\n${outcomes.summary()}`));

@@ -8,6 +8,8 @@ import { sameValue } from '../support/filter-reference';
 import { againstArtifacts, useApi, type Api, type Reply } from '../support/api';
 import { conditionOn } from '../support/filter-arbitraries';
 import { fuzzed, fuzzTimeout } from '../support/fuzz';
+import { Outcomes } from '../support/outcomes';
+import { permutations } from '../support/permutations';
 import { asRecord, RecordModel, type FieldSpec, type HeldCursor, type ModelSpec, type Refusal } from '../support/record-model';
 import { removeAll, storedItems } from '../support/stored';
 
@@ -468,7 +470,7 @@ class Step implements fc.AsyncCommand<RecordModel, Real> {
   check = () => true;
   async run(m: RecordModel, real: Real): Promise<void> {
     steps += 1;
-    current = this.op;
+    outcomes.current = this.op;
     await STEPS[this.op](m, real, this.body);
     await expectStored(m, real.spec, this);
   }
@@ -481,13 +483,8 @@ class Step implements fc.AsyncCommand<RecordModel, Real> {
 
 let steps = 0;
 let sequences = 0;
-let current = '';
-/** How often each operation met each answer: the printed summary shows what the generators reached. */
-const outcomes = new Map<string, number>();
-const tally = (reply: Reply) => {
-  const key = `${current} ${reply.status}${reply.body?.data?.error ? ` ${reply.body.data.error}` : ''}`;
-  outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
-};
+const outcomes = new Outcomes();
+const { tally } = outcomes;
 
 test.each(MODELS.map((spec, i) => [spec.name, spec, i] as const))(
   'random sequences of record API calls answer and store what the reference model says (%s)',
@@ -509,11 +506,6 @@ test.each(MODELS.map((spec, i) => [spec.name, spec, i] as const))(
 );
 
 type Write = { filters: { id: string }; values: Record<string, unknown>; upsert: boolean };
-
-function* permutations<T>(list: T[]): Generator<T[]> {
-  if (list.length <= 1) yield list;
-  else for (const [i, first] of list.entries()) for (const rest of permutations([...list.slice(0, i), ...list.slice(i + 1)])) yield [first, ...rest];
-}
 
 /** Whether applying `order` to the records, one after another, answers each as it was answered and leaves what is stored. */
 function serialOrderHolds(spec: ModelSpec, seeds: Item[], order: Array<{ body: Write; data: Record<string, any> }>, stored: Item[]): boolean {
@@ -546,7 +538,7 @@ test.each(MODELS.map((spec, i) => [spec.name, spec, i] as const))(
         if (created.status !== 201) fail('seeds', created);
         const seeded = await storedItems(spec);
         const replies = await Promise.all(writes.map((body) => api.post(`/api/db/${spec.name}/update`, body)));
-        current = 'concurrent';
+        outcomes.current = 'concurrent';
         replies.forEach(tally);
         // Anything but a 2xx or a refusal would say nothing of what was written.
         const odd = replies.find((r) => r.status >= 500 || (r.status === 409 && r.body?.data?.error === 'record_busy'));
@@ -564,10 +556,6 @@ test.each(MODELS.map((spec, i) => [spec.name, spec, i] as const))(
 
 afterAll(() =>
   console.log(
-    `record model: ${sequences} sequences, ${steps} steps on ${process.env.RG_TEST_ENGINE}${againstArtifacts() ? ' (artifact)' : ''}\n` +
-      [...outcomes]
-        .sort()
-        .map(([k, n]) => `${k}: ${n}`)
-        .join('\n'),
+    `record model: ${sequences} sequences, ${steps} steps on ${process.env.RG_TEST_ENGINE}${againstArtifacts() ? ' (artifact)' : ''}\n` + outcomes.summary(),
   ),
 );
