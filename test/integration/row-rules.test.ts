@@ -3,7 +3,8 @@ import { defineModel } from '../../shared/models/define';
 import { LayoutMismatch } from '../../shared/store/errors';
 import { auditModel } from '../../shared/store/layout/audit';
 import { resolveLayout } from '../../shared/store/layout/layout';
-import { recordLayout } from '../../shared/store/layout/index-build';
+import { buildIndexes, recordLayout } from '../../shared/store/layout/index-build';
+import { listRecords } from '../../shared/store/actions/list/list';
 import { createRecords } from '../../shared/store/actions/create/create';
 import { againstArtifacts, useApi, type Reply } from '../support/api';
 import { commandsSent } from '../support/commands-sent';
@@ -197,4 +198,46 @@ test('a model that gains a tenant rule while it holds data is refused, with the 
   expect(refusal).toBeInstanceOf(LayoutMismatch);
   expect((refusal as LayoutMismatch).change).toMatch(/keyed with no tenant rule, but its definition keys them per tenant, by org/);
   expect((refusal as LayoutMismatch).fix).toMatch(/tenant rule back/);
+});
+
+test("a cursor is bound to its caller's reach: another owner's, admin's or another tenant's use of it is 400", async () => {
+  const first = await post('cat', 'list', { limit: 1 });
+  const cursor = first.body.data.next_cursor as string;
+  for (const other of ['ann', 'root'] as const) {
+    const reply = await post(other, 'list', { limit: 1, cursor });
+    expect([reply.status, reply.body.data.error]).toEqual([400, 'invalid_cursor']);
+  }
+  expect((await post('cat', 'list', { limit: 1, cursor })).status).toBe(200);
+  // The same for an admin's cursor in a caller's hands, where admin reaches more than the caller.
+  const wide = (await post('root', 'list', { limit: 1 })).body.data.next_cursor as string;
+  expect((await post('ann', 'list', { limit: 1, cursor: wide })).body.data.error).toBe('invalid_cursor');
+});
+
+test("an index built for a tenant model's stored records is read per tenant", async () => {
+  const grow = (indexed: Array<'title'>) =>
+    defineModel({
+      name: 'rr_grow',
+      description: 'a tenant model that gains an index',
+      schema: z.strictObject({ org: z.string(), title: z.string() }),
+      indexed,
+      tenant: { field: 'org', claim: 'tenant' },
+      shards: 2,
+    });
+  const before = grow([]);
+  for (const [tenant, titles] of [
+    ['acme', ['c', 'a', 'b']],
+    ['globex', ['a', 'z']],
+  ] as const) {
+    await createRecords(before, { records: titles.map((title, i) => ({ id: `${tenant}${i}`, data: { title } })) }, { reach: { tenant } });
+  }
+  const after = grow(['title']);
+  expect((await buildIndexes(after)).layout.building).toEqual([]);
+  const page = await listRecords(after, { order_by: 'title' }, { reach: { tenant: 'acme' } });
+  expect(page.items.map((r) => [r.id, r.title])).toEqual([
+    ['acme1', 'a'],
+    ['acme2', 'b'],
+    ['acme0', 'c'],
+  ]);
+  expect(page.scanned).toBe(3);
+  expect((await listRecords(after, { order_by: '-title', limit: 1 }, { reach: { tenant: 'globex' } })).items.map((r) => r.title)).toEqual(['z']);
 });
