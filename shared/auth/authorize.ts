@@ -5,6 +5,7 @@ import { ApiError } from '../errors';
 import { bearerToken } from './bearer';
 import { isLoopback } from './loopback';
 import { scopeSchema, tokenScopeOf, type RouteScope, type Scope } from './scopes';
+import { claimRecord } from './claims';
 import { entryOf, loadTokenTable } from './tokens';
 
 export interface Caller {
@@ -54,7 +55,7 @@ function jwtCaller(event: APIGatewayProxyEventV2): Caller | undefined {
  * string a rule could match by accident.
  */
 function stringClaims(claims: Record<string, unknown>): Record<string, string> {
-  const kept: Record<string, string> = {};
+  const kept = claimRecord();
   for (const [name, value] of Object.entries(claims)) {
     if (typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value))) kept[name] = String(value);
   }
@@ -78,7 +79,7 @@ export async function authenticate(event: APIGatewayProxyEventV2): Promise<Calle
   const table = await loadTokenTable();
   if (!table) {
     if (inLambda()) throw unauthorized('No API token is configured for this deployment; every request is refused');
-    if (isLoopback(event.requestContext?.http?.sourceIp)) return { scopes: EVERY_SCOPE, via: 'loopback', subject: 'loopback', claims: {} };
+    if (isLoopback(event.requestContext?.http?.sourceIp)) return { scopes: EVERY_SCOPE, via: 'loopback', subject: 'loopback', claims: claimRecord() };
     throw unauthorized('No API token is configured: this server answers loopback clients only');
   }
   const token = bearerToken(event.headers);

@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { secretSource } from '../config';
 import * as zm from '../zod';
 import { secretSetting } from '../secrets';
-import { CLAIM_NAME } from './claims';
+import { CLAIM_NAME, claimRecord } from './claims';
 import { scopeSchema, type Scope } from './scopes';
 
 const tokenSchema = zm.string().check(zm.minLength(1), zm.regex(/^\S+$/, 'a token cannot contain whitespace'));
@@ -56,9 +56,9 @@ function readEntry(raw: unknown): TokenEntry | string {
     const message = issue.code === 'invalid_key' ? (issue.issues[0]?.message ?? issue.message) : issue.message;
     return `${[...(list ? ['scopes'] : []), ...issue.path].map(String).join('.') || 'the entry'}: ${message}`;
   }
-  if (Array.isArray(result.data)) return { scopes: new Set(result.data), claims: {} };
+  if (Array.isArray(result.data)) return { scopes: new Set(result.data), claims: claimRecord() };
   const { scopes, sub, claims } = result.data;
-  return { scopes: new Set(scopes), sub, claims: { ...claims, ...(sub === undefined ? {} : { sub }) } };
+  return { scopes: new Set(scopes), sub, claims: claimRecord(claims ?? {}, sub === undefined ? {} : { sub }) };
 }
 
 /**

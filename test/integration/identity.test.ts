@@ -7,33 +7,21 @@ import { lambdaContext, toEvent } from '../../scripts/local/event';
 import { defineModel } from '../../shared/models/define';
 import { recordLayout } from '../../shared/store/layout/index-build';
 import { useApi } from '../support/api';
+import { bookmarkModel } from '../support/bookmark-model';
 import { tableSnapshot } from '../support/table-snapshot';
 
 // Who the caller is (docs/security.md): an API_TOKENS entry's subject and claims, a JWT's as API
 // Gateway hands them to Lambda, and never a JWT a client sends the local server. Two models this
 // file adds (so it runs on the local server only: a model a test adds never reaches the bundles):
 // bookmarks each caller owns, and a ledger each tenant keeps apart.
-const bookmark = defineModel({
-  name: 'bookmark',
-  description: 'a bookmark its creator owns',
-  schema: z.strictObject({ owner: z.string().optional(), url: z.string() }),
-  owner: 'owner',
-});
+const bookmark = bookmarkModel();
 const ledger = defineModel({
   name: 'ledger',
   description: "a line of one tenant's ledger",
   schema: z.strictObject({ org: z.string().optional(), item: z.string() }),
   tenant: { field: 'org', claim: 'tenant' },
 });
-jest.mock('../../shared/models/catalog', () => {
-  const actual = jest.requireActual('../../shared/models/catalog');
-  // Read when called: the factory runs on the first import, before the models above are made.
-  const added = () => [bookmark, ledger];
-  return {
-    MODEL_NAMES: [...actual.MODEL_NAMES, 'bookmark', 'ledger'],
-    findModel: async (name: string) => added().find((m) => m.name === name) ?? actual.findModel(name),
-  };
-});
+jest.mock('../../shared/models/catalog', () => jest.requireActual('../support/catalog-with').catalogWith(['bookmark', 'ledger'], () => [bookmark, ledger]));
 jest.mock('../../shared/models/every-model', () => {
   const actual = jest.requireActual('../../shared/models/every-model');
   return { allModels: () => [...actual.allModels(), bookmark, ledger] };

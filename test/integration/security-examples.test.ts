@@ -57,15 +57,7 @@ const EXAMPLES = DOC.split(/^## /m)
   .filter((section) => section.startsWith('Worked example'))
   .map(exampleOf);
 
-jest.mock('../../shared/models/catalog', () => {
-  const actual = jest.requireActual('../../shared/models/catalog');
-  // Read when called: the factory runs on the first import, before the doc's models are built.
-  const added = () => EXAMPLES.map((e) => e.model);
-  return {
-    MODEL_NAMES: actual.MODEL_NAMES,
-    findModel: async (name: string) => added().find((m) => m.name === name) ?? actual.findModel(name),
-  };
-});
+jest.mock('../../shared/models/catalog', () => jest.requireActual('../support/catalog-with').catalogWith([], () => EXAMPLES.map((e) => e.model)));
 
 const api = useApi();
 beforeAll(async () => {

@@ -153,6 +153,18 @@ describe('a JWT verified by API Gateway (jwtIssuer deployments)', () => {
     expect(anonymous!.sub).toBeUndefined();
   });
 
+  test("a claim it lacks is absent, whatever its name: a rule's claim named like an Object property (constructor, toString) finds nothing", async () => {
+    process.env.JWT_SCOPE_PREFIX = 'recordgate/';
+    const caller = await authorizeScope(
+      withJwt('POST /api/db/{model_name}/list', { scopes: ['recordgate/read'], claims: { sub: 'ann', __proto__: 'x' } }),
+      'read',
+    );
+    for (const name of ['constructor', 'toString', 'hasOwnProperty']) expect(caller!.claims[name]).toBeUndefined();
+    process.env.API_TOKENS = JSON.stringify({ ann: { scopes: ['read'], sub: 'ann' } });
+    const token = await authenticate(event('POST /api/db/{model_name}/list', '203.0.113.9', 'Bearer ann'));
+    for (const name of ['constructor', 'toString', 'hasOwnProperty']) expect(token.claims[name]).toBeUndefined();
+  });
+
   test('the scope claim is used when API Gateway passes no scope list, and a missing scope is 403', async () => {
     process.env.JWT_SCOPE_PREFIX = 'recordgate/';
     const error = await refusal(

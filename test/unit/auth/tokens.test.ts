@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { entryOf, parseTokenTable, TokenConfigError } from '../../../shared/auth/tokens';
 
 const table = parseTokenTable(
@@ -70,4 +71,28 @@ test('the old list form and the object form mix in one table', () => {
   const mixed = parseTokenTable('{"a": ["read"], "b": {"scopes": ["write"], "sub": "u2"}}');
   expect(entryOf(mixed, 'a')).toMatchObject({ scopes: new Set(['read']), claims: {} });
   expect(entryOf(mixed, 'b')).toMatchObject({ scopes: new Set(['write']), sub: 'u2' });
+});
+
+describe('any table of both forms', () => {
+  const scopes = fc.uniqueArray(fc.constantFrom('read', 'write', 'admin'), { minLength: 1 });
+  const text = fc.string({ unit: 'grapheme', minLength: 1, maxLength: 12 });
+  const claimName = fc.stringMatching(/^[\x21-\x7e]{1,16}$/).filter((name) => name !== 'sub');
+  const entry = fc.oneof(scopes, fc.record({ scopes, sub: text, claims: fc.dictionary(claimName, text, { maxKeys: 4 }) }, { requiredKeys: ['scopes'] }));
+  const token = fc.stringMatching(/^\S{1,40}$/);
+
+  test('each token finds its own entry (scopes, sub, and claims with sub among them), and no other string finds one', () => {
+    fc.assert(
+      fc.property(fc.dictionary(token, entry, { minKeys: 1, maxKeys: 8 }), fc.array(fc.string(), { maxLength: 5 }), (raw, strangers) => {
+        const table = parseTokenTable(JSON.stringify(raw));
+        for (const [tok, sent] of Object.entries(raw)) {
+          const found = entryOf(table, tok)!;
+          const expected = Array.isArray(sent)
+            ? { scopes: sent, claims: {} }
+            : { scopes: sent.scopes, sub: sent.sub, claims: { ...sent.claims, ...(sent.sub === undefined ? {} : { sub: sent.sub }) } };
+          expect({ scopes: [...found.scopes], sub: found.sub, claims: { ...found.claims } }).toEqual(expected);
+        }
+        for (const stranger of strangers) if (!Object.hasOwn(raw, stranger)) expect(entryOf(table, stranger)).toBeUndefined();
+      }),
+    );
+  });
 });

@@ -1,32 +1,14 @@
-import * as z from 'zod';
 import { toEvent } from '../../../../scripts/local/event';
 import { httpHandler } from '../../../../shared/http/middleware';
-import { defineModel } from '../../../../shared/models/define';
 import { call, echo, request } from '../../../support/http-chain';
+import { bookmarkModel } from '../../../support/bookmark-model';
 
 // A model whose owner rule keeps each caller to its own records: there, write deletes.
-const bookmark = defineModel({
-  name: 'bookmark',
-  description: 'a bookmark its creator owns',
-  schema: z.strictObject({ owner: z.string().optional(), url: z.string() }),
-  owner: 'owner',
-});
-const hiddenBookmark = defineModel({
-  name: 'secret_bookmark',
-  description: 'an owner model the API does not show',
-  schema: z.strictObject({ owner: z.string().optional(), url: z.string() }),
-  owner: 'owner',
-  access: 'hidden',
-});
-jest.mock('../../../../shared/models/catalog', () => {
-  const actual = jest.requireActual('../../../../shared/models/catalog');
-  // Read when called: the factory runs on the first import, before the models above are made.
-  const added = () => [bookmark, hiddenBookmark];
-  return {
-    MODEL_NAMES: [...actual.MODEL_NAMES, 'bookmark', 'secret_bookmark'],
-    findModel: async (name: string) => added().find((m) => m.name === name) ?? actual.findModel(name),
-  };
-});
+const bookmark = bookmarkModel();
+const hiddenBookmark = bookmarkModel('secret_bookmark', 'hidden');
+jest.mock('../../../../shared/models/catalog', () =>
+  jest.requireActual('../../../support/catalog-with').catalogWith(['bookmark', 'secret_bookmark'], () => [bookmark, hiddenBookmark]),
+);
 
 const DELETE_KEY = 'POST /api/db/{model_name}/delete';
 const UPDATE_KEY = 'POST /api/db/{model_name}/update';
