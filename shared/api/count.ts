@@ -7,6 +7,6 @@ import type { countAnswerSchema } from './responses';
 import { countRequest } from './requests/count';
 
 export const countOperation = recordOperation(countRequest, (model, body, options, _headers, caller): Promise<z.infer<typeof countAnswerSchema>> => {
-  refuseHiddenNames(model, hiddenFields(model, caller), { filters: body.filters });
+  refuseHiddenNames(model, hiddenFields(model, caller), body.filters);
   return countRecords(model, body, options);
 });

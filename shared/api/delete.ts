@@ -9,6 +9,6 @@ import type { deleteAnswerSchema } from './responses';
 import { deleteRequest } from './requests/delete';
 
 export const deleteOperation = recordOperation(deleteRequest, (model, body, options, headers, caller): Promise<z.infer<typeof deleteAnswerSchema>> => {
-  refuseHiddenNames(model, hiddenFields(model, caller), { filters: body.filters });
+  refuseHiddenNames(model, hiddenFields(model, caller), body.filters);
   return deleteRecords(model, body, { ...options, ifMatch: ifMatchOf(headers) });
 });

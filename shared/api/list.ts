@@ -1,6 +1,8 @@
 import type * as z from 'zod';
 import { hiddenFields } from '../access/rules';
 import { listRecords } from '../store/actions/list/list';
+import { parseOrder } from '../store/read/plan';
+import { checkFields } from '../store/read/projection';
 import './cursor-key';
 import { shownRecord } from './field-rules/answers';
 import { refuseHiddenNames } from './field-rules/reads';
@@ -12,7 +14,10 @@ export const listOperation = recordOperation(
   listRequest,
   async (model, body, options, _headers, caller): Promise<z.infer<ReturnType<typeof listAnswerSchema>>> => {
     const hidden = hiddenFields(model, caller);
-    refuseHiddenNames(model, hidden, body);
+    refuseHiddenNames(model, hidden, body.filters, undefined, (seen) => {
+      parseOrder(seen, body.order_by);
+      checkFields(seen, body.fields);
+    });
     const page = await listRecords(model, body, options);
     return { ...page, items: page.items.map((item) => shownRecord(item, hidden)) };
   },

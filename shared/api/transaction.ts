@@ -36,7 +36,7 @@ export const transactionOperation: Operation = async (request) => {
     const at = ['operations', i];
     if (op.op === 'create') await checkDataNames(model, hidden[i], [op.data], () => [...at, 'data']);
     if (op.op === 'update') await underOperation(at, async () => checkValueNames(model, hidden[i], { values: op.values }, at));
-    if (op.op !== 'create') refuseHiddenNames(model, hidden[i], { filters: op.filters }, [...at, 'filters']);
+    if (op.op !== 'create') refuseHiddenNames(model, hidden[i], op.filters, [...at, 'filters']);
     settled.push(op.op === 'create' ? { ...op, model, reach, id: op.id ?? (keyRun ? runId(keyRun, i) : newId()) } : { ...op, model, reach });
   }
   const answer: Answer = await transactRecords({ operations: settled }, { keyRun });

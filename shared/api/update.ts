@@ -13,6 +13,6 @@ export const updateOperation = recordOperation(updateRequest, (model, body, opti
   // Values first, then filters, as the store reads them.
   const hidden = hiddenFields(model, caller);
   checkValueNames(model, hidden, body);
-  refuseHiddenNames(model, hidden, { filters: body.filters });
+  refuseHiddenNames(model, hidden, body.filters);
   return updateRecords(model, body, { ...options, ifMatch: ifMatchOf(headers) });
 });

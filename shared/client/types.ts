@@ -26,8 +26,19 @@ export type Exact<T> = T extends number ? ClientNumber : T extends ReadonlyArray
 
 type SchemaOf<M extends Model> = M['schema'];
 
-/** What a record's data is when sent: the model schema's input, numbers exact. */
-export type RecordData<M extends Model> = Exact<z.input<SchemaOf<M>>>;
+/** The fields defineModel declares read-only: only the service sets them, and a request naming one is refused (403). */
+export type ReadOnlyField<M extends Model> = {
+  [K in keyof z.input<SchemaOf<M>>]: M['fields'][K & string] extends { readOnly: true } ? K : never;
+}[keyof z.input<SchemaOf<M>>] &
+  string;
+
+/**
+ * What a record's data is when sent: the model schema's input, numbers exact, without the
+ * read-only fields. A field hidden from some callers stays: the client does not know its caller,
+ * and the service refuses it as unknown to a caller who may not see it (a record read has it
+ * optional, as defineModel holds every hidden field).
+ */
+export type RecordData<M extends Model> = Exact<[ReadOnlyField<M>] extends [never] ? z.input<SchemaOf<M>> : Omit<z.input<SchemaOf<M>>, ReadOnlyField<M>>>;
 
 /**
  * A record as answered: id, the model's fields (numbers exact), the system fields as the service

@@ -172,7 +172,12 @@ function checkRules(options: ModelOptions<ModelSchema, string>): void {
  * need them (the models endpoint, OpenAPI and the filter parser do), so cold starts do not pay
  * for them.
  */
-export function defineModel<S extends ModelSchema, const I extends keyof zm.infer<S> & string = never>(options: ModelOptions<S, I>): Model<S, I> {
+export function defineModel<
+  S extends ModelSchema,
+  const I extends keyof zm.infer<S> & string = never,
+  // The field rules kept as written, so that the typed client leaves read-only fields out of what a request sends.
+  const F extends NonNullable<ModelOptions<S, I>['fields']> = Record<never, FieldRule>,
+>(options: ModelOptions<S, I> & { fields?: F }): Model<S, I> & { readonly fields: F } {
   const { name, schema, description } = options;
   if (!MODEL_NAME.test(name)) throw new InvalidModelDefinition(`model name ${name} must match ${MODEL_NAME}`);
   for (const field of Object.keys(schema.shape)) {
@@ -193,7 +198,7 @@ export function defineModel<S extends ModelSchema, const I extends keyof zm.infe
     }
     return [...new Set(types.map((t): IndexKind => (t === 'string' ? 'string' : 'number')))].sort();
   });
-  checkRules(options);
+  checkRules(options as ModelOptions<ModelSchema, string>);
   const shards = options.shards ?? 1;
   if (!Number.isInteger(shards) || shards < 1 || shards > LIMITS.maxShards)
     throw new InvalidModelDefinition(`model ${name}: shards must be 1..${LIMITS.maxShards}`);
@@ -216,7 +221,7 @@ export function defineModel<S extends ModelSchema, const I extends keyof zm.infe
     retention: options.retention as Model['retention'],
     owner: options.owner,
     tenant: options.tenant,
-    fields: (options.fields ?? {}) as Model['fields'],
+    fields: (options.fields ?? {}) as Model['fields'] & F,
     get jsonSchema() {
       return toJsonSchema('input');
     },

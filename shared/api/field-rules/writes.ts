@@ -6,43 +6,50 @@ import { pathText, type ErrorDetail } from '../../models/details';
 import { checkAgainst } from '../../models/validate';
 import { InvalidRecord } from '../../store/errors';
 import { parseValues } from '../../store/operators/parse';
-import * as zm from '../../zod';
 import { modelSeenWithout } from './seen';
 
-/** A field a write names, and where in the request it does. */
-interface Named {
-  field: string;
-  at: PropertyKey[];
-}
+/** A field a write names (a path's first segment), and where in the request it does. */
+type Named = [field: string, at: PropertyKey[]];
 
-const namesInData = (data: Record<string, unknown>, at: PropertyKey[]): Named[] => Object.keys(data).map((field) => ({ field, at: [...at, field] }));
+const named = (key: string, at: PropertyKey[]): Named => [key.split('.')[0], [...at, key]];
 
-/** The fields update values name: each plain key, and each path of each operator, by its first segment. */
-function namesInValues(values: Record<string, unknown>, at: PropertyKey[]): Named[] {
-  return Object.entries(values).flatMap(([key, operand]): Named[] => {
-    if (!key.startsWith('$')) return [{ field: key.split('.')[0], at: [...at, key] }];
-    return isJsonObject(operand) ? Object.keys(operand).map((path) => ({ field: path.split('.')[0], at: [...at, key, path] })) : [];
-  });
-}
+/** The fields update values name: each plain key, and each path of each operator. */
+const namesInValues = (values: Record<string, unknown>): Named[] =>
+  Object.entries(values).flatMap(([key, operand]) =>
+    !key.startsWith('$') ? [named(key, ['values'])] : isJsonObject(operand) ? Object.keys(operand).map((path) => named(path, ['values', key])) : [],
+  );
+
+/** The fields an upsert's filters seed a created record with: its equalities, at the top and under $and (shared/store/actions/update/upsert.ts). */
+const namesInSeed = (filters: unknown, at: PropertyKey[]): Named[] =>
+  isJsonObject(filters)
+    ? Object.entries(filters).flatMap(([key, operand]) =>
+        key === '$and' && Array.isArray(operand)
+          ? operand.flatMap((item, i) => namesInSeed(item, [...at, key, i]))
+          : key.startsWith('$')
+            ? []
+            : [named(key, at)],
+      )
+    : [];
 
 /**
  * 403 for a read-only field a caller names, wherever: only the service sets it. A field hidden
  * from the caller is not read-only to it but unknown, and is left to the unknown-field refusal.
  */
-function refuseReadOnly(model: Model, hidden: ReadonlySet<string>, named: ReadonlyArray<Named>): void {
+function refuseReadOnly(model: Model, hidden: ReadonlySet<string>, names: ReadonlyArray<Named>): void {
   const readOnly = readOnlyFields(model);
-  const first = named.find((n) => readOnly.includes(n.field) && !hidden.has(n.field));
+  const first = names.find(([field]) => readOnly.includes(field) && !hidden.has(field));
   if (!first) return;
-  const path = pathText(first.at);
-  const message = `${first.field} is read-only: only the service sets it`;
-  throw new ApiError('forbidden', `${path}: ${message}; leave it out`, { model: model.name, field: first.field, details: [{ path, message }] });
+  const [field, at] = first;
+  const details = [{ path: pathText(at), message: `${field} is read-only: only the service sets it` }];
+  throw new ApiError('forbidden', `${details[0].path}: ${details[0].message}`, { model: model.name, field, details });
 }
+
+const unknownProperty = (path: PropertyKey[], field: string): ErrorDetail => ({ path: pathText(path), message: `unknown property ${JSON.stringify(field)}` });
 
 /**
  * Create data as the caller may send it: no read-only field (403), no hidden one. A record
- * naming a hidden field is checked as the store checks it, against the schema without the
- * hidden fields, which is strict (defineModel holds it), so that the field is refused as any key
- * the model lacks, beside every other problem of every record (422 validation_error).
+ * naming a hidden field is refused as the model's strict schema (defineModel holds it) refuses a
+ * key it lacks, beside every other problem of every record (422 validation_error).
  */
 export async function checkDataNames(
   model: Model,
@@ -54,22 +61,20 @@ export async function checkDataNames(
   refuseReadOnly(
     model,
     hidden,
-    entries.flatMap((data, i) => namesInData(data, pathOf(i))),
+    entries.flatMap((data, i) => Object.keys(data).map((key) => named(key, pathOf(i)))),
   );
   if (!entries.some((data) => Object.keys(data).some((field) => hidden.has(field)))) return;
-  const seen = zm.omit(model.schema as zm.ZodMiniObject, Object.fromEntries([...hidden].map((field) => [field, true as const])));
   const details: ErrorDetail[] = [];
-  for (const [i, data] of entries.entries()) details.push(...(await checkAgainst(seen, data, pathOf(i))).details);
+  for (const [i, data] of entries.entries()) {
+    const seen = Object.fromEntries(Object.entries(data).filter(([field]) => !hidden.has(field)));
+    // zod names the keys a strict schema lacks last, in the order sent: the hidden ones take their places among them.
+    const lacked = Object.keys(data)
+      .filter((field) => hidden.has(field) || !Object.hasOwn(model.schema.shape, field))
+      .map((field) => unknownProperty([...pathOf(i), field], field));
+    const { details: found } = await checkAgainst(model.schema, seen, pathOf(i));
+    details.push(...found.filter((d) => !lacked.some((u) => u.path === d.path && u.message === d.message)), ...lacked);
+  }
   throw new InvalidRecord(details);
-}
-
-/** The fields an upsert's filters may seed a created record with: its equalities, at the top and under $and (shared/store/actions/update/upsert.ts). */
-function namesInSeed(filters: unknown, at: PropertyKey[]): Named[] {
-  if (!isJsonObject(filters)) return [];
-  return Object.entries(filters).flatMap(([key, operand]): Named[] => {
-    if (key === '$and' && Array.isArray(operand)) return operand.flatMap((item, i) => namesInSeed(item, [...at, key, i]));
-    return key.startsWith('$') ? [] : [{ field: key.split('.')[0], at: [...at, key] }];
-  });
 }
 
 /**
@@ -88,15 +93,15 @@ export function checkValueNames(
   at: PropertyKey[] = [],
 ): void {
   if (Object.keys(model.fields).length === 0) return;
-  const named = namesInValues(update.values, ['values']);
+  const names = namesInValues(update.values);
   const seeds = update.upsert ? namesInSeed(update.filters, ['filters']) : [];
   refuseReadOnly(
     model,
     hidden,
-    [...named, ...seeds].map((n) => ({ ...n, at: [...at, ...n.at] })),
+    [...names, ...seeds].map(([field, path]) => [field, [...at, ...path]]),
   );
-  const unknown = [...new Set(named.filter((n) => hidden.has(n.field)).map((n) => n.field))];
+  const unknown = [...new Set(names.map(([field]) => field).filter((field) => hidden.has(field)))];
   if (unknown.length === 0) return;
   parseValues(modelSeenWithout(model, hidden), update.values, { upsert: update.upsert });
-  throw new InvalidRecord(unknown.map((field) => ({ path: `values.${field}`, message: `unknown property ${JSON.stringify(field)}` })));
+  throw new InvalidRecord(unknown.map((field) => unknownProperty(['values', field], field)));
 }
