@@ -19,13 +19,7 @@ const BOOKMARK = defineModel({
   owner: 'owner',
   tenant: { field: 'org', claim: 'tenant' },
 });
-jest.mock('../../shared/models/catalog', () => {
-  const actual = jest.requireActual('../../shared/models/catalog');
-  return {
-    MODEL_NAMES: [...actual.MODEL_NAMES, BOOKMARK.name],
-    findModel: (name: string) => (name === BOOKMARK.name ? BOOKMARK : actual.findModel(name)),
-  };
-});
+jest.mock('../../shared/models/catalog', () => jest.requireActual('../support/catalog-with').catalogWith(['hostile_bookmark'], () => [BOOKMARK]));
 
 const TOKENS = {
   ann: { scopes: ['read', 'write'], sub: 'ann', claims: { tenant: 'acme' } },
