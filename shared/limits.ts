@@ -38,6 +38,11 @@ export const LIMITS = {
   writeConcurrency: 16,
   /** Characters of a record id. */
   maxIdLength: 200,
+  /**
+   * UTF-8 bytes of a tenant claim: the tenant starts every sort key of its records and their index
+   * entries (shared/store/keys.ts), and DynamoDB takes a sort key of at most 1,024 bytes.
+   */
+  maxTenantBytes: 64,
   /** Entries of `details` in one error answer; `details_total` gives the full count beyond it. */
   maxErrorDetails: 100,
   /** Names in one `fields` list of get_one or list. */

@@ -1,5 +1,6 @@
 import type { Caller } from '../auth/authorize';
 import { ApiError } from '../errors';
+import { LIMITS } from '../limits';
 import type { Model } from '../models/define';
 import type { Reach } from '../store/types';
 
@@ -19,6 +20,16 @@ export function reachOf(model: Model, caller: Caller): Reach | undefined {
         model: model.name,
         required_claim: model.tenant.claim,
       });
+    }
+    if (Buffer.byteLength(tenant, 'utf8') > LIMITS.maxTenantBytes) {
+      throw new ApiError(
+        'forbidden',
+        `Model ${model.name} keys each record by its tenant, and this credential's ${model.tenant.claim} claim is longer than ${LIMITS.maxTenantBytes} bytes`,
+        {
+          model: model.name,
+          required_claim: model.tenant.claim,
+        },
+      );
     }
     reach.tenant = tenant;
   }

@@ -95,26 +95,33 @@ function truncateUtf8(s: string, maxBytes: number): string {
   return out;
 }
 
-/** A string whose UTF-8 byte order is the order of the field's values (strings: of their first LIMITS.maxIndexedStringBytes bytes). */
-export function sortableValue(value: unknown): string {
+/**
+ * The bytes of an indexed string that index keys in the key space `space` keep: a tenant's name
+ * (keySpace) takes its share of DynamoDB's 1,024-byte sort key, which the value and the id share.
+ */
+export const valueRoom = (space: string): number => LIMITS.maxIndexedStringBytes - Buffer.byteLength(space, 'utf8');
+
+/** A string whose UTF-8 byte order is the order of the field's values (strings: of their first `room` bytes). */
+export function sortableValue(value: unknown, room: number = LIMITS.maxIndexedStringBytes): string {
   if (value === undefined || value === null) return MISSING;
   if (isExactNumber(value)) return sortableDecimal(numberText(value));
-  if (typeof value === 'string') return `"${truncateUtf8(escapeString(value), LIMITS.maxIndexedStringBytes)}`;
+  if (typeof value === 'string') return `"${truncateUtf8(escapeString(value), room)}`;
   throw new TypeError('only strings and numbers are indexed');
 }
 
 /**
- * A stored key keeps at least 197 bytes of a long value (a character takes up to 4 bytes, and the
- * cut may fall between the two bytes of an escaped \0 or \1), so an operand this short or
- * shorter is decided by the key alone: no stored prefix can be mistaken for it.
+ * A stored key keeps at least `room` - 3 bytes of a long value (a character takes up to 4 bytes,
+ * and the cut may fall between the two bytes of an escaped \0 or \1), so an operand this short
+ * or shorter is decided by the key alone: no stored prefix can be mistaken for it.
  */
-const EXACT_KEY_BYTES = LIMITS.maxIndexedStringBytes - 8;
+const exactBytes = (room: number) => room - 8;
 
-/** True when key conditions on this operand decide exactly, so the filter need not re-check. */
-export const keyIsExact = (value: unknown): boolean => typeof value !== 'string' || Buffer.byteLength(escapeString(value), 'utf8') <= EXACT_KEY_BYTES;
+/** True when key conditions on this operand decide exactly (keys keeping `room` bytes), so the filter need not re-check. */
+export const keyIsExact = (value: unknown, room: number = LIMITS.maxIndexedStringBytes): boolean =>
+  typeof value !== 'string' || Buffer.byteLength(escapeString(value), 'utf8') <= exactBytes(room);
 
-/** A prefix of the index key of every string value that starts with this operand's first bytes. */
-export const keyPrefix = (value: string): string => `"${truncateUtf8(escapeString(value), EXACT_KEY_BYTES)}`;
+/** A prefix of the index key (keeping `room` bytes) of every string value that starts with this operand's first bytes. */
+export const keyPrefix = (value: string, room: number = LIMITS.maxIndexedStringBytes): string => `"${truncateUtf8(escapeString(value), exactBytes(room))}`;
 
 /** Above every key that starts with `prefix`: its last character raised by one code point. */
 export function afterPrefix(prefix: string): string {
@@ -153,7 +160,7 @@ export const dataSpace = (model: Model, data: Record<string, unknown>): string =
   return tenantSpace(typeof tenant === 'string' ? tenant : undefined);
 };
 
-export const indexSortKey = (value: unknown, id: string, space = ''): string => `${space}${sortableValue(value)}${VALUE_END}${id}`;
+export const indexSortKey = (value: unknown, id: string, space = ''): string => `${space}${sortableValue(value, valueRoom(space))}${VALUE_END}${id}`;
 
 /** The id an index sort key of the key space `space` ends with: no encoded value holds VALUE_END, so the first one after the space ends the value. */
 export const idOfIndexSortKey = (key: string, space = ''): string => key.slice(key.indexOf(VALUE_END, space.length) + 1);

@@ -47,6 +47,8 @@ const TOKENS = {
   cat: { scopes: ['read', 'write'], sub: 'cat', claims: { tenant: 'globex' } },
   root: { scopes: ['read', 'write', 'admin'], sub: 'root', claims: { tenant: 'acme' } },
   nobody: { scopes: ['read', 'write', 'admin'], sub: 'nobody' },
+  long: { scopes: ['read', 'write'], sub: 'long', claims: { tenant: 'é'.repeat(32) } },
+  longer: { scopes: ['read', 'write'], sub: 'longer', claims: { tenant: `${'é'.repeat(32)}x` } },
 };
 process.env.API_TOKENS = JSON.stringify(TOKENS);
 const api = useApi();
@@ -240,4 +242,42 @@ test("an index built for a tenant model's stored records is read per tenant", as
   ]);
   expect(page.scanned).toBe(3);
   expect((await listRecords(after, { order_by: '-title', limit: 1 }, { reach: { tenant: 'globex' } })).items.map((r) => r.title)).toEqual(['z']);
+});
+
+test('a tenant claim of 64 bytes keys records, even beside the longest ids; a longer one is refused', async () => {
+  const id = '😀'.repeat(200);
+  const made = await post('long', 'create', { id, data: { title: 't'.repeat(300), rank: 1 } });
+  expect(made.status).toBe(201);
+  expect((await post('long', 'get_one', { filters: { id } })).body.data.id).toBe(id);
+  expect((await post('long', 'list', { order_by: 'rank' })).body.data.items).toHaveLength(1);
+  const refused = await post('longer', 'list', {});
+  expect([refused.status, refused.body.data.error, refused.body.data.required_claim]).toEqual([403, 'forbidden', 'tenant']);
+});
+
+test("beside a 64-byte tenant, the longest id and an indexed string of any length fit DynamoDB's keys, and are found", async () => {
+  const model = defineModel({
+    name: 'rr_wide',
+    description: 'a tenant model indexing a string',
+    schema: z.strictObject({ org: z.string(), s: z.string() }),
+    indexed: ['s'],
+    tenant: { field: 'org', claim: 'tenant' },
+  });
+  const reach = { tenant: 'é'.repeat(32) };
+  const id = '😀'.repeat(200);
+  const long = 'é'.repeat(150);
+  await createRecords(
+    model,
+    {
+      records: [
+        { id, data: { s: long } },
+        { id: 'short', data: { s: `${long}x` } },
+      ],
+    },
+    { reach },
+  );
+  const read = (request: Parameters<typeof listRecords>[1]) => listRecords(model, request, { reach });
+  expect((await read({ filters: { s: long } })).items.map((r) => r.id)).toEqual([id]);
+  expect((await read({ filters: { s: { $gt: long } }, order_by: 's' })).items.map((r) => r.id)).toEqual(['short']);
+  // Past the bytes a key keeps, values order by id (docs/record-api.md): here, both descending.
+  expect((await read({ order_by: '-s' })).items.map((r) => r.id)).toEqual([id, 'short']);
 });

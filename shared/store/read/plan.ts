@@ -20,6 +20,7 @@ import {
   sortableValue,
   VALUE_AFTER,
   VALUE_END,
+  valueRoom,
 } from '../keys';
 import { TABLE_KEY } from '../table';
 
@@ -93,12 +94,17 @@ function indexRange(c: Compare, sk: string, x: ExpressionBuilder, space: string)
   const [first, last] = kindRange(a);
   const key = (k: string) => x.value(`${space}${k}`);
   const between = (low: string, high: string) => `${sk} BETWEEN ${key(low)} AND ${key(high)}`;
+  // A tenant's keys keep fewer bytes of a value: its name takes the rest of the key's size.
+  const room = valueRoom(space);
+  const exact = (v: unknown) => keyIsExact(v, room);
+  const value = (v: unknown) => sortableValue(v, room);
+  const prefix = (v: unknown) => keyPrefix(v as string, room);
   // Lowest key of a value >= v (> v when `strict`), and a bound above every key of a value <= v (< v).
-  const from = (v: unknown, strict = false) => (keyIsExact(v) ? sortableValue(v) + (strict ? VALUE_AFTER : VALUE_END) : keyPrefix(v as string));
-  const upTo = (v: unknown, strict = false) => (keyIsExact(v) ? sortableValue(v) + (strict ? VALUE_END : VALUE_AFTER) : afterPrefix(keyPrefix(v as string)));
+  const from = (v: unknown, strict = false) => (exact(v) ? value(v) + (strict ? VALUE_AFTER : VALUE_END) : prefix(v));
+  const upTo = (v: unknown, strict = false) => (exact(v) ? value(v) + (strict ? VALUE_END : VALUE_AFTER) : afterPrefix(prefix(v)));
   switch (c.op) {
     case 'eq':
-      return `begins_with(${sk}, ${key(keyIsExact(a) ? sortableValue(a) + VALUE_END : keyPrefix(a as string))})`;
+      return `begins_with(${sk}, ${key(exact(a) ? value(a) + VALUE_END : prefix(a))})`;
     case 'gt':
       return between(from(a, true), last);
     case 'gte':
@@ -110,7 +116,7 @@ function indexRange(c: Compare, sk: string, x: ExpressionBuilder, space: string)
     case 'between':
       return between(from(a), upTo(b));
     default: // begins_with on a string field: the encoded prefix is a prefix of every match
-      return `begins_with(${sk}, ${key(keyIsExact(a) ? sortableValue(a) : keyPrefix(a as string))})`;
+      return `begins_with(${sk}, ${key(exact(a) ? value(a) : prefix(a))})`;
   }
 }
 
@@ -197,7 +203,7 @@ export function planAccess(model: Model, filter: FilterNode, order: Order, readi
   const conditions = topLevel(filter);
   const space = keySpace(model);
   // The key condition alone is the whole filter: no FilterExpression needed, reads are exact.
-  const onlyThis = (c: Compare | undefined) => c !== undefined && filter === c && c.operands.every(keyIsExact);
+  const onlyThis = (c: Compare | undefined) => c !== undefined && filter === c && c.operands.every((v) => keyIsExact(v, valueRoom(space)));
   // Within a tenant's key space even a read of every record keeps to the space's keys.
   const wholeSpace = (sk: string, x: ExpressionBuilder) => (space === '' ? '' : ` AND begins_with(${x.name(sk)}, ${x.value(space)})`);
   const base = (shards: number[], range: Compare | undefined): AccessPlan => ({

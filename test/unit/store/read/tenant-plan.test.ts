@@ -39,8 +39,10 @@ function holds(condition: string, x: ExpressionBuilder, item: Record<string, str
 const keysOf = (id: string, data: Record<string, unknown>) => ({ ...itemKey(model, id, dataSpace(model, data)), ...indexAttributes(model, id, data) });
 
 // Tenants that differ by the escape's own characters and by prefixes: the ranges must still be apart.
-const tenant = fc.constantFrom('acme', 'acm', 'acme\u0000', 'acme\u0001', 'acme\u0000x', 'a', 'b', '\u0001');
-const text = fc.constantFrom('', 'a', 'ab', 'b', 'z', '\u0000', 'a\u0001');
+// A long tenant leaves less of the key to a value: values past that room share a key prefix.
+const tenant = fc.constantFrom('acme', 'acm', 'acme\u0000', 'acme\u0001', 'acme\u0000x', 'a', 'b', '\u0001', 'é'.repeat(32));
+const long = 'x'.repeat(140);
+const text = fc.constantFrom('', 'a', 'ab', 'b', 'z', '\u0000', 'a\u0001', `${long}a`, `${long}b`, long, `${'é'.repeat(70)}`);
 const id = fc.constantFrom('a', 'ab', 'b', 'c1', 'z');
 const idCompare = fc.oneof(
   id.map((v) => ({ id: v })),
