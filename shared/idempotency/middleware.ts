@@ -3,6 +3,7 @@ import { LIMITS } from '../limits';
 import { currentCutoff, invocationDeadline } from '../invocation';
 import { causeOf, log } from '../log';
 import { claimKey, keepAnswer, keepPlan, leaveUnknown, releaseKey, type HeldKey } from './keys';
+import { viewOf } from '../access/view';
 import { ApiError } from '../errors';
 import { answerOf, classify, errorAnswer } from '../answer/respond';
 import type { HttpContext, HttpRequest, HttpResult } from '../contract';
@@ -27,12 +28,14 @@ function keyOf(header: string): string {
   return key;
 }
 
-/** Same route, same path parameters, same bytes: the same request. */
-function fingerprintOf({ event, context }: HttpRequest): string {
+/** Same route, same path parameters, same bytes, and the same view of its models' records (shared/access/view.ts): the same request. */
+async function fingerprintOf({ event, context }: HttpRequest): Promise<string> {
   const request = context.apiRequest!;
+  const view = await viewOf(request.caller, request.params, request.body);
   return createHash('sha256')
     .update(`${event.routeKey}\n${JSON.stringify(request.params)}\n`)
     .update(request.rawBody)
+    .update(view === '' ? '' : `\n${view}`)
     .digest('base64url');
 }
 
@@ -52,7 +55,7 @@ export const idempotency = () => ({
     if (header === undefined) return;
     const key = keyOf(header);
     const scope = request.context.caller?.subject ?? 'public';
-    const fingerprint = fingerprintOf(request);
+    const fingerprint = await fingerprintOf(request);
     // The claim is this request's until the function is stopped: a retry after that takes the run over.
     const claim = await claimKey(scope, key, fingerprint, invocationDeadline() ?? Date.now());
     switch (claim.kind) {

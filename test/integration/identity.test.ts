@@ -183,6 +183,23 @@ describe("a JWT that API Gateway's authorizer verified", () => {
     });
   });
 
+  test("an Idempotency-Key is one request of one view: the same person's token for another tenant is refused the key, and never replays the first tenant's answer", async () => {
+    const [line, key] = [fresh('line'), fresh('key')];
+    const keyed = (claims: Record<string, string>) => {
+      const event = jwtEvent('ledger', 'create', { id: line, data: { item: 'keyed' } }, claims);
+      return { ...event, headers: { ...event.headers, 'idempotency-key': key } } as APIGatewayProxyEventV2;
+    };
+    const first = await answer(createHandler, keyed({ sub: 'frank', tenant: 'acme' }), 'create');
+    expect(first).toMatchObject({ status: 201, data: { id: line, org: 'acme' } });
+    // One person (iss and sub), now signed in to globex: its view of the model is another.
+    const other = await answer(createHandler, keyed({ sub: 'frank', tenant: 'globex' }), 'create');
+    expect(other).toMatchObject({ status: 422, data: { error: 'idempotency_key_reused' } });
+    expect(JSON.stringify(other)).not.toContain('acme');
+    // A refreshed token of the first view (another exp) replays the first answer.
+    const again = await answer(createHandler, keyed({ sub: 'frank', tenant: 'acme', exp: '1924999999' }), 'create');
+    expect(again).toEqual(first);
+  });
+
   test('a JWT without the tenant claim reaches no tenant; one without sub owns nothing', async () => {
     const noTenant = await answer(listHandler, jwtEvent('ledger', 'list', {}, { sub: 'erin' }), 'list');
     expect(noTenant).toMatchObject({ status: 403, data: { error: 'forbidden', required_claim: 'tenant' } });
