@@ -1,10 +1,10 @@
 import type * as z from 'zod';
-import { hiddenFields, reachOf } from '../access/rules';
 import type { Operation } from '../contract';
 import { runId, newId } from '../store/keys';
 import { transactRecords } from '../store/actions/transact/transact';
 import { underOperation } from '../store/actions/transact/steps';
 import type { TransactOperation } from '../store/types';
+import { hiddenFields, reachOf } from '../access/rules';
 import { shownRecord } from './field-rules/answers';
 import { refuseHiddenNames } from './field-rules/reads';
 import { checkDataNames, checkValueNames } from './field-rules/writes';
@@ -30,13 +30,13 @@ export const transactionOperation: Operation = async (request) => {
   const hidden: Array<ReadonlySet<string>> = [];
   for (const [i, op] of operations.entries()) {
     const model = await modelNamed(op.model, op.op !== 'check');
-    // Each operation within what its caller reaches of its own model.
-    const reach = caller ? reachOf(model, caller) : undefined;
     hidden.push(hiddenFields(model, caller));
     const at = ['operations', i];
     if (op.op === 'create') await checkDataNames(model, hidden[i], [op.data], () => [...at, 'data']);
     if (op.op === 'update') await underOperation(at, async () => checkValueNames(model, hidden[i], { values: op.values }, at));
     if (op.op !== 'create') refuseHiddenNames(model, hidden[i], op.filters, [...at, 'filters']);
+    // Each operation within what its caller reaches of its own model.
+    const reach = caller ? reachOf(model, caller) : undefined;
     settled.push(op.op === 'create' ? { ...op, model, reach, id: op.id ?? (keyRun ? runId(keyRun, i) : newId()) } : { ...op, model, reach });
   }
   const answer: Answer = await transactRecords({ operations: settled }, { keyRun });

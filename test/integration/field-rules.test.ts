@@ -17,6 +17,7 @@ import { defineModel } from '../../shared/models/define';
 import { buildOpenApiDocument } from '../../shared/openapi/document';
 import { createRecords } from '../../shared/store/actions/create/create';
 import { recordLayout } from '../../shared/store/layout/index-build';
+import { DATA_ATTRIBUTE } from '../../shared/store/table';
 import { tableSnapshot } from '../support/table-snapshot';
 
 // Field rules (docs/security.md, Field rules) on a model this file adds, through the record
@@ -177,6 +178,9 @@ describe('hidden fields', () => {
         ['id', 'title', 'cost', 'internal', 'audit_note', 'status', 'tags', '_created_at', '_updated_at', '_version'].filter((f) => !hidden.includes(f)).sort(),
       );
     }
+    // A caller's write keeps what it could not see: the record still holds every hidden value.
+    const stored = (await tableSnapshot()).find((item) => item.id === id)!;
+    expect(stored[DATA_ATTRIBUTE]).toEqual(expect.objectContaining({ cost: 42, internal: { score: 7 }, audit_note: `SECRET-${id}`, status: 'approved' }));
   });
 
   test.each([

@@ -41,7 +41,7 @@ function refuseReadOnly(model: Model, hidden: ReadonlySet<string>, names: Readon
   if (!first) return;
   const [field, at] = first;
   const details = [{ path: pathText(at), message: `${field} is read-only: only the service sets it` }];
-  throw new ApiError('forbidden', `${details[0].path}: ${details[0].message}`, { model: model.name, field, details });
+  throw new ApiError('forbidden', `${details[0].path}: ${details[0].message}`, { model: model.name, field, path: details[0].path, details });
 }
 
 const unknownProperty = (path: PropertyKey[], field: string): ErrorDetail => ({ path: pathText(path), message: `unknown property ${JSON.stringify(field)}` });
