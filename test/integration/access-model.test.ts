@@ -4,7 +4,7 @@ import { ERROR_STATUS } from '../../shared/errors';
 import { stringifyExactJson } from '../../shared/json/exact-json';
 import { defineModel } from '../../shared/models/define';
 import type { FilterNode } from '../../shared/store/filter/ast';
-import { AccessTable, keyOf, sameReach, type CallerSpec, type RuledSpec, type View } from '../support/access-model';
+import { AccessTable, hiddenOf, keyOf, sameReach, type CallerSpec, type RuledSpec, type View } from '../support/access-model';
 import { useApi, type Reply } from '../support/api';
 import { sameValue, type Item } from '../support/filter-reference';
 import { fuzzed, fuzzTimeout } from '../support/fuzz';
@@ -447,6 +447,9 @@ function transaction(w: World, i: number, operations: Body[], reply: Reply): voi
     const view = w.table.view(spec, caller);
     if (scopeRefusal(caller, needs) || view === 'refused') {
       refused.push(FORBIDDEN);
+      // A field hidden from the caller is refused as its model lacks it, and may be found first.
+      if (hiddenOf(spec, caller).some((f) => Object.hasOwn(op.data ?? op.values ?? {}, f)))
+        refused.push(refusal(400, 'unknown_field'), refusal(422, 'validation_error'));
       continue;
     }
     const record = view.model.records.get(op.id);
