@@ -36,9 +36,10 @@ const OWNED = defineModel({
 const TENANTED = defineModel({
   name: 'acc_tenanted',
   description: "access test: each tenant's records apart",
-  schema: z.strictObject({ org: z.string(), s: z.string(), n: z.number().optional() }),
+  schema: z.strictObject({ org: z.string(), s: z.string(), n: z.number().optional(), status: z.string().default('new') }),
   indexed: ['n', 's'],
   tenant: { field: 'org', claim: 'tenant' },
+  fields: { status: { readOnly: true } },
   shards: 2,
 });
 const BOTH = defineModel({
@@ -70,9 +71,10 @@ const SPECS: RuledSpec[] = [
   {
     name: TENANTED.name,
     shards: 2,
-    fields: { org: { kinds: ['string'], required: true }, s: { kinds: ['string'], required: true }, n: { kinds: ['number'] } },
+    fields: { org: { kinds: ['string'], required: true }, s: { kinds: ['string'], required: true }, n: { kinds: ['number'] }, status: text },
     indexed: ['n', 's'],
     tenant: { field: 'org', claim: 'tenant' },
+    readOnly: { status: 'new' },
   },
   {
     name: BOTH.name,
@@ -163,6 +165,11 @@ function stamped(view: View, data: unknown): { data: unknown; refusals: Refusal[
   const { spec, caller, reach } = view;
   const record = { ...(data as Record<string, unknown>) };
   const refusals: Refusal[] = [];
+  // A read-only field is the service's to set: named by any caller, admin too, it is 403; left out, it takes its default.
+  for (const [field, initial] of Object.entries(spec.readOnly ?? {})) {
+    if (Object.hasOwn(record, field)) refusals.push(FORBIDDEN);
+    else record[field] = initial;
+  }
   if (spec.tenant) {
     const field = spec.tenant.field;
     if (Object.hasOwn(record, field) && record[field] !== reach!.tenant) refusals.push(FORBIDDEN);
@@ -192,6 +199,7 @@ const namesHidden = (view: View, value: unknown): boolean =>
 function valuesRefusals(view: View, values: Record<string, unknown>): Refusal[] {
   const named = { ...values, ...((values.$set as object) ?? {}) } as Record<string, unknown>;
   const out: Refusal[] = namesHidden(view, values) ? [refusal(400, 'unknown_field'), refusal(422, 'validation_error')] : [];
+  if (Object.keys(view.spec.readOnly ?? {}).some((f) => Object.hasOwn(named, f))) out.push(FORBIDDEN);
   // Its own tenant, what the record holds, is no change.
   if (view.spec.tenant && Object.hasOwn(named, view.spec.tenant.field) && named[view.spec.tenant.field] !== view.reach!.tenant) out.push(FORBIDDEN);
   if (view.spec.owner && Object.hasOwn(named, view.spec.owner) && !view.caller.scopes.includes('admin') && named[view.spec.owner] !== view.caller.sub)
@@ -570,6 +578,7 @@ const dataFor = (spec: RuledSpec) =>
     { weight: 8, arbitrary: fc.record({ s, n, ...(spec.fields.secret ? { secret } : {}) }, { requiredKeys: ['s'] }) },
     ...(spec.owner ? [{ weight: 2, arbitrary: fc.record({ s, owner }) }] : []),
     ...(spec.tenant ? [{ weight: 2, arbitrary: fc.record({ s, org }) }] : []),
+    ...(spec.readOnly ? [{ weight: 1, arbitrary: fc.record({ s, status: s }) }] : []),
     { weight: 1, arbitrary: fc.record({ n, nope: s }, { requiredKeys: [] }) },
   );
 const leaf = fc.oneof(
@@ -580,6 +589,7 @@ const leaf = fc.oneof(
   owner.map((v) => ({ owner: v })),
   org.map((v) => ({ org: v })),
   secret.map((v) => ({ secret: v })),
+  fc.constantFrom('new', 'x').map((v) => ({ status: v })),
 );
 // A rule field inside $or, $not and $and: none of them may reach past the rule.
 const filter = fc.oneof(
@@ -593,6 +603,7 @@ const values = fc.oneof(
   { weight: 4, arbitrary: fc.record({ s, n, secret }, { requiredKeys: [] }).filter((v) => Object.keys(v).length > 0) },
   owner.map((v) => ({ owner: v })),
   org.map((v) => ({ org: v })),
+  s.map((v) => ({ status: v })),
   n.map((v) => ({ $inc: { n: v } })),
   s.map((v) => ({ $set: { s: v } })),
 );

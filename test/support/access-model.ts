@@ -23,6 +23,8 @@ export interface RuledSpec extends ModelSpec {
   tenant?: { field: string; claim: string };
   /** Fields hidden from a caller without the scope or claim. */
   hidden?: Record<string, { scope: string } | { claim: string }>;
+  /** Fields only the service sets, each with the default a create gives it. */
+  readOnly?: Record<string, unknown>;
 }
 
 /** What a caller reaches of a model: undefined for all of it, `refused` when its credential lacks what a rule needs (403). */
