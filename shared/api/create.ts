@@ -9,7 +9,7 @@ import { bulkMayContinue } from '../invocation';
 import { newId, runId } from '../store/keys';
 import { createRecords } from '../store/actions/create/create';
 import { shownRecord } from './field-rules/answers';
-import { checkDataNames } from './field-rules/writes';
+import { checkDataNames } from './field-rules/load-writes';
 import { onlyIfAbsent } from './preconditions';
 import { recordOperation } from './record-operation';
 import { createRequest } from './requests/create';

@@ -5,7 +5,7 @@ import { parseOrder } from '../store/read/plan';
 import { checkFields } from '../store/read/projection';
 import './cursor-key';
 import { shownRecord } from './field-rules/answers';
-import { refuseHiddenNames } from './field-rules/reads';
+import { refuseHiddenNames } from './field-rules/load-reads';
 import { recordOperation } from './record-operation';
 import type { listAnswerSchema } from './responses';
 import { listRequest } from './requests/list';
@@ -14,7 +14,7 @@ export const listOperation = recordOperation(
   listRequest,
   async (model, body, options, _headers, caller): Promise<z.infer<ReturnType<typeof listAnswerSchema>>> => {
     const hidden = hiddenFields(model, caller);
-    refuseHiddenNames(model, hidden, body.filters, undefined, (seen) => {
+    await refuseHiddenNames(model, hidden, body.filters, undefined, (seen) => {
       parseOrder(seen, body.order_by);
       checkFields(seen, body.fields);
     });

@@ -6,8 +6,9 @@ import { underOperation } from '../store/actions/transact/steps';
 import type { TransactOperation } from '../store/types';
 import { hiddenFields, reachOf } from '../access/rules';
 import { shownRecord } from './field-rules/answers';
-import { refuseHiddenNames } from './field-rules/reads';
-import { checkDataNames, checkValueNames } from './field-rules/writes';
+import { checkDataNames } from './field-rules/load-writes';
+import { checkValueNames } from './field-rules/load-values';
+import { refuseHiddenNames } from './field-rules/load-reads';
 import { checkWellFormed, modelNamed, parseBody } from './record-operation';
 import type { transactionAnswerSchema } from './responses';
 import { transactionRequest } from './requests/transaction';
@@ -33,8 +34,8 @@ export const transactionOperation: Operation = async (request) => {
     hidden.push(hiddenFields(model, caller));
     const at = ['operations', i];
     if (op.op === 'create') await checkDataNames(model, hidden[i], [op.data], () => [...at, 'data']);
-    if (op.op === 'update') await underOperation(at, async () => checkValueNames(model, hidden[i], { values: op.values }, at));
-    if (op.op !== 'create') refuseHiddenNames(model, hidden[i], op.filters, [...at, 'filters']);
+    if (op.op === 'update') await underOperation(at, () => checkValueNames(model, hidden[i], { values: op.values }, at));
+    if (op.op !== 'create') await refuseHiddenNames(model, hidden[i], op.filters, [...at, 'filters']);
     // Each operation within what its caller reaches of its own model.
     const reach = caller ? reachOf(model, caller) : undefined;
     settled.push(op.op === 'create' ? { ...op, model, reach, id: op.id ?? (keyRun ? runId(keyRun, i) : newId()) } : { ...op, model, reach });

@@ -32,13 +32,21 @@ export type ReadOnlyField<M extends Model> = {
 }[keyof z.input<SchemaOf<M>>] &
   string;
 
+/** The owner field and the tenant field: the service fills them in from the caller (docs/security.md, Row rules). */
+export type FilledField<M extends Model> = (NonNullable<M['owner']> | NonNullable<M['tenant']>['field']) & string;
+
+type Sent<D, ReadOnly extends string, Filled extends string> = [ReadOnly | Filled] extends [never]
+  ? D
+  : Omit<D, ReadOnly | Filled> & Partial<Pick<D, Extract<keyof D, Exclude<Filled, ReadOnly>>>>;
+
 /**
  * What a record's data is when sent: the model schema's input, numbers exact, without the
- * read-only fields. A field hidden from some callers stays: the client does not know its caller,
- * and the service refuses it as unknown to a caller who may not see it (a record read has it
- * optional, as defineModel holds every hidden field).
+ * read-only fields, and with the owner and tenant fields optional (the service fills them in). A
+ * field hidden from some callers stays: the client does not know its caller, and the service
+ * refuses it as unknown to a caller who may not see it (a record read has it optional, as
+ * defineModel holds every hidden field).
  */
-export type RecordData<M extends Model> = Exact<[ReadOnlyField<M>] extends [never] ? z.input<SchemaOf<M>> : Omit<z.input<SchemaOf<M>>, ReadOnlyField<M>>>;
+export type RecordData<M extends Model> = Exact<Sent<z.input<SchemaOf<M>>, ReadOnlyField<M>, FilledField<M>>>;
 
 /**
  * A record as answered: id, the model's fields (numbers exact), the system fields as the service

@@ -175,9 +175,14 @@ function checkRules(options: ModelOptions<ModelSchema, string>): void {
 export function defineModel<
   S extends ModelSchema,
   const I extends keyof zm.infer<S> & string = never,
-  // The field rules kept as written, so that the typed client leaves read-only fields out of what a request sends.
+  // The rules' fields kept as written, so that the typed client leaves read-only fields out of what
+  // a request sends, and the owner and tenant fields, which the service fills in, optional there.
   const F extends NonNullable<ModelOptions<S, I>['fields']> = Record<never, FieldRule>,
->(options: ModelOptions<S, I> & { fields?: F }): Model<S, I> & { readonly fields: F } {
+  const O extends keyof zm.infer<S> & string = never,
+  const T extends keyof zm.infer<S> & string = never,
+>(
+  options: ModelOptions<S, I> & { fields?: F; owner?: O; tenant?: TenantRule<T> },
+): Model<S, I> & { readonly fields: F; readonly owner?: O; readonly tenant?: TenantRule<T> } {
   const { name, schema, description } = options;
   if (!MODEL_NAME.test(name)) throw new InvalidModelDefinition(`model name ${name} must match ${MODEL_NAME}`);
   for (const field of Object.keys(schema.shape)) {
@@ -220,7 +225,7 @@ export function defineModel<
     access: options.access ?? 'read_write',
     retention: options.retention as Model['retention'],
     owner: options.owner,
-    tenant: options.tenant,
+    tenant: options.tenant as TenantRule<T> | undefined,
     fields: (options.fields ?? {}) as Model['fields'] & F,
     get jsonSchema() {
       return toJsonSchema('input');

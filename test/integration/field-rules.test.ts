@@ -44,20 +44,31 @@ const ledger = defineModel({
   },
 });
 
+// Field rules beside a row rule: each caller reaches its own memos, and sees their score only with admin.
+const memo = defineModel({
+  name: 'memo',
+  description: 'memos kept per owner, with a score only admins see',
+  schema: z.strictObject({ text: z.string(), owner: z.string().optional(), score: z.number().optional() }),
+  owner: 'owner',
+  fields: { score: { visibleTo: { scope: 'admin' } } },
+});
+
 jest.mock('../../shared/models/catalog', () => {
   const actual = jest.requireActual('../../shared/models/catalog');
   return {
     // The handlers load the catalog before this file's model is made: the name is spelt out, the model looked up late.
-    MODEL_NAMES: [...actual.MODEL_NAMES, 'ledger'],
-    findModel: (name: string) => (name === 'ledger' ? ledger : actual.findModel(name)),
+    MODEL_NAMES: [...actual.MODEL_NAMES, 'ledger', 'memo'],
+    findModel: (name: string) => (({ ledger, memo }) as Record<string, unknown>)[name] ?? actual.findModel(name),
   };
 });
 jest.mock('../../shared/models/every-model', () => {
   const actual = jest.requireActual('../../shared/models/every-model');
-  return { allModels: () => [...actual.allModels(), ledger] };
+  return { allModels: () => [...actual.allModels(), ledger, memo] };
 });
 
-beforeAll(() => recordLayout(ledger));
+beforeAll(async () => {
+  for (const model of [ledger, memo]) await recordLayout(model);
+});
 
 type Fn = 'create' | 'get_one' | 'list' | 'count' | 'update' | 'delete' | 'transaction' | 'models';
 const HANDLERS = { create, get_one: getOne, list, count, update, delete: remove, transaction, models } as const;
@@ -229,6 +240,23 @@ describe('hidden fields', () => {
     }
     expect(await tableSnapshot()).toEqual(before);
     expect((await call('update', { filters: { id }, values: { $set: { cost: 1 } } }, ADMIN)).body.data.updated).toBe(1);
+  });
+
+  test('compose with an owner rule: a caller reaches its own records, and sees in them only its fields', async () => {
+    await createRecords(memo, {
+      records: [
+        { id: 'm-wes', data: { text: 'mine', owner: 'wes', score: 9 } },
+        { id: 'm-ann', data: { text: 'hers', owner: 'ann', score: 3 } },
+      ],
+    });
+    const listed = await call('list', {}, WRITER, 'memo');
+    expect(listed.body.data.items.map((r: { id: string }) => r.id)).toEqual(['m-wes']);
+    expect(listed.body.data.items[0]).not.toHaveProperty('score');
+    expect((await call('count', { filters: { score: 9 } }, WRITER, 'memo')).body.data.error).toBe('unknown_field');
+    const made = await call('create', { data: { text: 'new' } }, WRITER, 'memo');
+    expect([made.status, made.body.data.owner, made.body.data.score]).toEqual([201, 'wes', undefined]);
+    const all = await call('list', { order_by: 'id' }, ADMIN, 'memo');
+    expect(all.body.data.items.filter((r: { id: string }) => r.id.startsWith('m-')).map((r: { score: number }) => r.score)).toEqual([3, 9]);
   });
 
   test('a claim shows a field to the callers who carry it', async () => {

@@ -7,8 +7,8 @@ import { modelSeenWithout } from './seen';
  * model lacks (unknown_field, at the same place, offering the same names less the hidden ones),
  * by the store's own parser over the model as the caller sees it; then `more`, the rest of a
  * read's words in the store's order (list: order_by, as invalid_order_by as for any field the
- * model cannot be ordered by; fields). A caller who sees every field pays nothing; the store
- * then parses the same words again against the whole model.
+ * model cannot be ordered by; fields). The store then parses the same words again against the
+ * whole model.
  */
 export function refuseHiddenNames(
   model: Model,
@@ -17,7 +17,6 @@ export function refuseHiddenNames(
   at: PropertyKey[] = ['filters'],
   more?: (seen: Model) => void,
 ): void {
-  if (hidden.size === 0) return;
   const seen = modelSeenWithout(model, hidden);
   parseFilter(seen, filters, at);
   more?.(seen);
