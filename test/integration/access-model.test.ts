@@ -195,6 +195,12 @@ const namesHidden = (view: View, value: unknown): boolean =>
   typeof value === 'object' &&
   Object.entries(value as object).some(([k, inner]) => view.hidden.includes(k) || (k.startsWith('$') && namesHidden(view, inner)));
 
+/** Whether any key at any depth of `value` (data, values, a filter's `$or` lists) is one of `fields`. */
+const mentions = (value: unknown, fields: ReadonlyArray<string>): boolean =>
+  Array.isArray(value)
+    ? value.some((v) => mentions(v, fields))
+    : Boolean(value) && typeof value === 'object' && Object.entries(value as object).some(([k, v]) => fields.includes(k) || mentions(v, fields));
+
 /** Values naming a field the caller may not set: another tenant (nobody moves a record) or, without admin, another owner. */
 function valuesRefusals(view: View, values: Record<string, unknown>): Refusal[] {
   const named = { ...values, ...((values.$set as object) ?? {}) } as Record<string, unknown>;
@@ -456,8 +462,7 @@ function transaction(w: World, i: number, operations: Body[], reply: Reply): voi
     if (scopeRefusal(caller, needs) || view === 'refused') {
       refused.push(FORBIDDEN);
       // A field hidden from the caller is refused as its model lacks it, and may be found first.
-      if (hiddenOf(spec, caller).some((f) => Object.hasOwn(op.data ?? op.values ?? {}, f)))
-        refused.push(refusal(400, 'unknown_field'), refusal(422, 'validation_error'));
+      if (mentions([op.data, op.values, op.filters], hiddenOf(spec, caller))) refused.push(refusal(400, 'unknown_field'), refusal(422, 'validation_error'));
       continue;
     }
     const record = view.model.records.get(op.id);
