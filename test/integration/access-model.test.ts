@@ -4,7 +4,7 @@ import { ERROR_STATUS } from '../../shared/errors';
 import { stringifyExactJson } from '../../shared/json/exact-json';
 import { defineModel } from '../../shared/models/define';
 import type { FilterNode } from '../../shared/store/filter/ast';
-import { AccessTable, hiddenOf, keyOf, sameReach, type CallerSpec, type RuledSpec, type View } from '../support/access-model';
+import { AccessTable, keyOf, sameReach, type CallerSpec, type RuledSpec, type View } from '../support/access-model';
 import { useApi, type Reply } from '../support/api';
 import { sameValue, type Item } from '../support/filter-reference';
 import { fuzzed, fuzzTimeout } from '../support/fuzz';
@@ -194,12 +194,6 @@ const namesHidden = (view: View, value: unknown): boolean =>
   Boolean(value) &&
   typeof value === 'object' &&
   Object.entries(value as object).some(([k, inner]) => view.hidden.includes(k) || (k.startsWith('$') && namesHidden(view, inner)));
-
-/** Whether any key at any depth of `value` (data, values, a filter's `$or` lists) is one of `fields`. */
-const mentions = (value: unknown, fields: ReadonlyArray<string>): boolean =>
-  Array.isArray(value)
-    ? value.some((v) => mentions(v, fields))
-    : Boolean(value) && typeof value === 'object' && Object.entries(value as object).some(([k, v]) => fields.includes(k) || mentions(v, fields));
 
 /** Values naming a field the caller may not set: another tenant (nobody moves a record) or, without admin, another owner. */
 function valuesRefusals(view: View, values: Record<string, unknown>): Refusal[] {
@@ -459,10 +453,14 @@ function transaction(w: World, i: number, operations: Body[], reply: Reply): voi
     const spec = SPECS.find((m) => m.name === op.model)!;
     const needs = op.op === 'check' ? 'read' : op.op === 'delete' && !spec.owner ? 'admin' : 'write';
     const view = w.table.view(spec, caller);
-    if (scopeRefusal(caller, needs) || view === 'refused') {
+    if (scopeRefusal(caller, needs)) {
       refused.push(FORBIDDEN);
-      // A field hidden from the caller is refused as its model lacks it, and may be found first.
-      if (mentions([op.data, op.values, op.filters], hiddenOf(spec, caller))) refused.push(refusal(400, 'unknown_field'), refusal(422, 'validation_error'));
+      continue;
+    }
+    if (view === 'refused') {
+      // Its credential lacks what a rule needs; what else is wrong with the operation (a field it
+      // does not know or may not see, data its model refuses) is checked first, as the routes may.
+      refused.push(FORBIDDEN, ...refusalOf(['invalid_request', 'invalid_filter', 'unknown_field', 'validation_error']));
       continue;
     }
     const record = view.model.records.get(op.id);
