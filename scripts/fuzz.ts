@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 const SUITES = {
   filters: ['test/integration/filter-model', 'test/integration/engines-agree'],
   hostile: ['test/integration/hostile', 'test/integration/onebot-hostile', 'test/unit/decimal', 'test/unit/store/keys'],
-  model: ['test/integration/record-model'],
+  model: ['test/integration/record-model', 'test/integration/access-model'],
 };
 const args = process.argv.slice(2);
 const group = Object.hasOwn(SUITES, args[0] ?? '') ? (args.shift() as keyof typeof SUITES) : undefined;

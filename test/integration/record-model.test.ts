@@ -24,6 +24,7 @@ import {
   type Refusal,
   type TransactionOp,
 } from '../support/record-model';
+import { Outcomes } from '../support/outcomes';
 import { removeAll, storedItems } from '../support/stored';
 import { utf8Order } from '../../shared/store/utf8-order';
 
@@ -589,7 +590,7 @@ const STEPS: Record<string, Run> = {
       }),
     );
     for (const { call, reply } of sent) {
-      current = `${calls.length > 1 ? 'batch ' : ''}${call.kind}${'tag' in call && call.tag !== 'none' ? ` if-match ${call.tag}` : ''}`;
+      outcomes.current = `${calls.length > 1 ? 'batch ' : ''}${call.kind}${'tag' in call && call.tag !== 'none' ? ` if-match ${call.tag}` : ''}`;
       tally(reply);
     }
     const odd = sent.find((s) => s.reply.status >= 500 || s.reply.body?.data?.error === 'record_busy');
@@ -807,7 +808,7 @@ class Step implements fc.AsyncCommand<World, Real> {
   check = () => true;
   async run(w: World, real: Real): Promise<void> {
     steps += 1;
-    current = this.op;
+    outcomes.current = this.op;
     await STEPS[this.op](w, real, this.body);
     // Only a batch's transactions write the companion.
     for (const m of this.op === 'batch' ? Object.values(w.models) : [w.main]) await expectStored(m, m.spec, this);
@@ -824,13 +825,8 @@ let steps = 0;
 let sequences = 0;
 /** Batches where two writers held one record's current tag at once: the race If-Match is for. */
 let contested = 0;
-let current = '';
-/** How often each operation met each answer: the printed summary shows what the generators reached. */
-const outcomes = new Map<string, number>();
-const tally = (reply: Reply) => {
-  const key = `${current} ${reply.status}${reply.body?.data?.error ? ` ${reply.body.data.error}` : ''}`;
-  outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
-};
+const outcomes = new Outcomes();
+const { tally } = outcomes;
 
 test.each(MODELS.map((spec, i) => [spec.name, spec, i] as const))(
   'random sequences of record API calls answer and store what the reference model says (%s)',
@@ -874,10 +870,6 @@ localOnly('the batches reached the races and answers they are for', () => {
 
 afterAll(() =>
   console.log(
-    `record model: ${sequences} sequences, ${steps} steps on ${process.env.RG_TEST_ENGINE}${againstArtifacts() ? ' (artifact)' : ''}\n` +
-      [...outcomes]
-        .sort()
-        .map(([k, n]) => `${k}: ${n}`)
-        .join('\n'),
+    `record model: ${sequences} sequences, ${steps} steps on ${process.env.RG_TEST_ENGINE}${againstArtifacts() ? ' (artifact)' : ''}\n` + outcomes.summary(),
   ),
 );
