@@ -45,7 +45,7 @@ async function createFrom(model: Model, body: z.infer<typeof createRequest>, { k
   const idFor = (i: number) => (keyRun ? runId(keyRun, i) : newId());
   if (!Array.isArray(body.data)) {
     if (body.ids) throw new ApiError('invalid_request', 'ids goes with an array of records; use id for one', { details: [{ path: 'ids', message: 'use id' }] });
-    await checkDataNames(model, hidden, [body.data], () => ['data']);
+    await checkDataNames(model, hidden, [body.data], () => ['data'], reach);
     const [item] = await createItems(
       model,
       { records: [{ id: body.id ?? idFor(0), data: body.data }] },
@@ -61,7 +61,7 @@ async function createFrom(model: Model, body: z.infer<typeof createRequest>, { k
       details: [{ path: 'ids', message: 'one id per record' }],
     });
   }
-  await checkDataNames(model, hidden, records, (i) => ['data', i]);
+  await checkDataNames(model, hidden, records, (i) => ['data', i], reach);
   const created = await createRecords(
     model,
     { records: records.map((data, i) => ({ id: body.ids?.[i] ?? idFor(i), data })) },

@@ -31,13 +31,14 @@ export const transactionOperation: Operation = async (request) => {
   const hidden: Array<ReadonlySet<string>> = [];
   for (const [i, op] of operations.entries()) {
     const model = await modelNamed(op.model, op.op !== 'check');
+    // What the caller reaches of the operation's model (403 when its credential lacks what a rule
+    // needs), before its names are read, as the record routes do.
+    const reach = await reachFor(model, caller);
     hidden.push(await hiddenFor(model, caller));
     const at = ['operations', i];
-    if (op.op === 'create') await checkDataNames(model, hidden[i], [op.data], () => [...at, 'data']);
+    if (op.op === 'create') await checkDataNames(model, hidden[i], [op.data], () => [...at, 'data'], reach);
     if (op.op === 'update') await underOperation(at, () => checkValueNames(model, hidden[i], { values: op.values }, at));
     if (op.op !== 'create') await refuseHiddenNames(model, hidden[i], op.filters, [...at, 'filters']);
-    // Each operation within what its caller reaches of its own model.
-    const reach = await reachFor(model, caller);
     settled.push(op.op === 'create' ? { ...op, model, reach, id: op.id ?? (keyRun ? runId(keyRun, i) : newId()) } : { ...op, model, reach });
   }
   const answer: Answer = await transactRecords({ operations: settled }, { keyRun });

@@ -48,7 +48,8 @@ const ledger = defineModel({
 const memo = defineModel({
   name: 'memo',
   description: 'memos kept per owner, with a score only admins see',
-  schema: z.strictObject({ text: z.string(), owner: z.string().optional(), score: z.number().optional() }),
+  // The owner is required: the service fills it in from the caller's subject.
+  schema: z.strictObject({ text: z.string(), owner: z.string(), score: z.number().optional() }),
   owner: 'owner',
   fields: { score: { visibleTo: { scope: 'admin' } } },
 });
@@ -257,6 +258,14 @@ describe('hidden fields', () => {
     expect([made.status, made.body.data.owner, made.body.data.score]).toEqual([201, 'wes', undefined]);
     const all = await call('list', { order_by: 'id' }, ADMIN, 'memo');
     expect(all.body.data.items.filter((r: { id: string }) => r.id.startsWith('m-')).map((r: { score: number }) => r.score)).toEqual([3, 9]);
+  });
+
+  test('a create naming a field hidden from its caller is refused for that field alone: the owner the service fills in is not missing', async () => {
+    const details = (reply: Reply) => [reply.status, reply.body.data.details.map((d: { path: string }) => d.path)];
+    expect(details(await call('create', { id: 'm-probe', data: { text: 't', score: 1 } }, WRITER, 'memo'))).toEqual([422, ['data.score']]);
+    const transaction = await call('transaction', { operations: [{ op: 'create', model: 'memo', id: 'm-probe', data: { text: 't', score: 1 } }] }, WRITER);
+    expect(details(transaction)).toEqual([422, ['operations.0.data.score']]);
+    expect((await call('get_one', { filters: { id: 'm-probe' } }, ADMIN, 'memo')).status).toBe(404);
   });
 
   test('a claim shows a field to the callers who carry it', async () => {

@@ -1,10 +1,8 @@
 import { loadOnce } from '../../load-once';
-import type { Model } from '../../models/define';
+import { hasFieldRules } from '../../models/define';
 
 // A chunk of its own, loaded by the first write to a model with field rules (./load-reads.ts says why one loader a module).
 const writes = loadOnce(() => import('./writes'));
-
-export const hasFieldRules = (model: Model): boolean => Object.keys(model.fields).length > 0;
 
 /** ./writes.ts checkDataNames, on a model with field rules. */
 export const checkDataNames = async (...args: Parameters<typeof import('./writes').checkDataNames>): Promise<void> => {

@@ -4,6 +4,9 @@ import type { Model } from '../../models/define';
 import { pathText, type ErrorDetail } from '../../models/details';
 import { checkAgainst } from '../../models/validate';
 import { InvalidRecord } from '../../store/errors';
+import { reached } from '../../store/reach';
+import type { Reach } from '../../store/types';
+import { stampedFor } from '../../store/write/row-rules';
 
 /** A field a write names (a path's first segment), and where in the request it does. */
 export type Named = [field: string, at: PropertyKey[]];
@@ -38,6 +41,7 @@ export async function checkDataNames(
   hidden: ReadonlySet<string>,
   entries: ReadonlyArray<Record<string, unknown>>,
   pathOf: (i: number) => PropertyKey[],
+  reach: Reach | undefined,
 ) {
   refuseReadOnly(
     model,
@@ -52,7 +56,8 @@ export async function checkDataNames(
     const lacked = Object.keys(data)
       .filter((field) => hidden.has(field) || !Object.hasOwn(model.schema.shape, field))
       .map((field) => unknownProperty([...pathOf(i), field], field));
-    const { details: found } = await checkAgainst(model.schema, seen, pathOf(i));
+    // As the store checks it: with the owner and tenant fields it fills in from the caller.
+    const { details: found } = await checkAgainst(model.schema, await stampedFor(reached(model, reach), seen, pathOf(i)), pathOf(i));
     details.push(...found.filter((d) => !lacked.some((u) => u.path === d.path && u.message === d.message)), ...lacked);
   }
   throw new InvalidRecord(details);
