@@ -137,6 +137,13 @@ test('concurrent updates that must read their record first (an indexed field) ar
   expect(byContent.body.data.items.map((i: { id: string }) => i.id)).toEqual([id]);
 }, 300_000);
 
+/**
+ * The time 50 concurrent transfers of one pair take: contention lets one through at a time, so one
+ * may wait up to 50 rounds of one attempt (`one`, in ms) and one pause after a conflict (at most
+ * 250 ms, shared/store/actions/transact/transact.ts).
+ */
+const fiftyTransfersTime = (one: number) => secondsFor(50 * (one + 250));
+
 test('50 concurrent transfers of 1 guarded by filters from a reaction holding 20: exactly 20 apply, 30 are refused naming the operation, the sum is kept', async () => {
   const [from, to] = [fresh('t-from'), fresh('t-to')];
   await api.post(route('create'), {
@@ -147,7 +154,7 @@ test('50 concurrent transfers of 1 guarded by filters from a reaction holding 20
     ids: [from, to],
   });
   const one = await measureMs(() => transact([{ op: 'check', model: 'reaction', id: from, filters: {} }]));
-  api.giveTime(secondsFor(50 * one));
+  api.giveTime(fiftyTransfersTime(one));
   const replies = await Promise.all(
     Array.from({ length: 50 }, () =>
       transact([
@@ -273,7 +280,7 @@ describe('across models', () => {
   test('50 concurrent transfers of 1 from an account holding 20: exactly 20 apply, the rest are refused naming the operation, the sum is kept', async () => {
     const [from, to] = await twoAccounts(20, 0);
     const one = await measureMs(() => transact([{ op: 'check', model: 'account', id: from, filters: {} }]));
-    api.giveTime(secondsFor(50 * one));
+    api.giveTime(fiftyTransfersTime(one));
     const replies = await Promise.all(
       Array.from({ length: 50 }, () =>
         transact([
