@@ -35,6 +35,5 @@ export function withTestModels(shipped: Catalog): Catalog {
 /** shared/models/every-model.ts with the test models after the shipped ones, for `jest.mock` of it. */
 export function everyModelWithTestModels(shipped: EveryModel): EveryModel {
   const names = Object.keys(TEST_MODELS) as TestModelName[];
-  const EVERY_MODEL = { ...shipped.EVERY_MODEL, ...Object.fromEntries(names.map((name) => [name, testModel(name)])) };
-  return { EVERY_MODEL, allModels: () => Object.values(EVERY_MODEL) };
+  return { allModels: () => [...shipped.allModels(), ...names.map((name) => testModel(name))] };
 }
