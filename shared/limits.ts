@@ -71,6 +71,8 @@ export const LIMITS = {
   maxReplayedAnswerBytes: 350 * 1024,
   /** Partition keys one model may spread over (`shards` in its definition). */
   maxShards: 64,
+  /** Fields a model may index: the table's index slots (shared/store/table.ts). */
+  maxIndexedFields: 3,
   /** Nesting of record data: DynamoDB stores documents 32 levels deep, and the data sits one level down in the item. */
   maxStoredDepth: 31,
   /**

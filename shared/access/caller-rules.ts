@@ -1,6 +1,7 @@
 import type { Caller } from '../auth/authorize';
 import { loadOnce } from '../load-once';
-import { hasFieldRules, hasRowRules, type Model } from '../models/define';
+import type { Model } from '../models/define';
+import { hasFieldRules, hasRowRules } from '../models/has-rules';
 import type { Reach } from '../store/types';
 
 // A chunk of its own, loaded by the first request to a model with rules: a model without any,

@@ -1,6 +1,6 @@
 import { type Caller, requireScope } from '../auth/authorize';
 import type { Scope } from '../auth/scopes';
-import { findModel } from '../models/catalog';
+import { lookUpModel } from './model-lookup';
 
 /**
  * The scope deleting records of a model takes of a caller. Where an owner rule keeps each caller
@@ -11,7 +11,7 @@ import { findModel } from '../models/catalog';
  */
 export async function deleteScope(caller: Caller, modelName: unknown): Promise<Scope> {
   if (caller.scopes.has('admin')) return 'admin';
-  const model = typeof modelName === 'string' ? await findModel(modelName) : undefined;
+  const model = typeof modelName === 'string' ? await lookUpModel(modelName) : undefined;
   return model?.owner !== undefined && model.access !== 'hidden' ? 'write' : 'admin';
 }
 

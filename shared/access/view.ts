@@ -1,7 +1,7 @@
 import type { Caller } from '../auth/authorize';
 import { ApiError } from '../errors';
-import { findModel } from '../models/catalog';
-import { hasFieldRules, hasRowRules } from '../models/define';
+import { lookUpModel } from './model-lookup';
+import { hasFieldRules, hasRowRules } from '../models/has-rules';
 import { hiddenFor, reachFor } from './caller-rules';
 
 /** The models a request names: its path's, or a transaction's operations'. */
@@ -22,7 +22,7 @@ export async function viewOf(caller: Caller | undefined, params: Record<string, 
   if (!caller) return '';
   const views: unknown[] = [];
   for (const name of modelNames(params, body)) {
-    const model = await findModel(name);
+    const model = await lookUpModel(name);
     if (!model || (!hasRowRules(model) && !hasFieldRules(model))) continue;
     let reach: unknown;
     try {

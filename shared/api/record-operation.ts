@@ -7,9 +7,13 @@ import type { Model } from '../models/define';
 import type { ActionOptions } from '../store/types';
 import { reachFor } from '../access/caller-rules';
 import { issueDetails, pathText } from '../models/details';
+import { lookUpModelsWith } from '../access/model-lookup';
 import { findModel, MODEL_NAMES } from '../models/catalog';
 import { InvalidFilter } from '../store/errors';
 import { requestErrorMap } from './requests/common';
+
+// The chain's rule checks find models through the catalog this function serves (shared/access/model-lookup.ts).
+lookUpModelsWith(findModel);
 
 // Only the unknown_model answer lists the models, so only it loads them all.
 const visibleModelNames = async () => {

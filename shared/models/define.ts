@@ -97,14 +97,6 @@ export type IndexKind = 'number' | 'string';
 /** What list can order a model's records by: id, and each indexed field (whose index keys sort). */
 export const sortableFields = <I extends string>(model: Model<ModelSchema, I>): Array<'id' | I> => ['id', ...model.indexed];
 
-export const MAX_INDEXED_FIELDS = 3;
-
-/** Whether a model keeps callers to some of its records (an owner or a tenant rule): docs/security.md. */
-export const hasRowRules = (model: Model): boolean => model.owner !== undefined || model.tenant !== undefined;
-
-/** Whether a model gives single fields a rule for API callers. */
-export const hasFieldRules = (model: Model): boolean => Object.keys(model.fields).length > 0;
-
 /** A model definition the service cannot serve (a name, a field, its indexes or shards), refused as the model is declared. */
 export class InvalidModelDefinition extends Error {}
 
@@ -197,9 +189,9 @@ export function defineModel<
     }
   }
   const indexed: ReadonlyArray<I> = options.indexed ?? [];
-  if (indexed.length > MAX_INDEXED_FIELDS) {
+  if (indexed.length > LIMITS.maxIndexedFields) {
     throw new InvalidModelDefinition(
-      `model ${name}: indexed lists ${indexed.length} fields (${indexed.join(', ')}), but the table has ${MAX_INDEXED_FIELDS} index slots`,
+      `model ${name}: indexed lists ${indexed.length} fields (${indexed.join(', ')}), but the table has ${LIMITS.maxIndexedFields} index slots`,
     );
   }
   const indexKinds = indexed.map((field) => {

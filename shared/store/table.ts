@@ -5,7 +5,8 @@ import {
   type CreateTableCommandInput,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
-import { MAX_INDEXED_FIELDS, type SystemField } from '../models/define';
+import { LIMITS } from '../limits';
+import type { SystemField } from '../models/define';
 
 /**
  * The one table's shape, read by the store, the local server, the tests and the CDK stack.
@@ -42,7 +43,7 @@ export interface IndexSlot {
   sortKey: string;
 }
 
-export const INDEX_SLOTS: ReadonlyArray<IndexSlot> = Array.from({ length: MAX_INDEXED_FIELDS }, (_, i) => ({
+export const INDEX_SLOTS: ReadonlyArray<IndexSlot> = Array.from({ length: LIMITS.maxIndexedFields }, (_, i) => ({
   indexName: `gsi${i + 1}`,
   partitionKey: `g${i + 1}pk`,
   sortKey: `g${i + 1}sk`,

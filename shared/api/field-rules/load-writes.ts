@@ -1,5 +1,5 @@
 import { loadOnce } from '../../load-once';
-import { hasFieldRules } from '../../models/define';
+import { hasFieldRules } from '../../models/has-rules';
 
 // A chunk of its own, loaded by the first write to a model with field rules (./load-reads.ts says why one loader a module).
 const writes = loadOnce(() => import('./writes'));

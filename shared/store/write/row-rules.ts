@@ -1,5 +1,6 @@
 import { loadOnce } from '../../load-once';
-import { hasRowRules, type Model } from '../../models/define';
+import type { Model } from '../../models/define';
+import { hasRowRules } from '../../models/has-rules';
 import type { Changes } from '../operators/changes';
 
 // A chunk of its own, loaded by the first write to a model with an owner or tenant rule.

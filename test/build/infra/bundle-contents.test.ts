@@ -87,6 +87,17 @@ test('the openapi bundle holds neither the document builder nor the full zod API
   expect(inputs.filter((i) => i.includes('node_modules/zod/v4/classic/'))).toEqual([]);
 }, 60_000);
 
+// Every chain checks a body's scopes and an Idempotency-Key's view of the rules, which look models
+// up: only where an operation serves models does the catalog come in (shared/access/model-lookup.ts).
+test.each(['openapi', 'docs'] as const)(
+  'the %s bundle holds no model catalog, no model and no JSON Schema code of zod',
+  async (fn) => {
+    const inputs = await bundleInputs(fn);
+    expect(inputs.filter((i) => /^shared\/models\/(catalog|define|reaction|onebot)\.ts$/.test(i) || i.includes('zod/v4/core/to-json-schema'))).toEqual([]);
+  },
+  60_000,
+);
+
 // The receiver stores events too big for a record in S3, and deliveries in SQS while the
 // database is unreachable: both clients are chunks loaded on first use, not at its cold start.
 test("the receiver's cold start loads neither the S3 nor the SQS client, which its bundle still holds", async () => {

@@ -1,5 +1,7 @@
 import { toEvent } from '../../../../scripts/local/event';
+import { lookUpModelsWith } from '../../../../shared/access/model-lookup';
 import { httpHandler } from '../../../../shared/http/middleware';
+import { findModel } from '../../../../shared/models/catalog';
 import { call, echo, request } from '../../../support/http-chain';
 import { bookmarkModel } from '../../../support/bookmark-model';
 
@@ -9,6 +11,10 @@ const hiddenBookmark = bookmarkModel('secret_bookmark', 'hidden');
 jest.mock('../../../../shared/models/catalog', () =>
   jest.requireActual('../../../support/catalog-with').catalogWith(['bookmark', 'secret_bookmark'], () => [bookmark, hiddenBookmark]),
 );
+
+// The chain finds models as a record function's operation gives it them (shared/api/record-operation.ts);
+// these operations are stand-ins, so the test gives it the catalog itself.
+lookUpModelsWith(findModel);
 
 const DELETE_KEY = 'POST /api/db/{model_name}/delete';
 const UPDATE_KEY = 'POST /api/db/{model_name}/update';
