@@ -8,7 +8,7 @@
  */
 import { resolve } from 'node:path';
 import { ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
-import { findModel, MODEL_NAMES } from '../shared/models/catalog';
+import { loadAllModels } from '../shared/models/load-all';
 import { auditModel } from '../shared/store/layout/audit';
 import { LayoutMismatch } from '../shared/store/errors';
 import { resolveLayout } from '../shared/store/layout/layout';
@@ -26,7 +26,7 @@ async function main(): Promise<number> {
   }
   let problems = 0;
   try {
-    for (const model of await Promise.all(MODEL_NAMES.map(async (name) => (await findModel(name))!))) {
+    for (const model of await loadAllModels()) {
       try {
         const layout = await resolveLayout(model);
         const building = layout.building.length > 0 ? `; building: ${layout.building.join(', ')} (${layout.progress.done} records done)` : '';

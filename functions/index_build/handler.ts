@@ -2,7 +2,7 @@ import type { Context } from 'aws-lambda';
 import { answerCustomResource, isCustomResourceEvent } from '../../shared/deploy/custom-resource';
 import { invocationDeadline, withDeadline, withinInvocation } from '../../shared/invocation';
 import { log } from '../../shared/log';
-import { findModel, MODEL_NAMES } from '../../shared/models/catalog';
+import { loadAllModels } from '../../shared/models/load-all';
 import { buildAllIndexes } from '../../shared/store/layout/index-build';
 
 /** Time kept back from a deploy's run to answer CloudFormation before the function's timeout. */
@@ -10,7 +10,7 @@ const ANSWER_RESERVE_MS = 10_000;
 
 /** Records every model's layout and fills new indexes until the invocation's deadline; throws naming every model its stored records refuse. */
 async function run(): Promise<void> {
-  const builds = await buildAllIndexes(await Promise.all(MODEL_NAMES.map(async (name) => (await findModel(name))!)));
+  const builds = await buildAllIndexes(await loadAllModels());
   for (const build of builds) if (build.filled > 0 || build.building.length > 0) log.info('index_build', { ...build });
   const refused = builds.filter((b) => b.refused).map((b) => b.refused);
   if (refused.length > 0) throw new Error(refused.join('\n'));

@@ -1,7 +1,7 @@
 import { hiddenFor } from '../access/caller-rules';
 import type { Operation } from '../contract';
 import { SYSTEM_FIELDS, sortableFields, type Model } from '../models/define';
-import { findModel, MODEL_NAMES } from '../models/catalog';
+import { loadAllModels } from '../models/load-all';
 import { LayoutMismatch } from '../store/errors';
 import { modelLayout } from '../store/layout/layout';
 import { INDEX_SLOTS } from '../store/table';
@@ -27,7 +27,7 @@ async function layoutView(model: Model, hidden: ReadonlySet<string>) {
 /** Each model as its caller sees it: a field hidden from the caller is in none of its parts, nor in the rules it is told of. */
 export const modelsOperation: Operation = async ({ caller }) => {
   // Looked up as the record routes look them up, so both describe the same definitions.
-  const visible = (await Promise.all(MODEL_NAMES.map(async (name) => (await findModel(name))!))).filter((m) => m.access !== 'hidden');
+  const visible = (await loadAllModels()).filter((m) => m.access !== 'hidden');
   const hidden = await Promise.all(visible.map((m) => hiddenFor(m, caller)));
   const layouts = await Promise.all(visible.map((m, i) => layoutView(m, hidden[i])));
   return {

@@ -8,7 +8,8 @@ import type { ActionOptions } from '../store/types';
 import { reachFor } from '../access/caller-rules';
 import { issueDetails, pathText } from '../models/details';
 import { lookUpModelsWith } from '../access/model-lookup';
-import { findModel, MODEL_NAMES } from '../models/catalog';
+import { findModel } from '../models/catalog';
+import { loadAllModels } from '../models/load-all';
 import { InvalidFilter } from '../store/errors';
 import { requestErrorMap } from './requests/common';
 
@@ -16,10 +17,7 @@ import { requestErrorMap } from './requests/common';
 lookUpModelsWith(findModel);
 
 // Only the unknown_model answer lists the models, so only it loads them all.
-const visibleModelNames = async () => {
-  const models = await Promise.all(MODEL_NAMES.map(async (name) => (await findModel(name))!));
-  return models.filter((model) => model.access !== 'hidden').map((model) => model.name);
-};
+const visibleModelNames = async () => (await loadAllModels()).filter((model) => model.access !== 'hidden').map((model) => model.name);
 
 /** The model a request names, if the serving function may act on it: a hidden one is unknown, a read-only one takes no write. */
 export async function modelNamed(name: string, writes: boolean): Promise<Model> {

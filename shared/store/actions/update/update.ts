@@ -186,8 +186,8 @@ export const updateRecordsTagged: Action<UpdateRequest, TaggedUpdate, WriteOptio
   const id = only !== undefined && (await schemaRecorded(model)) ? only : undefined;
   let createLost = false;
   for (;;) {
-    const inPlace = id !== undefined && (await (await oneWrite()).updatedInPlace(model, id, changes));
-    if (inPlace) return { answer: seed ? { ...ONE_UPDATED, upserted: false } : ONE_UPDATED, etag: inPlace.etag };
+    const written = id !== undefined && (await (await oneWrite()).updatedInPlace(model, id, changes));
+    if (written) return { answer: seed ? { ...ONE_UPDATED, upserted: false } : ONE_UPDATED, etag: written.etag };
     // After a create lost to a concurrent one, a keyed run's bounds (records older than its run, its plan) would hide the record it must update.
     const { answer, etag } = await updateMatching(model, request, changes, createLost ? { ...options, createLost: true } : options, named);
     if (!seed) return { answer, etag };
