@@ -34,6 +34,13 @@ export const WRITE_TOKEN_ATTRIBUTE = '_w';
 /** The Idempotency-Key runs that wrote the item, newest last (never shown): see shared/store/write/write-token.ts rememberedAfter. */
 export const KEY_RUNS_ATTRIBUTE = '_k';
 
+/**
+ * The request that made the item's last write, and its caller's digest (shared/auth/authorize.ts
+ * `subject`): never shown, read only by the change feed from the stream's new image (shared/feed/).
+ */
+export const REQUEST_ATTRIBUTE = '_rq';
+export const SUBJECT_ATTRIBUTE = '_by';
+
 /** Epoch seconds after which DynamoDB's TTL deletes an item (models with a retention only). */
 export const TTL_ATTRIBUTE = '_ttl';
 
