@@ -1,6 +1,6 @@
 import type { Caller } from '../auth/authorize';
 import { loadOnce } from '../load-once';
-import type { Model } from '../models/define';
+import type { Model } from '../models/model';
 import { hasFieldRules, hasRowRules } from '../models/has-rules';
 import type { Reach } from '../store/types';
 

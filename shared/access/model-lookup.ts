@@ -1,4 +1,4 @@
-import type { Model } from '../models/define';
+import type { Model } from '../models/model';
 
 type Find = (name: string) => Promise<Model | undefined>;
 

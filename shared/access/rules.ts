@@ -1,7 +1,7 @@
 import type { Caller } from '../auth/authorize';
 import { ApiError } from '../errors';
 import { LIMITS } from '../limits';
-import type { Model } from '../models/define';
+import type { Model } from '../models/model';
 import type { Reach } from '../store/types';
 
 /**

@@ -3,7 +3,7 @@ import { hiddenFor } from '../access/caller-rules';
 import type { Caller } from '../auth/authorize';
 import { ApiError } from '../errors';
 import type { ActionOptions, ApiRecord } from '../store/types';
-import type { Model } from '../models/define';
+import type { Model } from '../models/model';
 import { RecordExists } from '../store/errors';
 import { bulkMayContinue } from '../invocation';
 import { newId, runId } from '../store/keys';

@@ -1,6 +1,6 @@
 import { hiddenFor } from '../access/caller-rules';
 import type { Operation } from '../contract';
-import { SYSTEM_FIELDS, sortableFields, type Model } from '../models/define';
+import { SYSTEM_FIELDS, sortableFields, type Model } from '../models/model';
 import { loadAllModels } from '../models/load-all';
 import { LayoutMismatch } from '../store/errors';
 import { modelLayout } from '../store/layout/layout';

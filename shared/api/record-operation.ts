@@ -3,7 +3,7 @@ import { ApiError } from '../errors';
 import type { Caller } from '../auth/authorize';
 import type { Operation } from '../contract';
 import { illFormedPath } from '../json/well-formed';
-import type { Model } from '../models/define';
+import type { Model } from '../models/model';
 import type { ActionOptions } from '../store/types';
 import { reachFor } from '../access/caller-rules';
 import { issueDetails, pathText } from '../models/details';

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { documentedSchema } from './field-rules/described';
-import { SYSTEM_FIELDS, type Model, type ModelAccess, type ModelSchema, type SystemField } from '../models/define';
+import { SYSTEM_FIELDS, type Model, type ModelAccess, type ModelSchema, type SystemField } from '../models/model';
 
 /**
  * The `data` of each success answer, as zod schemas: the OpenAPI document is generated from

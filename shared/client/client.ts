@@ -1,6 +1,6 @@
 import type { ErrorDetail } from '../models/details';
 import type { ErrorEnvelope } from '../answer/envelope-schema';
-import type { Model } from '../models/define';
+import type { Model } from '../models/model';
 import type {
   CountAnswer,
   CountBody,

@@ -15,7 +15,7 @@ import type { deleteRequest } from '../api/requests/delete';
 import type { getOneRequest } from '../api/requests/get-one';
 import type { listRequest } from '../api/requests/list';
 import type { updateRequest } from '../api/requests/update';
-import type { Model } from '../models/define';
+import type { Model } from '../models/model';
 import type { ClientNumber, JsonNumber } from './json-number';
 
 /**

@@ -1,4 +1,4 @@
-import type { Model } from './define';
+import type { Model } from './model';
 
 /**
  * Every model the service serves, by name, in the order the models endpoint lists them, each

@@ -1,127 +1,28 @@
 import { LIMITS } from '../limits';
 import { CLAIM_NAME } from '../auth/claims';
-import type { Scope } from '../auth/scopes';
 import * as zm from '../zod';
+import {
+  isSystemField,
+  typesOf,
+  type FieldRule,
+  type FieldSchema,
+  type IndexKind,
+  type Model,
+  type ModelOptions,
+  type ModelSchema,
+  type TenantRule,
+} from './model';
 
-/** JSON Schema of one field, as zod's toJSONSchema writes it. */
-export type FieldSchema = {
-  type?: string | string[];
-  properties?: Record<string, FieldSchema>;
-  additionalProperties?: boolean | FieldSchema;
-  items?: FieldSchema | false;
-  prefixItems?: FieldSchema[];
-  anyOf?: FieldSchema[];
-  oneOf?: FieldSchema[];
-  allOf?: FieldSchema[];
-  /** The keys a record (zm.record) admits: an enum or a pattern. */
-  propertyNames?: { enum?: unknown[]; pattern?: string };
-  /** A schema used more than once or recursively (zm.lazy): `#/$defs/<name>` of the model's schema. */
-  $ref?: string;
-  $defs?: Record<string, FieldSchema>;
-  [key: string]: unknown;
-};
+// Models import everything a declaration names from here, as they always have.
+export * from './model';
 
-/**
- * Who may do what with a model through the record API. `read_only` models are written by the
- * service itself (the OneBot receiver); `hidden` ones are not reachable at all.
- */
-export type ModelAccess = 'read_write' | 'read_only' | 'hidden';
-
-/** Each record belongs to the tenant its `field` names, which is the caller's `claim`: docs/security.md. */
-export interface TenantRule<F extends string = string> {
-  field: F;
-  claim: string;
-}
-
-/**
- * A field's rule for API callers: `visibleTo` hides it from callers without that scope or claim
- * (to them it does not exist); `readOnly` lets only the service set it.
- */
-export interface FieldRule {
-  visibleTo?: { scope: Scope } | { claim: string };
-  readOnly?: true;
-}
-
-/**
- * A model's schema: a zod object, in zod/mini (every record function loads its models at its cold
- * start, and the full API alone costs about as much to load as the whole SDK allowance) or in the full API.
- */
-export type ModelSchema = zm.core.$ZodObject & { readonly shape: zm.core.$ZodShape };
-
-export interface ModelOptions<S extends ModelSchema, I extends keyof zm.infer<S> & string = keyof zm.infer<S> & string> {
-  name: string;
-  description: string;
-  schema: S;
-  /** Fields with a secondary index: equality and range filters on them become key conditions, and list can order by them. At most three, append only. */
-  indexed?: ReadonlyArray<I>;
-  /** Partition keys to spread the model over; fixed once the model holds data. */
-  shards?: number;
-  access?: ModelAccess;
-  /** Seconds a new record is kept, or undefined to keep it; DynamoDB's TTL deletes it after that. */
-  retention?: (data: zm.infer<S>) => number | undefined;
-  /** A string field holding the subject of the caller that created the record: a caller without admin reaches only its own. */
-  owner?: keyof zm.infer<S> & string;
-  /** A string field naming the record's tenant, from the caller's claim: no caller reaches another tenant's records. */
-  tenant?: TenantRule<keyof zm.infer<S> & string>;
-  /** Rules of single fields for API callers. */
-  fields?: Partial<Record<keyof zm.infer<S> & string, FieldRule>>;
-}
-
-/** `I`: the indexed fields, kept as literal names so that the typed client knows what list can order by. */
-export interface Model<S extends ModelSchema = ModelSchema, I extends string = string> {
-  readonly name: string;
-  readonly description: string;
-  readonly schema: S;
-  readonly indexed: ReadonlyArray<I>;
-  /** indexKinds[N]: what indexed[N] holds as its index keys encode it (numbers and strings encode apart), sorted. */
-  readonly indexKinds: ReadonlyArray<ReadonlyArray<IndexKind>>;
-  readonly shards: number;
-  readonly access: ModelAccess;
-  readonly retention?: (data: Record<string, unknown>) => number | undefined;
-  readonly owner?: string;
-  readonly tenant?: TenantRule;
-  readonly fields: Readonly<Record<string, FieldRule>>;
-  /** JSON Schema of the record data a caller sends (without id and system fields). */
-  readonly jsonSchema: ObjectSchema;
-  /** JSON Schema of the data as stored (zod's output: stripped keys gone, defaults filled); filters resolve paths against it. */
-  readonly storedSchema: ObjectSchema;
-}
-
-type ObjectSchema = FieldSchema & { properties: Record<string, FieldSchema> };
-
-export type ModelRecord<M extends Model> = zm.infer<M['schema']>;
-
-/** What an index key tells apart of an indexed field's values. */
-export type IndexKind = 'number' | 'string';
-
-/** What list can order a model's records by: id, and each indexed field (whose index keys sort). */
-export const sortableFields = <I extends string>(model: Model<ModelSchema, I>): Array<'id' | I> => ['id', ...model.indexed];
+type ObjectSchema = Model['jsonSchema'];
 
 /** A model definition the service cannot serve (a name, a field, its indexes or shards), refused as the model is declared. */
 export class InvalidModelDefinition extends Error {}
 
 const MODEL_NAME = /^[a-z][a-z0-9_]{0,62}$/;
 const FIELD_NAME = /^[A-Za-z][A-Za-z0-9_]{0,254}$/;
-
-/** Names every record has outside its model's fields. */
-export const SYSTEM_FIELDS = {
-  id: { type: 'string', description: 'Record id: given at create, or a time-ordered ULID' },
-  _created_at: { type: 'string', format: 'date-time', description: 'When the record was created' },
-  _updated_at: { type: 'string', format: 'date-time', description: 'When the record was last written' },
-  _version: { type: 'integer', minimum: 1, description: 'Starts at 1, grows by one per update' },
-} as const satisfies Record<string, FieldSchema>;
-
-export type SystemField = keyof typeof SYSTEM_FIELDS;
-
-export function isSystemField(name: string): name is SystemField {
-  return Object.hasOwn(SYSTEM_FIELDS, name);
-}
-
-export function typesOf(schema: FieldSchema): string[] {
-  if (schema.anyOf) return schema.anyOf.flatMap(typesOf);
-  if (schema.type === undefined) return [];
-  return Array.isArray(schema.type) ? schema.type : [schema.type];
-}
 
 /** Whether a field of the schema only ever holds a string (optional or not): what an owner or a tenant can be. */
 const holdsStrings = (schema: ModelSchema, field: string): boolean => {

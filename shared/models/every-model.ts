@@ -1,4 +1,4 @@
-import type { Model } from './define';
+import type { Model } from './model';
 
 /**
  * Every model, in the catalog's order (test/unit/models/catalog.test.ts holds the two lists

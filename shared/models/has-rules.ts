@@ -1,4 +1,4 @@
-import type { Model } from './define';
+import type { Model } from './model';
 
 // Apart from define.ts, whose zod and JSON Schema code a function that serves no model (the public
 // documents, health) never loads: every function's chain asks these of the models a request names.

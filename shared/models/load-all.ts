@@ -1,4 +1,4 @@
-import type { Model } from './define';
+import type { Model } from './model';
 import { findModel, MODEL_NAMES } from './catalog';
 
 /**

@@ -7,7 +7,7 @@ import { tokenScopeOf } from '../auth/scopes';
 import { FUNCTION_DESCRIPTORS, type ServiceTag } from '../manifest/functions';
 import { ROUTES, type Route } from '../manifest/routes';
 import { LIMITS } from '../limits';
-import type { Model } from '../models/define';
+import type { Model } from '../models/model';
 import { allModels } from '../models/every-model';
 import { rulesOf } from '../api/field-rules/described';
 import { byStatus, ERROR_MEANING } from './errors';

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { FieldSchema, Model } from '../models/define';
+import type { FieldSchema, Model } from '../models/model';
 
 /** Values for JSON Schema string formats that the plain word "example" would break. */
 const FORMATTED: Record<string, string> = {

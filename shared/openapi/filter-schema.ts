@@ -1,5 +1,5 @@
 import { LIMITS } from '../limits';
-import { SYSTEM_FIELDS, type FieldSchema, type Model } from '../models/define';
+import { SYSTEM_FIELDS, type FieldSchema, type Model } from '../models/model';
 import { alternatives, elementSchemas, kindsOf } from '../store/filter/parse';
 import type { JsonSchema } from './json-schema';
 

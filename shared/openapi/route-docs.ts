@@ -27,7 +27,7 @@ import type { Scope } from '../auth/scopes';
 import type { ErrorCode } from '../errors';
 import type { Route } from '../manifest/routes';
 import { LIMITS } from '../limits';
-import { SYSTEM_FIELDS, sortableFields, typesOf, type Model } from '../models/define';
+import { SYSTEM_FIELDS, sortableFields, typesOf, type Model } from '../models/model';
 import { allModels } from '../models/every-model';
 // The receiver's own schema: the document shows what it checks (one schema, not two to keep alike).
 import { onebotEventSchema } from '../onebot/event';

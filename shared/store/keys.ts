@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { encodeTime, monotonicFactory } from 'ulid';
 import { LIMITS } from '../limits';
-import type { Model } from '../models/define';
+import type { Model } from '../models/model';
 import { isExactNumber, numberText } from '../json/exact-json';
 import { sortableDecimal } from '../json/decimal';
 import { reachIn } from './reach';

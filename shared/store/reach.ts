@@ -1,4 +1,4 @@
-import type { Model } from '../models/define';
+import type { Model } from '../models/model';
 import type { Reach } from './types';
 
 /** Each view's model as defined and the reach it is narrowed to. */

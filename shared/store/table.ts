@@ -6,7 +6,7 @@ import {
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
 import { LIMITS } from '../limits';
-import type { SystemField } from '../models/define';
+import type { SystemField } from '../models/model';
 
 /**
  * The one table's shape, read by the store, the local server, the tests and the CDK stack.

@@ -1,4 +1,4 @@
-import type { Model } from '../models/define';
+import type { Model } from '../models/model';
 
 /**
  * The store's requests and answers, its own. The API's zod schemas (shared/api/requests/,

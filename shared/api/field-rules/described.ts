@@ -1,4 +1,4 @@
-import type { FieldRule, Model, ModelSchema } from '../../models/define';
+import type { FieldRule, Model, ModelSchema } from '../../models/model';
 import * as zm from '../../zod';
 import { withoutFields } from './seen';
 

@@ -1,5 +1,5 @@
 import { parseFilter } from '../../store/filter/parse';
-import type { Model } from '../../models/define';
+import type { Model } from '../../models/model';
 import { modelSeenWithout } from './seen';
 
 /**

@@ -1,4 +1,4 @@
-import type { FieldSchema, Model } from '../../models/define';
+import type { FieldSchema, Model } from '../../models/model';
 
 type ObjectSchema = FieldSchema & { properties: Record<string, FieldSchema> };
 

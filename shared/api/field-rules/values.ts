@@ -1,5 +1,5 @@
 import { isJsonObject } from '../../json/exact-json';
-import type { Model } from '../../models/define';
+import type { Model } from '../../models/model';
 import { InvalidRecord } from '../../store/errors';
 import { parseValues } from '../../store/operators/parse';
 import { modelSeenWithout } from './seen';

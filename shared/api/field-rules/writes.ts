@@ -1,6 +1,6 @@
 import { readOnlyFields } from '../../access/rules';
 import { ApiError } from '../../errors';
-import type { Model } from '../../models/define';
+import type { Model } from '../../models/model';
 import { pathText, type ErrorDetail } from '../../models/details';
 import { checkAgainst } from '../../models/validate';
 import { InvalidRecord } from '../../store/errors';

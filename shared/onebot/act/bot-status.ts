@@ -1,5 +1,5 @@
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
-import type { ModelRecord } from '../../models/define';
+import type { ModelRecord } from '../../models/model';
 import { onebotBot } from '../../models/onebot';
 import { updateRecordById } from '../../store/records';
 import type { EventFields, OneBotEvent } from '../event';

@@ -1,6 +1,6 @@
 import { isExactNumber, numberText } from '../../json/exact-json';
 import { ONEBOT_LIMITS } from '../../limits';
-import type { ModelRecord } from '../../models/define';
+import type { ModelRecord } from '../../models/model';
 import type { onebotEvent } from '../../models/onebot';
 import type { Delivery } from '../delivery';
 import type { OneBotEvent } from '../event';

@@ -1,4 +1,4 @@
-import type { ModelRecord } from '../../models/define';
+import type { ModelRecord } from '../../models/model';
 import { onebotRule } from '../../models/onebot';
 import { listRecords } from '../../store/records';
 import { plainText, toSegments } from './cq';

@@ -1,5 +1,5 @@
 import { LIMITS } from '../../limits';
-import type { Model } from '../../models/define';
+import type { Model } from '../../models/model';
 import { decodeResumeCursor } from '../cursor/cursor';
 import { cursorKey, type CursorKey } from '../cursor/key';
 import { EmptyFilter, InvalidCursor, MatchesAll, PreconditionFailed, PreconditionNeedsId, TooManyMatches } from '../errors';

@@ -1,4 +1,4 @@
-import type { Model } from '../../models/define';
+import type { Model } from '../../models/model';
 import { encodeResumeCursor } from '../cursor/cursor';
 import { OutcomeUnknown, PartialWrite, type BulkCounts } from '../errors';
 import type { Matched } from './match';

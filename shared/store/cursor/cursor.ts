@@ -1,7 +1,7 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import * as zm from '../../zod';
 import { stringifyExactJson } from '../../json/exact-json';
-import type { Model } from '../../models/define';
+import type { Model } from '../../models/model';
 import type { AccessPlan } from '../read/plan';
 import type { Reach } from '../types';
 import { InvalidCursor } from '../errors';

@@ -3,7 +3,7 @@ import { isExactNumber, isJsonObject, numberText, stringifyExactJson } from '../
 import { withinCharacters } from '../../characters';
 import { LIMITS } from '../../limits';
 import { pathText } from '../../models/details';
-import { isSystemField, SYSTEM_FIELDS, type FieldSchema, type Model } from '../../models/define';
+import { isSystemField, SYSTEM_FIELDS, type FieldSchema, type Model } from '../../models/model';
 import { InvalidFilter, UnknownField } from '../errors';
 import { DATA_ATTRIBUTE } from '../table';
 import type { CompareOp, FilterNode } from './ast';

@@ -1,4 +1,4 @@
-import type { Model } from '../../models/define';
+import type { Model } from '../../models/model';
 import { reachIn } from '../reach';
 import { DATA_ATTRIBUTE } from '../table';
 import { isMatchAll, type FilterNode } from './ast';

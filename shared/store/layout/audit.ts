@@ -1,4 +1,4 @@
-import type { Model } from '../../models/define';
+import type { Model } from '../../models/model';
 import type { ErrorDetail } from '../../models/details';
 import { checkAgainst } from '../../models/validate';
 import { shardPage } from '../read/query';

@@ -2,7 +2,7 @@ import { bulkMayContinue, inTime } from '../../invocation';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../../config';
 import { LIMITS } from '../../limits';
-import type { Model } from '../../models/define';
+import type { Model } from '../../models/model';
 import { db } from '../client';
 import { LayoutMismatch } from '../errors';
 import { dataSpace, indexAttributes, itemKey } from '../keys';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { inTime } from '../../invocation';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../../config';
-import type { IndexKind, Model } from '../../models/define';
+import type { IndexKind, Model } from '../../models/model';
 import { db } from '../client';
 import { IndexBuilding, LayoutMismatch } from '../errors';
 import { partitionKey, shardOf } from '../keys';

@@ -1,6 +1,6 @@
 import { addDecimal, compareDecimal } from '../../json/decimal';
 import { numberText, toExactNumber } from '../../json/exact-json';
-import type { Model } from '../../models/define';
+import type { Model } from '../../models/model';
 import { checkAgainst } from '../../models/validate';
 import * as zm from '../../zod';
 import { InvalidRecord } from '../errors';

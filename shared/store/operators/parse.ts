@@ -1,6 +1,6 @@
 import { dynamoNumberProblem } from '../../json/decimal';
 import { isExactNumber, isJsonObject, numberText, type ExactNumber } from '../../json/exact-json';
-import { isSystemField, type FieldSchema, type Model } from '../../models/define';
+import { isSystemField, type FieldSchema, type Model } from '../../models/model';
 import { pathText } from '../../models/details';
 import { InvalidValues } from '../errors';
 import { alternatives, describe, elementSchemas, holdsKind, kindOf, propertySchemas, unionOf } from '../filter/parse';

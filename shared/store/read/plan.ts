@@ -1,6 +1,6 @@
 import { withinCharacters } from '../../characters';
 import { LIMITS } from '../../limits';
-import { sortableFields, type Model } from '../../models/define';
+import { sortableFields, type Model } from '../../models/model';
 import { isMatchAll, type FilterNode } from '../filter/ast';
 import { compileFilter } from '../filter/compile';
 import type { ExpressionBuilder } from '../filter/expression';

@@ -1,4 +1,4 @@
-import { SYSTEM_FIELDS, type Model } from '../../models/define';
+import { SYSTEM_FIELDS, type Model } from '../../models/model';
 import { UnknownField } from '../errors';
 import type { ApiRecord } from '../types';
 import type { Item } from './query';

@@ -4,7 +4,7 @@ import type { FilterNode } from '../filter/ast';
 import { ExpressionBuilder } from '../filter/expression';
 import { db } from '../client';
 import { utf8Order } from '../utf8-order';
-import type { Model } from '../../models/define';
+import type { Model } from '../../models/model';
 import { partitionKey } from '../keys';
 import { filterExpression, type AccessPlan } from './plan';
 import { inTime } from '../../invocation';

@@ -1,7 +1,7 @@
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../../config';
 import { inTime } from '../../invocation';
-import type { Model } from '../../models/define';
+import type { Model } from '../../models/model';
 import { db } from '../client';
 import type { FilterNode } from '../filter/ast';
 import { compileFilter } from '../filter/compile';

@@ -1,7 +1,7 @@
 import type { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { currentCutoff, inTime } from '../../invocation';
 import { LIMITS } from '../../limits';
-import type { Model } from '../../models/define';
+import type { Model } from '../../models/model';
 import { attemptError, settledByCaller } from '../attempts';
 import { OutcomeUnknown, StoreError } from '../errors';
 import type { Item } from '../read/query';

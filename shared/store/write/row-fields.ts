@@ -1,4 +1,4 @@
-import type { Model } from '../../models/define';
+import type { Model } from '../../models/model';
 import { pathText } from '../../models/details';
 import { OutsideReach } from '../errors';
 import type { Changes } from '../operators/changes';

@@ -1,5 +1,5 @@
 import { loadOnce } from '../../load-once';
-import type { Model } from '../../models/define';
+import type { Model } from '../../models/model';
 import { hasRowRules } from '../../models/has-rules';
 import type { Changes } from '../operators/changes';
 

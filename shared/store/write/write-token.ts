@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, type GetCommandInput } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../../config';
-import type { Model } from '../../models/define';
+import type { Model } from '../../models/model';
 import { db } from '../client';
 import { itemKey } from '../keys';
 import type { Item } from '../read/query';

@@ -1,4 +1,4 @@
-import type { Model } from '../../../models/define';
+import type { Model } from '../../../models/model';
 import { parseFilter } from '../../filter/parse';
 import { withinReach } from '../../filter/reach';
 import { ALL_READY, ID_ORDER, planAccess } from '../../read/plan';

@@ -1,7 +1,7 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { AWS_LIMITS } from '../../../limits';
-import type { Model } from '../../../models/define';
+import type { Model } from '../../../models/model';
 import type { ErrorDetail } from '../../../models/details';
 import { checkAgainst } from '../../../models/validate';
 import { db } from '../../client';

@@ -1,4 +1,4 @@
-import type { Model } from '../../../models/define';
+import type { Model } from '../../../models/model';
 import { dataSpace, indexAttributes, itemKey } from '../../keys';
 import type { Item } from '../../read/query';
 import { CREATED_ATTRIBUTE, DATA_ATTRIBUTE, KEY_RUNS_ATTRIBUTE, TTL_ATTRIBUTE, UPDATED_ATTRIBUTE, VERSION_ATTRIBUTE, WRITE_TOKEN_ATTRIBUTE } from '../../table';

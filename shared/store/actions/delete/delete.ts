@@ -1,7 +1,7 @@
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { bulkMayContinue } from '../../../invocation';
 import { LIMITS } from '../../../limits';
-import type { Model } from '../../../models/define';
+import type { Model } from '../../../models/model';
 import { awaitTurn } from '../../bulk/contention';
 import { queryFingerprint } from '../../cursor/cursor';
 import { changeRecord } from '../../write/late-write';

@@ -1,6 +1,6 @@
 import type { DeleteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../../../config';
-import type { Model } from '../../../models/define';
+import type { Model } from '../../../models/model';
 import type { FilterNode } from '../../filter/ast';
 import { compileFilter } from '../../filter/compile';
 import { ExpressionBuilder } from '../../filter/expression';

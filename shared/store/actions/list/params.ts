@@ -1,4 +1,4 @@
-import type { Model } from '../../../models/define';
+import type { Model } from '../../../models/model';
 import { queryFingerprint } from '../../cursor/cursor';
 import { parseFilter } from '../../filter/parse';
 import { withinReach } from '../../filter/reach';

@@ -1,6 +1,6 @@
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../../../config';
-import type { Model } from '../../../models/define';
+import type { Model } from '../../../models/model';
 import type { FilterNode } from '../../filter/ast';
 import type { Changes } from '../../operators/changes';
 import { compileFilter } from '../../filter/compile';

@@ -1,6 +1,6 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { inTime } from '../../../invocation';
-import { isSystemField, type Model } from '../../../models/define';
+import { isSystemField, type Model } from '../../../models/model';
 import { checkAgainst } from '../../../models/validate';
 import * as zm from '../../../zod';
 import { db } from '../../client';

@@ -1,7 +1,7 @@
 import { UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../../../config';
 import { inTime } from '../../../invocation';
-import type { Model } from '../../../models/define';
+import type { Model } from '../../../models/model';
 import { settledByCaller } from '../../attempts';
 import { db } from '../../client';
 import { InvalidRecord, OutcomeUnknown, PartialWrite } from '../../errors';

@@ -1,4 +1,4 @@
-import type { Model } from '../../../models/define';
+import type { Model } from '../../../models/model';
 import { indexAttributes } from '../../keys';
 import type { Item } from '../../read/query';
 import { DATA_ATTRIBUTE, VERSION_ATTRIBUTE } from '../../table';

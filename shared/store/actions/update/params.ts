@@ -1,6 +1,6 @@
 import type { UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../../../config';
-import type { Model } from '../../../models/define';
+import type { Model } from '../../../models/model';
 import { ExpressionBuilder } from '../../filter/expression';
 import { indexAttributes, itemKey } from '../../keys';
 import type { Item } from '../../read/query';

@@ -3,7 +3,7 @@ import type { FilterNode } from '../../filter/ast';
 import { applyChanges } from '../../operators/apply';
 import type { Changes } from '../../operators/changes';
 import { DATA_ATTRIBUTE } from '../../table';
-import type { Model } from '../../../models/define';
+import type { Model } from '../../../models/model';
 import type { KeyRun } from '../../types';
 import { createItems } from '../create/create';
 import { entityTag } from '../../write/entity-tag';
