@@ -21,17 +21,6 @@ export const NODE_RUNTIME_TARGET = `node${LAMBDA_NODE_MAJOR}`;
 /** Lambda's Node.js runtime takes `index.handler` from index.mjs as an ES module. */
 export const BUNDLE_ENTRY = 'index.mjs';
 
-/**
- * ES module scope has no `require` nor `__dirname`: bundled CommonJS code that requires Node's
- * built-ins needs the first, and a function that reads files beside its bundle the second.
- */
-const ESM_BANNER = [
-  "import { createRequire as __esmRequire } from 'node:module';",
-  "import { fileURLToPath as __esmPath } from 'node:url';",
-  'const require = __esmRequire(import.meta.url);',
-  'const __dirname = __esmPath(new URL(".", import.meta.url));',
-].join(' ');
-
 export const ESBUILD_OPTIONS = {
   bundle: true,
   platform: 'node',
@@ -47,7 +36,8 @@ export const ESBUILD_OPTIONS = {
   legalComments: 'none',
   outExtension: { '.js': '.mjs' },
   chunkNames: 'chunks/[name]-[hash]',
-  banner: { js: ESM_BANNER },
+  // No banner: a banner is repeated at the top of every chunk, and a `require`/`__dirname` one cost
+  // each record function 4-7 KiB of its cold start for code that never calls them (docs/decisions.md).
 } as const;
 
 /** The OpenAPI document's file in the openapi function's bundle (shared/openapi/serve.ts). */
@@ -67,7 +57,6 @@ export function buildOptionsFor(name: string, outdir: string, entry = handlerEnt
     mainFields: [...ESBUILD_OPTIONS.mainFields],
     external: [...ESBUILD_OPTIONS.external],
     outExtension: { ...ESBUILD_OPTIONS.outExtension },
-    banner: { ...ESBUILD_OPTIONS.banner },
     define: definesFor(name),
     entryPoints: { index: entry },
     outdir,

@@ -16,7 +16,8 @@ let text: Promise<string> | undefined;
 // branch, and the builder with it.
 function documentText(): Promise<string> {
   if (typeof OPENAPI_DOCUMENT_FILE === 'undefined') return import('./text').then((m) => m.openApiDocumentText());
-  return readFile(join(__dirname, OPENAPI_DOCUMENT_FILE), 'utf8');
+  // Beside the bundle's entry, at the root of the function's code, which Lambda names in LAMBDA_TASK_ROOT.
+  return readFile(join(process.env.LAMBDA_TASK_ROOT ?? '.', OPENAPI_DOCUMENT_FILE), 'utf8');
 }
 
 /**
