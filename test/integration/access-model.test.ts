@@ -195,10 +195,21 @@ const namesHidden = (view: View, value: unknown): boolean =>
   typeof value === 'object' &&
   Object.entries(value as object).some(([k, inner]) => view.hidden.includes(k) || (k.startsWith('$') && namesHidden(view, inner)));
 
+const SYSTEM = new Set(['id', '_created_at', '_updated_at', '_version']);
+/** On a model with a hidden field (strict, by its declaration) values naming a field it lacks are refused up front too, matched or not, as a hidden one is. */
+const namesLacking = (view: View, value: unknown): boolean =>
+  Object.keys(view.spec.hidden ?? {}).length > 0 &&
+  Boolean(value) &&
+  typeof value === 'object' &&
+  Object.entries(value as object).some(([k, inner]) =>
+    k.startsWith('$') ? namesLacking(view, inner) : !Object.hasOwn(view.spec.fields, k.split('.')[0]) && !SYSTEM.has(k),
+  );
+
 /** Values naming a field the caller may not set: another tenant (nobody moves a record) or, without admin, another owner. */
 function valuesRefusals(view: View, values: Record<string, unknown>): Refusal[] {
   const named = { ...values, ...((values.$set as object) ?? {}) } as Record<string, unknown>;
-  const out: Refusal[] = namesHidden(view, values) ? [refusal(400, 'unknown_field'), refusal(422, 'validation_error')] : [];
+  const out: Refusal[] =
+    namesHidden(view, values) || namesLacking(view, values) ? [refusal(400, 'unknown_field'), refusal(422, 'validation_error')] : [];
   if (Object.keys(view.spec.readOnly ?? {}).some((f) => Object.hasOwn(named, f))) out.push(FORBIDDEN);
   // Its own tenant, what the record holds, is no change.
   if (view.spec.tenant && Object.hasOwn(named, view.spec.tenant.field) && named[view.spec.tenant.field] !== view.reach!.tenant) out.push(FORBIDDEN);

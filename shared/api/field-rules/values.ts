@@ -27,9 +27,9 @@ const namesInSeed = (filters: unknown, at: PropertyKey[]): Named[] =>
  * Update values as the caller may send them: no read-only field under any operator or path, nor
  * in the filters an upsert creates a record from (403). A hidden one is refused as a field the
  * model lacks: a path into it by the operators' own check (400), the field itself as the strict
- * schema refuses a key it lacks (422, at `values.<field>`), even when no record matches, and so is
- * a field the model lacks, which would otherwise be refused only by a matched record's check
- * (docs/security.md).
+ * schema refuses a key it lacks (422, at `values.<field>`), even when no record matches, and so,
+ * on a model that hides a field, is a field the model lacks, which would otherwise be refused
+ * only by a matched record's check (docs/security.md).
  * `at` is where a transaction's operation sits: it moves the 403's path, and the store's errors
  * are moved by the transaction as it moves its own.
  */
@@ -48,7 +48,9 @@ export function checkValueNames(
   );
   // A field the model lacks is refused here too, with the very answer a hidden one gets: were it
   // left to each matched record's check, an update matching nothing would tell the two apart.
-  const lacks = (field: string) => !Object.hasOwn(model.schema.shape, field) && !isSystemField(field);
+  // Only a model that hides a field has one to give away (and is strict, by its declaration).
+  const hides = Object.values(model.fields).some((rule) => rule.visibleTo !== undefined);
+  const lacks = (field: string) => hides && !Object.hasOwn(model.schema.shape, field) && !isSystemField(field);
   const unknown = [...new Set(names.map(([field]) => field).filter((field) => hidden.has(field) || lacks(field)))];
   if (unknown.length === 0) return;
   parseValues(modelSeenWithout(model, hidden), update.values, { upsert: update.upsert });
