@@ -47,8 +47,20 @@ const TABLE_OPERATIONS = [
   Operation.TRANSACT_WRITE_ITEMS,
 ];
 
+/**
+ * Which alarms a deployment pays for (`-c alarms=`; docs/deploying.md has each level's idle cost):
+ * `all`; `essential`, what says the service is down or losing data (the health check, the API's
+ * 5xx, a misconfiguration, bots overdue, and the crashes of the functions no API answer shows);
+ * `none`, the topic and the dashboard's graphs alone.
+ */
+export const ALARM_LEVELS = ['all', 'essential', 'none'] as const;
+export type AlarmLevel = (typeof ALARM_LEVELS)[number];
+
 export interface ServiceAlarmsProps {
+  level: AlarmLevel;
   functions: ReadonlyMap<string, IFunction>;
+  /** The functions that answer API requests: their crashes are the API's 5xx, which `essential` watches whole. */
+  apiFunctions: ReadonlySet<string>;
   api: HttpApi;
   table: ITableV2;
   healthCheck: HealthCheck;
@@ -61,20 +73,23 @@ export interface ServiceAlarmsProps {
  * so an outage is one email, not thirty. Overdue bots are not a service fault and notify on their own.
  */
 export class ServiceAlarms extends Construct {
+  readonly level: AlarmLevel;
   readonly topic: Topic;
-  readonly health: Alarm;
-  readonly api5xx: Alarm;
-  readonly apiLatency: Alarm;
-  readonly tableThrottles: Alarm;
-  readonly tableSystemErrors: Alarm;
-  readonly misconfigured: Alarm;
+  /** Each alarm the level creates; the dashboard draws the metric alone for the others. */
+  readonly health?: Alarm;
+  readonly api5xx?: Alarm;
+  readonly apiLatency?: Alarm;
+  readonly tableThrottles?: Alarm;
+  readonly tableSystemErrors?: Alarm;
+  readonly misconfigured?: Alarm;
   readonly functionAlarms: Alarm[];
-  readonly overdueBots: Alarm;
-  readonly composite: CompositeAlarm;
-  readonly metrics: { api5xxPercent: IMetric; tableThrottles: IMetric; tableSystemErrors: IMetric };
+  readonly overdueBots?: Alarm;
+  readonly composite?: CompositeAlarm;
+  readonly metrics: { health: IMetric; overdueBots: IMetric; api5xxPercent: IMetric; apiLatency: IMetric; tableThrottles: IMetric; tableSystemErrors: IMetric };
 
   constructor(scope: Construct, id: string, props: ServiceAlarmsProps) {
     super(scope, id);
+    this.level = props.level;
     const prefix = Stack.of(this).stackName;
     this.topic = new Topic(this, 'Topic', { displayName: `${prefix} alarms`, enforceSSL: true });
     // enforceSSL's policy replaces the topic's default one, which let CloudWatch publish; without
@@ -95,45 +110,38 @@ export class ServiceAlarms extends Construct {
     );
     for (const email of props.emails) this.topic.addSubscription(new EmailSubscription(email));
 
+    // `when`: the lowest level that creates the alarm; `none` creates none.
     const alarm = (
       name: string,
       description: string,
       metric: IMetric,
       options: {
+        when: 'all' | 'essential';
         threshold: number;
         comparison: ComparisonOperator;
         datapoints?: number;
         of?: number;
         missing?: TreatMissingData;
       },
-    ) =>
-      new Alarm(this, name, {
-        alarmName: `${prefix}-${name}`,
-        alarmDescription: description,
-        metric,
-        threshold: options.threshold,
-        comparisonOperator: options.comparison,
-        evaluationPeriods: options.of ?? 1,
-        datapointsToAlarm: options.datapoints ?? 1,
-        treatMissingData: options.missing ?? TreatMissingData.NOT_BREACHING,
-      });
+    ): Alarm | undefined =>
+      props.level === 'none' || (props.level === 'essential' && options.when === 'all')
+        ? undefined
+        : new Alarm(this, name, {
+            alarmName: `${prefix}-${name}`,
+            alarmDescription: description,
+            metric,
+            threshold: options.threshold,
+            comparisonOperator: options.comparison,
+            evaluationPeriods: options.of ?? 1,
+            datapointsToAlarm: options.datapoints ?? 1,
+            treatMissingData: options.missing ?? TreatMissingData.NOT_BREACHING,
+          });
     const atLeast = ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD;
 
     const t = THRESHOLDS;
-    this.health = alarm(
-      'health',
-      'The scheduled health check found the database unreachable, or did not run',
-      props.healthCheck.metric(HEALTH_METRICS.healthy, 'Minimum'),
-      {
-        threshold: t.health.below,
-        comparison: ComparisonOperator.LESS_THAN_THRESHOLD,
-        datapoints: t.health.datapoints,
-        of: t.health.of,
-        missing: TreatMissingData.BREACHING,
-      },
-    );
-
     this.metrics = {
+      health: props.healthCheck.metric(HEALTH_METRICS.healthy, 'Minimum'),
+      overdueBots: props.healthCheck.metric(HEALTH_METRICS.overdueBots, 'Maximum'),
       api5xxPercent: new MathExpression({
         label: 'API 5xx %',
         expression: 'IF(requests > 0, 100 * errors / requests, 0)',
@@ -143,6 +151,7 @@ export class ServiceAlarms extends Construct {
         },
         period: FIVE_MINUTES,
       }),
+      apiLatency: props.api.metricLatency({ statistic: 'p99', period: FIVE_MINUTES }),
       tableThrottles: new MathExpression({
         label: 'DynamoDB throttle events',
         expression: 'SUM(METRICS())',
@@ -164,30 +173,37 @@ export class ServiceAlarms extends Construct {
       tableSystemErrors: props.table.metricSystemErrorsForOperations({ operations: TABLE_OPERATIONS, period: FIVE_MINUTES, statistic: 'Sum' }),
     };
 
+    this.health = alarm('health', 'The scheduled health check found the database unreachable, or did not run', this.metrics.health, {
+      when: 'essential',
+      threshold: t.health.below,
+      comparison: ComparisonOperator.LESS_THAN_THRESHOLD,
+      datapoints: t.health.datapoints,
+      of: t.health.of,
+      missing: TreatMissingData.BREACHING,
+    });
     this.api5xx = alarm('api-5xx', 'More than 1% of API answers were 5xx for ten minutes', this.metrics.api5xxPercent, {
+      when: 'essential',
       threshold: t.api5xxPercent.above,
       comparison: ComparisonOperator.GREATER_THAN_THRESHOLD,
       datapoints: t.api5xxPercent.datapoints,
       of: t.api5xxPercent.of,
     });
-    this.apiLatency = alarm(
-      'api-p99-latency',
-      'API p99 latency above 3 s for fifteen minutes',
-      props.api.metricLatency({ statistic: 'p99', period: FIVE_MINUTES }),
-      {
-        threshold: t.apiP99Ms.above,
-        comparison: ComparisonOperator.GREATER_THAN_THRESHOLD,
-        datapoints: t.apiP99Ms.datapoints,
-        of: t.apiP99Ms.of,
-      },
-    );
+    this.apiLatency = alarm('api-p99-latency', 'API p99 latency above 3 s for fifteen minutes', this.metrics.apiLatency, {
+      when: 'all',
+      threshold: t.apiP99Ms.above,
+      comparison: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      datapoints: t.apiP99Ms.datapoints,
+      of: t.apiP99Ms.of,
+    });
     this.tableThrottles = alarm('table-throttles', 'DynamoDB is throttling the table or its indexes', this.metrics.tableThrottles, {
+      when: 'all',
       threshold: t.tableThrottles.atLeast,
       comparison: atLeast,
       datapoints: t.tableThrottles.datapoints,
       of: t.tableThrottles.of,
     });
     this.tableSystemErrors = alarm('table-system-errors', 'DynamoDB answered with internal errors', this.metrics.tableSystemErrors, {
+      when: 'all',
       threshold: t.tableSystemErrors.atLeast,
       comparison: atLeast,
     });
@@ -196,35 +212,43 @@ export class ServiceAlarms extends Construct {
       'misconfigured',
       'A function met a missing table, a missing grant or credentials AWS does not accept',
       props.healthCheck.metric(HEALTH_METRICS.misconfigured, 'Sum', FIVE_MINUTES),
-      { threshold: t.misconfigured.atLeast, comparison: atLeast },
+      { when: 'essential', threshold: t.misconfigured.atLeast, comparison: atLeast },
     );
-    this.functionAlarms = [...props.functions].flatMap(([name, fn]) => [
-      alarm(`${name}-errors`, `Function ${name} crashed or timed out`, fn.metricErrors({ statistic: 'Sum', period: FIVE_MINUTES }), {
-        threshold: t.lambdaErrors.atLeast,
-        comparison: atLeast,
-      }),
-      alarm(
-        `${name}-throttles`,
-        `Function ${name} was throttled (account concurrency exhausted)`,
-        fn.metricThrottles({ statistic: 'Sum', period: FIVE_MINUTES }),
-        {
-          threshold: t.lambdaThrottles.atLeast,
+    this.functionAlarms = [...props.functions]
+      .flatMap(([name, fn]) => [
+        // A crash of a function no API answer shows (a schedule's, a queue's) is seen here or nowhere.
+        alarm(`${name}-errors`, `Function ${name} crashed or timed out`, fn.metricErrors({ statistic: 'Sum', period: FIVE_MINUTES }), {
+          when: props.apiFunctions.has(name) ? 'all' : 'essential',
+          threshold: t.lambdaErrors.atLeast,
           comparison: atLeast,
-        },
-      ),
-    ]);
-
-    this.composite = new CompositeAlarm(this, 'Service', {
-      compositeAlarmName: `${prefix}-service`,
-      alarmDescription: 'recordgate is unhealthy: see the triggering alarms',
-      alarmRule: AlarmRule.anyOf(
-        ...[this.health, this.api5xx, this.apiLatency, this.tableThrottles, this.tableSystemErrors, this.misconfigured, ...this.functionAlarms].map((a) =>
-          AlarmRule.fromAlarm(a, AlarmState.ALARM),
+        }),
+        alarm(
+          `${name}-throttles`,
+          `Function ${name} was throttled (account concurrency exhausted)`,
+          fn.metricThrottles({ statistic: 'Sum', period: FIVE_MINUTES }),
+          {
+            when: 'all',
+            threshold: t.lambdaThrottles.atLeast,
+            comparison: atLeast,
+          },
         ),
-      ),
-    });
+      ])
+      .filter((a) => a !== undefined);
 
-    this.overdueBots = alarm('bots-overdue', 'A OneBot bot has missed its heartbeats', props.healthCheck.metric(HEALTH_METRICS.overdueBots, 'Maximum'), {
+    const service = [this.health, this.api5xx, this.apiLatency, this.tableThrottles, this.tableSystemErrors, this.misconfigured, ...this.functionAlarms].filter(
+      (a) => a !== undefined,
+    );
+    this.composite =
+      service.length === 0
+        ? undefined
+        : new CompositeAlarm(this, 'Service', {
+            compositeAlarmName: `${prefix}-service`,
+            alarmDescription: 'recordgate is unhealthy: see the triggering alarms',
+            alarmRule: AlarmRule.anyOf(...service.map((a) => AlarmRule.fromAlarm(a, AlarmState.ALARM))),
+          });
+
+    this.overdueBots = alarm('bots-overdue', 'A OneBot bot has missed its heartbeats', this.metrics.overdueBots, {
+      when: 'essential',
       threshold: t.overdueBots.atLeast,
       comparison: atLeast,
       datapoints: t.overdueBots.datapoints,
@@ -233,8 +257,8 @@ export class ServiceAlarms extends Construct {
 
     const notify = new SnsAction(this.topic);
     for (const watched of [this.composite, this.overdueBots]) {
-      watched.addAlarmAction(notify);
-      watched.addOkAction(notify);
+      watched?.addAlarmAction(notify);
+      watched?.addOkAction(notify);
     }
   }
 }

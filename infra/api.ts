@@ -19,8 +19,16 @@ export interface JwtSettings {
   scopePrefix: string;
 }
 
+/** A throttle as the `throttles` deploy option writes it (infra/context.ts). */
+export interface ThrottleSetting {
+  rate: number;
+  burst: number;
+}
+
 export interface ServiceApiProps {
   functions: ReadonlyMap<HttpFunctionName, LambdaFunction>;
+  /** Over the defaults of API_THROTTLES: `stage`, and per HTTP function each of its keyed routes. */
+  throttles: Partial<Record<'stage' | HttpFunctionName, ThrottleSetting>>;
   jwt?: JwtSettings;
   logRemovalPolicy: RemovalPolicy;
 }
@@ -71,7 +79,7 @@ export class ServiceApi extends Construct {
       httpApi: this.api,
       stageName: '$default',
       autoDeploy: true,
-      throttle: API_THROTTLES.stage,
+      throttle: props.throttles.stage ? { rateLimit: props.throttles.stage.rate, burstLimit: props.throttles.stage.burst } : API_THROTTLES.stage,
       accessLogSettings: {
         destination: new LogGroupLogDestination(accessLogs),
         format: AccessLogFormat.custom(
@@ -93,7 +101,8 @@ export class ServiceApi extends Construct {
     const cfnStage = this.stage.node.defaultChild as CfnStage;
     cfnStage.routeSettings = Object.fromEntries(
       KEYED_ROUTES.flatMap((r) => {
-        const { throttle } = FUNCTION_DESCRIPTORS[r.function];
+        const chosen = props.throttles[r.function];
+        const throttle = chosen ? { rateLimit: chosen.rate, burstLimit: chosen.burst } : FUNCTION_DESCRIPTORS[r.function].throttle;
         return throttle ? [[routeKey(r), { ThrottlingRateLimit: throttle.rateLimit, ThrottlingBurstLimit: throttle.burstLimit }]] : [];
       }),
     );

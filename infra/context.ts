@@ -1,6 +1,8 @@
 import * as z from 'zod';
 import type { Node } from 'constructs';
 import { parseApiRoots } from '../shared/onebot/decide/api-call';
+import { HTTP_FUNCTIONS } from '../shared/manifest/functions';
+import { ALARM_LEVELS } from './alarms';
 
 const list = z.string().transform((text) =>
   text
@@ -8,6 +10,31 @@ const list = z.string().transform((text) =>
     .map((s) => s.trim())
     .filter(Boolean),
 );
+
+const throttle = z.strictObject({
+  /** Steady requests per second. */
+  rate: z.number().min(0),
+  /** Requests at once above the steady rate. */
+  burst: z.number().int().min(0),
+});
+
+/**
+ * `throttles`: JSON of `stage` (every route together) or an HTTP function's name (each of its
+ * routes) -> `{"rate": n, "burst": n}`, over the defaults of shared/limits.ts API_THROTTLES.
+ * A string on the command line (`-c throttles='{"create":{"rate":50,"burst":100}}'`), an object in cdk.json.
+ */
+const throttles = z
+  .unknown()
+  .transform((value, ctx) => {
+    if (typeof value !== 'string') return value;
+    try {
+      return JSON.parse(value) as unknown;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'throttles is not valid JSON' });
+      return z.NEVER;
+    }
+  })
+  .pipe(z.partialRecord(z.enum(['stage', ...HTTP_FUNCTIONS]), throttle));
 
 /**
  * The deploy-time switches (`npx cdk deploy -c name=value`). Unknown values stop the synth with
@@ -47,6 +74,9 @@ const contextSchema = z
     corsOrigins: list
       .pipe(z.array(z.string().regex(/^(\*|https?:\/\/(\*\.)?[A-Za-z0-9.-]+(:\d+)?)$/, 'an origin is *, or scheme://host[:port] with no path')))
       .optional(),
+    throttles: throttles.default({}),
+    /** Which alarms to create: `all`, `essential` or `none` (infra/alarms.ts ALARM_LEVELS; docs/deploying.md has each one's idle cost). */
+    alarms: z.enum(ALARM_LEVELS).default('all'),
     /** Email addresses subscribed to the alarm topic, comma-separated. */
     alarmEmail: list.pipe(z.array(z.email())).default([]),
     /**

@@ -1,6 +1,6 @@
 import { Duration, Stack } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
-import { AlarmStatusWidget, AlarmWidget, Dashboard, GraphWidget, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
+import { type Alarm, AlarmStatusWidget, AlarmWidget, Dashboard, GraphWidget, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
@@ -16,7 +16,7 @@ export interface ServiceDashboardProps {
   healthCheck: HealthCheck;
 }
 
-/** One dashboard with the figures the alarms watch, each alarm drawn with its threshold. */
+/** One dashboard with the figures the alarms watch, each alarm the level made drawn with its threshold. */
 export class ServiceDashboard extends Construct {
   constructor(scope: Construct, id: string, props: ServiceDashboardProps) {
     super(scope, id);
@@ -24,32 +24,29 @@ export class ServiceDashboard extends Construct {
     const period = Duration.minutes(5);
     const perFunction = (metric: (fn: IFunction) => IMetric) => [...props.functions].map(([, fn]) => metric(fn));
     const graph = (title: string, left: IMetric[]) => new GraphWidget({ title, left, width: 8 });
-    const alarmGraph = (title: string, alarm: ServiceAlarms['health']) => new AlarmWidget({ title, alarm, width: 8 });
+    // A figure an alarm watches, drawn with its threshold, or alone where the alarm level made none.
+    const watched = (title: string, alarm: Alarm | undefined, metric: IMetric) =>
+      alarm ? new AlarmWidget({ title, alarm, width: 8 }) : graph(title, [metric]);
+    const statuses = [
+      alarms.composite,
+      alarms.health,
+      alarms.api5xx,
+      alarms.apiLatency,
+      alarms.tableThrottles,
+      alarms.tableSystemErrors,
+      alarms.overdueBots,
+      ...alarms.functionAlarms,
+    ].filter((a) => a !== undefined);
 
     new Dashboard(this, 'Dashboard', {
       dashboardName: Stack.of(this).stackName,
       defaultInterval: Duration.hours(6),
       widgets: [
+        statuses.length > 0 ? [new AlarmStatusWidget({ title: 'Alarms', alarms: statuses, width: 24 })] : [],
         [
-          new AlarmStatusWidget({
-            title: 'Alarms',
-            alarms: [
-              alarms.composite,
-              alarms.health,
-              alarms.api5xx,
-              alarms.apiLatency,
-              alarms.tableThrottles,
-              alarms.tableSystemErrors,
-              alarms.overdueBots,
-              ...alarms.functionAlarms,
-            ],
-            width: 24,
-          }),
-        ],
-        [
-          alarmGraph('Health check (1 = healthy)', alarms.health),
+          watched('Health check (1 = healthy)', alarms.health, alarms.metrics.health),
           graph('Database latency seen by the health check (ms)', [props.healthCheck.metric(HEALTH_METRICS.latency, 'Maximum')]),
-          alarmGraph('Bots overdue with their heartbeat', alarms.overdueBots),
+          watched('Bots overdue with their heartbeat', alarms.overdueBots, alarms.metrics.overdueBots),
         ],
         [
           graph('API requests, 4xx, 5xx', [
@@ -57,8 +54,8 @@ export class ServiceDashboard extends Construct {
             props.api.metricClientError({ statistic: 'Sum', period }),
             props.api.metricServerError({ statistic: 'Sum', period }),
           ]),
-          alarmGraph('API 5xx %', alarms.api5xx),
-          alarmGraph('API latency p99 (ms)', alarms.apiLatency),
+          watched('API 5xx %', alarms.api5xx, alarms.metrics.api5xxPercent),
+          watched('API latency p99 (ms)', alarms.apiLatency, alarms.metrics.apiLatency),
         ],
         [
           graph(
@@ -79,8 +76,8 @@ export class ServiceDashboard extends Construct {
             props.table.metricConsumedReadCapacityUnits({ statistic: 'Sum', period }),
             props.table.metricConsumedWriteCapacityUnits({ statistic: 'Sum', period }),
           ]),
-          alarmGraph('DynamoDB throttle events', alarms.tableThrottles),
-          alarmGraph('DynamoDB system errors', alarms.tableSystemErrors),
+          watched('DynamoDB throttle events', alarms.tableThrottles, alarms.metrics.tableThrottles),
+          watched('DynamoDB system errors', alarms.tableSystemErrors, alarms.metrics.tableSystemErrors),
         ],
       ],
     });

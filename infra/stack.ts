@@ -46,6 +46,7 @@ export class RecordgateStack extends Stack {
     const indexBuild = new IndexBuild(this, 'IndexBuild', { ...resources, after: apiFunctions });
     const { api } = new ServiceApi(this, 'Http', {
       functions: apiFunctions.byName,
+      throttles: settings.throttles,
       logRemovalPolicy: removalPolicy,
       jwt:
         settings.jwtIssuer && settings.jwtAudience
@@ -59,8 +60,17 @@ export class RecordgateStack extends Stack {
       ['index_build', indexBuild.function],
       ...(onebotQueue ? [['onebot_queue', onebotQueue.function] as const] : []),
     ]);
-    const alarms = new ServiceAlarms(this, 'Alarms', { functions, api, table, healthCheck, emails: settings.alarmEmail });
-    onebotQueue?.alarmTo(alarms.topic);
+    const alarms = new ServiceAlarms(this, 'Alarms', {
+      level: settings.alarms,
+      functions,
+      apiFunctions: new Set(apiFunctions.byName.keys()),
+      api,
+      table,
+      healthCheck,
+      emails: settings.alarmEmail,
+    });
+    // Kept events waiting is data not yet stored: essential.
+    if (settings.alarms !== 'none') onebotQueue?.alarmTo(alarms.topic);
     new ServiceDashboard(this, 'Dashboard', { alarms, functions, api, table, healthCheck });
 
     acknowledgeFindings(this, table);

@@ -46,17 +46,33 @@ test('the alarms table names every alarm, a function alarm once for all function
   expect(sorted(firstColumn('alarm'))).toEqual(sorted(documented));
 });
 
-test('the idle cost is what the template holds at list prices', () => {
-  // us-east-1 list prices: a secret $0.40, an alarm metric $0.10 (a metric-math alarm pays for each metric it reads),
-  // a composite alarm $0.50, a custom metric $0.30 a month.
-  const alarms = index.ofType('AWS::CloudWatch::Alarm').map(([, a]) => a.Properties);
+// us-east-1 list prices: a secret $0.40, an alarm metric $0.10 (a metric-math alarm pays for each metric it reads),
+// a composite alarm $0.50, a custom metric $0.30 a month.
+function idleCost(at: ReturnType<typeof templateIndex>) {
+  const alarms = at.ofType('AWS::CloudWatch::Alarm').map(([, a]) => a.Properties);
   const alarmMetrics = alarms.reduce((sum, a) => sum + (a.Metrics ? a.Metrics.filter((m: { MetricStat?: unknown }) => m.MetricStat).length : 1), 0);
-  const composites = index.ofType('AWS::CloudWatch::CompositeAlarm').length;
-  const secrets = index.ofType('AWS::SecretsManager::Secret').length;
+  const composites = at.ofType('AWS::CloudWatch::CompositeAlarm').length;
+  const secrets = at.ofType('AWS::SecretsManager::Secret').length;
   // What the health check writes every minute; Misconfigured is written only when met.
   const customMetrics = [HEALTH_METRICS.healthy, HEALTH_METRICS.latency, HEALTH_METRICS.overdueBots].length;
   const cents = secrets * 40 + alarmMetrics * 10 + composites * 50 + customMetrics * 30;
-  expect(doc).toContain(`about **$${(cents / 100).toFixed(2)} a month**: ${secrets} secrets at $0.40`);
+  return { alarmMetrics, composites, secrets, customMetrics, dollars: (cents / 100).toFixed(2), alarmDollars: ((alarmMetrics * 10 + composites * 50) / 100).toFixed(2) };
+}
+
+test('the idle cost is what the template holds at list prices', () => {
+  const { alarmMetrics, composites, secrets, customMetrics, dollars } = idleCost(index);
+  expect(doc).toContain(`about **$${dollars} a month**: ${secrets} secrets at $0.40`);
   expect(doc).toContain(`${alarmMetrics} alarm metrics at $0.10`);
   expect(doc).toContain(`${composites} composite alarm at $0.50, ${customMetrics} custom metrics at $0.30`);
+});
+
+test("each alarms level's row states what its template holds at list prices", () => {
+  for (const [level, at] of [
+    ['all', index],
+    ['essential', templateIndex(synthesized('x86Region').template)],
+    ['none', templateIndex(synthesized('unknownRegionWithLayer').template)],
+  ] as const) {
+    const { alarmMetrics, composites, alarmDollars, dollars } = idleCost(at);
+    expect(doc).toContain(`| \`${level}\` | ${alarmMetrics} | ${composites} | $${alarmDollars} | $${dollars} |`);
+  }
 });

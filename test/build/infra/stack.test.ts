@@ -170,6 +170,29 @@ describe('HTTP API', () => {
     });
   });
 
+  test("the throttles option replaces the stage throttle and each named function's, on every route key of that function", () => {
+    const stage = optionsIndex.ofType('AWS::ApiGatewayV2::Stage')[0][1].Properties;
+    expect(stage.DefaultRouteSettings).toMatchObject({ ThrottlingRateLimit: 50, ThrottlingBurstLimit: 80 });
+    const createRoutes = KEYED_ROUTES.filter((r) => r.function === 'create').map(routeKey);
+    expect(createRoutes.length).toBeGreaterThan(0);
+    for (const key of createRoutes) expect(stage.RouteSettings[key]).toEqual({ ThrottlingRateLimit: 10, ThrottlingBurstLimit: 20 });
+    expect(stage.RouteSettings['POST /api/db/{model_name}/update']).toEqual({ ThrottlingRateLimit: 2, ThrottlingBurstLimit: 3 });
+    // A function the option does not name keeps its default.
+    expect(stage.RouteSettings['POST /api/db/{model_name}/delete']).toEqual({
+      ThrottlingRateLimit: API_THROTTLES.bulk.rateLimit,
+      ThrottlingBurstLimit: API_THROTTLES.bulk.burstLimit,
+    });
+  });
+
+  test('a throttle for no function, or not a rate and a whole burst, stops the synth', () => {
+    expect(refused({ throttles: '{"nosuch": {"rate": 1, "burst": 1}}' })).toThrow(/throttles/);
+    expect(refused({ throttles: '{"create": {"rate": -1, "burst": 1}}' })).toThrow(/throttles/);
+    expect(refused({ throttles: '{"create": {"rate": 1, "burst": 1.5}}' })).toThrow(/throttles/);
+    expect(refused({ throttles: '{"create": {"rate": 1}}' })).toThrow(/throttles/);
+    expect(refused({ throttles: 'create=1' })).toThrow(/not valid JSON/);
+    expect(refused({ throttles: { create: { rate: 1, burst: 2 } } })).not.toThrow();
+  });
+
   test('a JWT authorizer, when asked for, guards exactly the bearer-token routes with their scope', () => {
     options.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
       AuthorizerType: 'JWT',
@@ -437,6 +460,40 @@ describe('alarms', () => {
 
   test('a dashboard shows them', () => {
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+  });
+
+  const alarmNamesOf = (variant: 'x86Region' | 'unknownRegionWithLayer') => {
+    const at = templateIndex(synthesized(variant).template);
+    return [...at.ofType('AWS::CloudWatch::Alarm'), ...at.ofType('AWS::CloudWatch::CompositeAlarm')]
+      .map(([, a]) => String(a.Properties.AlarmName).replace(/^Recordgate-/, ''))
+      .sort();
+  };
+
+  test('alarms=essential keeps what says the service is down or losing data: health, 5xx, misconfiguration, bots, kept events, and the crashes no API answer shows', () => {
+    const background = FUNCTIONS.filter((fn) => !(HTTP_FUNCTIONS as ReadonlyArray<string>).includes(fn));
+    expect(background.length).toBeGreaterThan(0);
+    expect(alarmNamesOf('x86Region')).toEqual(
+      [
+        'service',
+        'health',
+        'api-5xx',
+        'misconfigured',
+        'bots-overdue',
+        'onebot-queue-waiting',
+        'onebot-queue-age',
+        'onebot-dead-letters',
+        ...background.map((fn) => `${fn}-errors`),
+      ].sort(),
+    );
+  });
+
+  test('alarms=none creates no alarm, and keeps the topic, its output and the dashboard', () => {
+    expect(alarmNamesOf('unknownRegionWithLayer')).toEqual([]);
+    const none = synthesized('unknownRegionWithLayer').template;
+    none.resourceCountIs('AWS::SNS::Topic', 1);
+    none.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+    expect(Object.keys(none.toJSON().Outputs)).toContain('AlarmTopicArn');
+    expect(refused({ alarms: 'some' })).toThrow(/alarms/);
   });
 });
 

@@ -22,16 +22,17 @@ export const SYNTH_VARIANTS = {
       onebotApiRoots: '{"10001":"http://bot.example:5700/"}',
       onebotSelfIds: '10001, 10002',
       corsOrigins: 'https://app.example.com, https://*.example.org',
+      throttles: '{"stage": {"rate": 50, "burst": 80}, "create": {"rate": 10, "burst": 20}, "update": {"rate": 2, "burst": 3}}',
     },
     env: { account, region: 'us-east-1' },
   },
-  /** A region with the extension for x86_64 only, removal=retain and an existing table. */
-  x86Region: { context: { tableName: 'Recordgate-RecordsTable-KEPT' }, env: { account, region: 'eu-central-2' } },
+  /** A region with the extension for x86_64 only, removal=retain, an existing table and the essential alarms. */
+  x86Region: { context: { tableName: 'Recordgate-RecordsTable-KEPT', alarms: 'essential' }, env: { account, region: 'eu-central-2' } },
   /** A region aws-cdk-lib knows no layer for: synth refuses it without the option... */
   unknownRegion: { context: {}, env: { account, region: 'ca-west-1' } },
-  /** ...and takes the layer ARN AWS lists. */
+  /** ...and takes the layer ARN AWS lists; no alarms. */
   unknownRegionWithLayer: {
-    context: { secretsLayerArn: `arn:aws:lambda:ca-west-1:${account}:layer:AWS-Parameters-and-Secrets-Lambda-Extension-Arm64:1` },
+    context: { alarms: 'none', secretsLayerArn: `arn:aws:lambda:ca-west-1:${account}:layer:AWS-Parameters-and-Secrets-Lambda-Extension-Arm64:1` },
     env: { account, region: 'ca-west-1' },
   },
 } satisfies Record<string, VariantSpec>;
