@@ -205,7 +205,7 @@ async function warmUp(call: () => Promise<unknown>, block: number, minBlocks: nu
 
 export async function warmCpuBench(ctx: BenchContext): Promise<Section> {
   const [rounds, calls, block, minBlocks, maxBlocks] = ctx.quick ? [1, 20, 20, 1, 1] : [7, 150, 250, 16, 40];
-  const saved = { API_TOKENS: process.env.API_TOKENS, ONEBOT_SECRET: process.env.ONEBOT_SECRET };
+  const saved = { API_TOKENS: process.env.API_TOKENS, ONEBOT_SECRET: process.env.ONEBOT_SECRET, LAMBDA_TASK_ROOT: process.env.LAMBDA_TASK_ROOT };
   process.env.API_TOKENS = JSON.stringify({ [TOKEN]: ['read', 'write', 'admin'] });
   process.env.ONEBOT_SECRET = ONEBOT_SECRET;
   let queryItems = 0;
@@ -239,6 +239,8 @@ export async function warmCpuBench(ctx: BenchContext): Promise<Section> {
       const handler = handlers.get(c.fn)!;
       const client = clients.get(c.fn);
       const context = benchContext(c.fn);
+      // Where Lambda would have put the function's code: the openapi function reads its document there.
+      process.env.LAMBDA_TASK_ROOT = join(dir, c.fn);
       queryItems = c.queryItems;
       // The first request of a container reads its model's stored layout; the baseline replays a later one.
       await handler(c.event, context);
