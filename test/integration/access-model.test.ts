@@ -208,8 +208,7 @@ const namesLacking = (view: View, value: unknown): boolean =>
 /** Values naming a field the caller may not set: another tenant (nobody moves a record) or, without admin, another owner. */
 function valuesRefusals(view: View, values: Record<string, unknown>): Refusal[] {
   const named = { ...values, ...((values.$set as object) ?? {}) } as Record<string, unknown>;
-  const out: Refusal[] =
-    namesHidden(view, values) || namesLacking(view, values) ? [refusal(400, 'unknown_field'), refusal(422, 'validation_error')] : [];
+  const out: Refusal[] = namesHidden(view, values) || namesLacking(view, values) ? [refusal(400, 'unknown_field'), refusal(422, 'validation_error')] : [];
   if (Object.keys(view.spec.readOnly ?? {}).some((f) => Object.hasOwn(named, f))) out.push(FORBIDDEN);
   // Its own tenant, what the record holds, is no change.
   if (view.spec.tenant && Object.hasOwn(named, view.spec.tenant.field) && named[view.spec.tenant.field] !== view.reach!.tenant) out.push(FORBIDDEN);

@@ -56,7 +56,14 @@ function idleCost(at: ReturnType<typeof templateIndex>) {
   // What the health check writes every minute; Misconfigured is written only when met.
   const customMetrics = [HEALTH_METRICS.healthy, HEALTH_METRICS.latency, HEALTH_METRICS.overdueBots].length;
   const cents = secrets * 40 + alarmMetrics * 10 + composites * 50 + customMetrics * 30;
-  return { alarmMetrics, composites, secrets, customMetrics, dollars: (cents / 100).toFixed(2), alarmDollars: ((alarmMetrics * 10 + composites * 50) / 100).toFixed(2) };
+  return {
+    alarmMetrics,
+    composites,
+    secrets,
+    customMetrics,
+    dollars: (cents / 100).toFixed(2),
+    alarmDollars: ((alarmMetrics * 10 + composites * 50) / 100).toFixed(2),
+  };
 }
 
 test('the idle cost is what the template holds at list prices', () => {
