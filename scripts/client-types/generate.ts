@@ -33,10 +33,15 @@ const pascal = (name: string) => name.replace(/(?:^|_)([a-z0-9])/g, (_, c: strin
 function declarations(named: Record<string, JsonSchema>, prefix: string): string {
   const defs: Record<string, JsonSchema> = {};
   const refName = (def: string) => `${prefix}${pascal(def.replace(/\W/g, '_'))}`;
+  // A type written before under another name (a model whose data is its record) is that name again.
+  const written = new Map<string, string>();
   const out = Object.entries(named).map(([name, schema]) => {
     Object.assign(defs, schema.$defs ?? {});
     const { $defs: _, ...rest } = schema;
-    return `${docOf(rest)}export type ${name} = ${schemaToType(rest, refName)};\n`;
+    const type = schemaToType(rest, refName);
+    const same = written.get(type);
+    written.set(type, name);
+    return same === undefined ? `${docOf(rest)}export type ${name} = ${type};\n` : `export type ${name} = ${same};\n`;
   });
   const aliases = Object.entries(defs).map(([def, schema]) => `${docOf(schema)}type ${refName(def)} = ${schemaToType(schema, refName)};\n`);
   return [...out, ...aliases].join('\n');

@@ -21,25 +21,7 @@ export type OnebotBotRecord = {
   last_event_at: string;
 };
 
-export type OnebotBotData = {
-  self_id: number | string;
-  /** From the last heartbeat's status, or lifecycle enable/connect (true) and disable (false) */
-  online?: boolean;
-  /** The last heartbeat's status.good */
-  good?: boolean;
-  /** The heartbeat interval the bot announced */
-  interval_ms?: number;
-  /** When the last heartbeat was received (service clock) */
-  last_heartbeat?: string;
-  /** sub_type of the last lifecycle event: enable, disable, connect */
-  lifecycle?: string;
-  /** The last heartbeat's status object as sent */
-  status?: {
-    [key: string]: unknown;
-  };
-  /** When the last lifecycle or heartbeat event was received */
-  last_event_at: string;
-};
+export type OnebotBotData = OnebotBotRecord;
 
 /** One bot account's status from its lifecycle and heartbeat events; the id is its self_id */
 export interface OnebotBot {

@@ -61,65 +61,7 @@ export type OnebotEventRecord = {
   };
 };
 
-export type OnebotEventData = {
-  /** The bot account (the body's self_id, else the X-Self-ID header) */
-  self_id: number | string;
-  /** message, notice, request, meta_event, or what the sender invented (message_sent) */
-  post_type: string;
-  /** message_type, notice_type, request_type or meta_event_type */
-  detail_type?: string;
-  sub_type?: string;
-  /** Unix seconds, by the bot's clock */
-  time?: number;
-  user_id?: number | string;
-  group_id?: number | string;
-  message_id?: number | string;
-  /** When the delivery arrived (API Gateway's request time, service clock); earlier than _created_at only for events kept while the database was unreachable */
-  received_at?: string;
-  /** The delivery that stored it, given at receipt: a delivery kept and replayed after a lost answer finds its record by it */
-  delivery_id?: string;
-  /** Its answer was begun 5 s or more after it arrived (go-cqhttp's timeout): only then is an identical go-cqhttp delivery its re-send */
-  answered_late?: true;
-  /** The implementation, as told by its headers */
-  sender?: "go-cqhttp" | "LLOneBot" | "Lagrange.OneBot" | "other";
-  /** The whole event as received, numbers exact; absent when event_ref holds it */
-  event?: {
-    [key: string]: unknown;
-  };
-  /** An event too large for a record, kept whole elsewhere: s3://bucket/key in AWS, file:<path under DATA_DIR> locally */
-  event_ref?: {
-    location: string;
-    bytes: number;
-    sha256: string;
-  };
-  /** The quick operation answered (absent: 200 {}); a re-send of this event gets the same */
-  answer?: {
-    [key: string]: unknown;
-  };
-  /** The onebot_rule that applied */
-  rule_id?: string;
-  /** What was done about the rule: quick operation, API call with its result, or nothing and why */
-  done?: {
-    /** quick_operation: answered to the sender; api: called the bot's HTTP API; none: nothing could be done */
-    via: "quick_operation" | "api" | "none";
-    /** api: the OneBot action called (send_msg, set_friend_add_request, set_group_add_request) */
-    action?: string;
-    /** api: the parameters sent */
-    params?: {
-      [key: string]: unknown;
-    };
-    /** api: the bot answered status ok (retcode 0); absent while the call is under way */
-    ok?: boolean;
-    /** api: the HTTP status of the bot's answer */
-    http_status?: number;
-    /** api: the bot's retcode */
-    retcode?: number;
-    /** api: why the call failed (unreachable, timeout, refused) */
-    error?: string;
-    /** none: why (sender_ignores_answers, received_while_database_unreachable, too_old) */
-    reason?: string;
-  };
-};
+export type OnebotEventData = OnebotEventRecord;
 
 /** A OneBot 11 event as received by the HTTP POST receiver; the id is derived from the bot and the whole event (docs/onebot.md, "Duplicates") */
 export interface OnebotEvent {

@@ -7,11 +7,7 @@ export type ReactionRecord = {
   content: string;
 };
 
-export type ReactionData = {
-  user_id: number;
-  user_name?: string;
-  content: string;
-};
+export type ReactionData = ReactionRecord;
 
 /** An emoji reaction from repository-migration data (Gitea/Forgejo reaction.json) */
 export interface Reaction {
