@@ -1,15 +1,15 @@
 import { execFile } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { useApi } from '../support/api';
 
 /**
- * Issue 36's Done-when: the client package built and packed (`npm pack` of client/, which builds
- * it first), installed from its tarball into empty projects (offline: it has no dependencies),
+ * Issue 36's Done-when: the client package built and packed (`npm pack` of a copy of client/,
+ * which builds it first), installed from its tarball into empty projects (offline: it has no dependencies),
  * one ESM and one CommonJS, each with `tsc --init`'s defaults (strict, verbatimModuleSyntax,
  * exactOptionalPropertyTypes, noUncheckedIndexedAccess, module nodenext). There the program
  * (client-package/program.ts) and the README's client snippet compile under TypeScript 5 and 7,
@@ -93,7 +93,12 @@ const projects = { esm: 'module', cjs: 'commonjs' } as const;
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'client-package-'));
   const npm = (args: string[], cwd: string) => run('npm', args, { cwd, env: { ...process.env, npm_config_update_notifier: 'false' } });
-  const { stdout } = await npm(['pack', '--workspace', 'client', '--json', '--pack-destination', dir], ROOT);
+  // Built and packed from a copy of client/, so that the build (its prepack) never empties the
+  // client/dist that other suites of the same run read.
+  const source = path.join(dir, 'source');
+  cpSync(path.join(ROOT, 'client'), source, { recursive: true, filter: (from) => !from.includes(`${path.sep}dist`) });
+  symlinkSync(path.join(ROOT, 'node_modules'), path.join(source, 'node_modules'), 'dir');
+  const { stdout } = await npm(['pack', '--json', '--pack-destination', dir], source);
   const [{ filename }] = JSON.parse(stdout.slice(stdout.indexOf('[')));
   for (const [name, type] of Object.entries(projects)) {
     const project = path.join(dir, name);
@@ -116,6 +121,7 @@ test('the tarball holds the built .js and .d.ts, no sources, and the package has
   expect(manifest.dependencies).toBeUndefined();
   expect(readFileSync(path.join(installed, 'dist/cjs/index.js'), 'utf8')).toContain('exports.createClient');
   expect(readFileSync(path.join(installed, 'dist/esm/index.d.ts'), 'utf8')).toContain('createClient');
+  expect(readdirSync(installed).sort()).toEqual(['dist', 'package.json']);
   const lock = JSON.parse(readFileSync(path.join(dir, 'esm/package-lock.json'), 'utf8'));
   expect(Object.keys(lock.packages)).toEqual(['', 'node_modules/recordgate-client']);
 });
