@@ -14,7 +14,8 @@ const common = {
   transform,
   // middy ships ESM only; swc turns it into CommonJS for jest.
   transformIgnorePatterns: ['/node_modules/(?!@middy/)'],
-  moduleNameMapper: { '^@middy/([^/]+)$': '<rootDir>/node_modules/@middy/$1/index.js' },
+  // The client package's sources import each other by the .js names its build writes (client/tsconfig.json).
+  moduleNameMapper: { '^@middy/([^/]+)$': '<rootDir>/node_modules/@middy/$1/index.js', '^(\\.{1,2}/.*)\\.js$': '$1' },
   testEnvironment: 'node',
   setupFiles: ['<rootDir>/test/support/quiet-logs.ts'],
 };

@@ -5,8 +5,8 @@ import { fitsJsNumber } from './decimal';
  * JSON whose numbers keep every digit, for a given class of big number: a number a JS number
  * holds exactly is a number, any other becomes a `Big` made from its digits and is written back
  * as them. The service's Big is the SDK's NumberValue (shared/json/exact-json.ts), which
- * DynamoDB stores digit for digit; the typed client's is its own JsonNumber, so that importing
- * the client loads no AWS SDK (shared/client/json-number.ts).
+ * DynamoDB stores digit for digit. (The typed client has a parser of its own, client/src/json.ts,
+ * so that its package has no dependency.)
  */
 export function losslessJson<Big extends { toString(): string }>(isBig: (value: unknown) => value is Big, bigFrom: (digits: string) => Big) {
   const toNumber = (text: string): number | Big => (fitsJsNumber(text) ? Number(text) : bigFrom(text));

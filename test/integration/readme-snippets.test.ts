@@ -13,7 +13,8 @@ import { useApi } from '../support/api';
  * the README describes: no API_TOKENS (loopback callers need no token, so no token is substituted)
  * and ONEBOT_SECRET as the README starts it. Shell blocks run in bash, each curl checked for exit
  * 0, a 2xx answer and a success envelope; TypeScript blocks run with tsx from a project that
- * installed this one's packed tarball with npm, so `recordgate/client` resolves as it does for a user.
+ * installed this one's packed tarball and the client package's with npm, so `recordgate/client` and
+ * `recordgate-client` resolve as they do for a user.
  */
 const ROOT = path.resolve(__dirname, '../..');
 const DOCS = ['README.md', 'docs/api-documentation.md'];
@@ -95,8 +96,11 @@ async function userProject(): Promise<string> {
   const npm = (args: string[], cwd: string) => run('npm', args, { cwd, env: { ...process.env, npm_config_update_notifier: 'false' } });
   const { stdout } = await npm(['pack', '--ignore-scripts', '--json', '--pack-destination', dir], ROOT);
   const [{ filename }] = JSON.parse(stdout);
+  // The client package as its own tarball (built by the root install; --ignore-scripts packs that build).
+  const client = await npm(['pack', '--workspace', 'client', '--ignore-scripts', '--json', '--pack-destination', dir], ROOT);
+  const [{ filename: clientFile }] = JSON.parse(client.stdout.slice(client.stdout.indexOf('[')));
   writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'readme-user', private: true }));
-  await npm(['install', path.join(dir, filename), '--no-audit', '--no-fund', '--prefer-offline'], dir);
+  await npm(['install', path.join(dir, filename), path.join(dir, clientFile), '--no-audit', '--no-fund', '--prefer-offline'], dir);
   return dir;
 }
 
@@ -145,11 +149,15 @@ test.each(blocks.map((b) => [title(b), b] as const))(
   60_000,
 );
 
-test('the client snippet ran from the installed tarball, a copy without tests, and stored what it created', async () => {
+test('the client snippets ran from the installed tarballs, copies without tests, and stored what they created', async () => {
   const installed = path.join(dir, 'node_modules', 'recordgate');
   expect(lstatSync(installed).isSymbolicLink()).toBe(false);
   expect(existsSync(path.join(installed, 'shared/client/index.ts'))).toBe(true);
   expect(existsSync(path.join(installed, 'test'))).toBe(false);
+  const client = path.join(dir, 'node_modules', 'recordgate-client');
+  expect(lstatSync(client).isSymbolicLink()).toBe(false);
+  expect(existsSync(path.join(client, 'dist/esm/index.js'))).toBe(true);
+  expect(existsSync(path.join(client, 'src'))).toBe(false);
   const stored = await api.post('/api/db/reaction/count', { filters: { content: 'hooray', user_id: 1669571 } });
   expect(stored.body.data.count).toBeGreaterThanOrEqual(1);
 });

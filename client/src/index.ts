@@ -1,0 +1,32 @@
+export {
+  type ApiErrorCode,
+  type CallOptions,
+  type Client,
+  type ClientOptions,
+  type CountAnswer,
+  type CountBody,
+  type CreateMany,
+  type CreateOne,
+  createClient,
+  type DeleteAnswer,
+  type DeleteBody,
+  type ErrorDetail,
+  type GetOneBody,
+  type HealthAnswer,
+  type IfMatch,
+  type IfNoneMatch,
+  type ListAnswer,
+  type ListBody,
+  type ModelClient,
+  type ModelsAnswer,
+  operation,
+  RecordgateError,
+  type TransactionAnswer,
+  type TransactionOperation,
+  type UpdateAnswer,
+  type UpdateBody,
+  type WriteOptions,
+} from './client.js';
+export { type ClientNumber, JsonNumber } from './json.js';
+export type * from './model.js';
+export type { RetryOptions } from './retry.js';
