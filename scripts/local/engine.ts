@@ -1,4 +1,5 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import { DynamoDBStreamsClient, type DynamoDBStreamsClientConfig } from '@aws-sdk/client-dynamodb-streams';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import dynalite from 'dynalite';
@@ -16,8 +17,15 @@ export async function startDynalite(options: { path?: string; port?: number } = 
   return { endpoint: `http://127.0.0.1:${port}`, server };
 }
 
+const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+
 export function adminClient(endpoint: string, region = 'us-east-1', config: DynamoDBClientConfig = {}): DynamoDBClient {
-  return new DynamoDBClient({ endpoint, region, credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, ...config });
+  return new DynamoDBClient({ endpoint, region, credentials: LOCAL_CREDENTIALS, ...config });
+}
+
+/** The DynamoDB Streams API of a local engine: both serve it on their one endpoint. */
+export function streamsClient(endpoint: string, config: DynamoDBStreamsClientConfig = {}): DynamoDBStreamsClient {
+  return new DynamoDBStreamsClient({ endpoint, region: 'us-east-1', credentials: LOCAL_CREDENTIALS, ...config });
 }
 
 /**
