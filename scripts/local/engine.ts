@@ -6,15 +6,20 @@ import dynalite from 'dynalite';
 import { BOUNDED_HTTP } from '../../shared/invocation';
 import { ensureTable } from '../../shared/store/table';
 
-/** Starts dynalite in this process (on disk when `path` is given) and returns its endpoint. */
-export async function startDynalite(options: { path?: string; port?: number } = {}): Promise<{ endpoint: string; server: Server }> {
-  const server = dynalite({ path: options.path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+/**
+ * Starts dynalite in this process (on disk when `path` is given) and returns its endpoint. The
+ * stream's retention and iterator lifetime are DynamoDB's unless a test shortens them.
+ */
+export async function startDynalite(
+  options: { path?: string; port?: number; streamRetentionMs?: number; streamIteratorMs?: number } = {},
+): Promise<{ endpoint: string; server: Server }> {
+  const { port, ...settings } = options;
+  const server = dynalite({ ...settings, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+    server.listen(port ?? 0, '127.0.0.1', () => resolve());
   });
-  const { port } = server.address() as AddressInfo;
-  return { endpoint: `http://127.0.0.1:${port}`, server };
+  return { endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
 }
 
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };

@@ -6,6 +6,7 @@ import {
   DescribeTableCommand,
   type DynamoDBClient,
   PutItemCommand,
+  ScanCommand,
   TransactWriteItemsCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
@@ -17,8 +18,12 @@ import {
   ListStreamsCommand,
   type _Record as StreamRecord,
 } from '@aws-sdk/client-dynamodb-streams';
-import { adminClient, streamsClient } from '../../scripts/local/engine';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { adminClient, prepareTable, startDynalite, streamsClient } from '../../scripts/local/engine';
 import { ensureTable } from '../../shared/store/table';
+import { spawnDynalite } from '../support/dynalite-process';
 
 // DynamoDB Streams straight against the engine, as DynamoDB answers it: run on dynalite (whose
 // streams are patch 008) and on DynamoDB Local, with the same expectations, so that the change
@@ -288,4 +293,226 @@ describe('iterators', () => {
     const resumed = await readRecords(latest, 1);
     expect(resumed.records.map((r) => r.dynamodb!.Keys!.sk.S)).toEqual(['i5']);
   });
+});
+
+describe('concurrent writes', () => {
+  test('a reader polling while many items are written sees every record once, in sequence order', async () => {
+    // Taken once the stream has records (see above: DynamoDB Local and an empty shard).
+    await client.send(new PutItemCommand({ TableName, Item: item('p-start') }));
+    const { records: before } = await readRecords(await iterator('TRIM_HORIZON'), 1);
+    let position = await iterator('AFTER_SEQUENCE_NUMBER', before.at(-1)!.dynamodb!.SequenceNumber);
+    const ids = Array.from({ length: 60 }, (_, i) => `p${i}`);
+    const polled: StreamRecord[] = [];
+    let writing = true;
+    const poller = (async () => {
+      while (writing || polled.length < ids.length) {
+        const answer = await streams.send(new GetRecordsCommand({ ShardIterator: position }));
+        polled.push(...(answer.Records ?? []));
+        position = answer.NextShardIterator!;
+        if ((answer.Records ?? []).length === 0) await new Promise((r) => setTimeout(r, 5));
+      }
+    })();
+    await Promise.all(ids.map((id) => client.send(new PutItemCommand({ TableName, Item: item(id) }))));
+    writing = false;
+    await poller;
+    expect(polled.map((r) => r.dynamodb!.Keys!.sk.S).sort()).toEqual([...ids].sort());
+    const sequence = polled.map((r) => BigInt(r.dynamodb!.SequenceNumber!));
+    expect(sequence).toEqual([...sequence].sort((x, y) => (x < y ? -1 : 1)));
+  });
+});
+
+// Retention, iterator lifetimes and a crash are the embedded engine's own: DynamoDB Local's are
+// fixed (and not ours to kill).
+const onEmbeddedEngine = process.env.RG_TEST_ENGINE === 'dynalite' ? describe : describe.skip;
+
+onEmbeddedEngine('dynalite: retention and iterator lifetime, shortened for the test', () => {
+  const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  async function engineWith(options: { streamRetentionMs?: number; streamIteratorMs?: number }) {
+    const engine = await startDynalite(options);
+    await prepareTable(engine.endpoint, 'short');
+    const dynamo = adminClient(engine.endpoint, undefined, { maxAttempts: 1 });
+    const reader = streamsClient(engine.endpoint, { maxAttempts: 1 });
+    const { Table } = await dynamo.send(new DescribeTableCommand({ TableName: 'short' }));
+    const { StreamDescription } = await reader.send(new DescribeStreamCommand({ StreamArn: Table!.LatestStreamArn! }));
+    const shard = { StreamArn: Table!.LatestStreamArn!, ShardId: StreamDescription!.Shards![0].ShardId! };
+    const stop = async () => {
+      dynamo.destroy();
+      reader.destroy();
+      await new Promise((r) => engine.server.close(r));
+    };
+    return { dynamo, reader, shard, stop };
+  }
+  const nameOf = async (send: () => Promise<unknown>) => refused(send).catch((error: Error) => error.message);
+
+  test('records older than the retention are trimmed: TRIM_HORIZON starts after them, an iterator or sequence number before them is TrimmedDataAccessException', async () => {
+    const { dynamo, reader, shard, stop } = await engineWith({ streamRetentionMs: 300 });
+    try {
+      await dynamo.send(new PutItemCommand({ TableName: 'short', Item: item('old') }));
+      const start = await reader.send(new GetShardIteratorCommand({ ...shard, ShardIteratorType: 'TRIM_HORIZON' }));
+      const { Records } = await reader.send(new GetRecordsCommand({ ShardIterator: start.ShardIterator }));
+      const oldSequence = Records![0].dynamodb!.SequenceNumber!;
+      await wait(1100);
+      await dynamo.send(new PutItemCommand({ TableName: 'short', Item: item('new') }));
+      expect(await nameOf(() => reader.send(new GetRecordsCommand({ ShardIterator: start.ShardIterator })))).toBe('TrimmedDataAccessException');
+      expect(
+        await nameOf(() => reader.send(new GetShardIteratorCommand({ ...shard, ShardIteratorType: 'AT_SEQUENCE_NUMBER', SequenceNumber: oldSequence }))),
+      ).toBe('TrimmedDataAccessException');
+      const horizon = await reader.send(new GetShardIteratorCommand({ ...shard, ShardIteratorType: 'TRIM_HORIZON' }));
+      const kept = await reader.send(new GetRecordsCommand({ ShardIterator: horizon.ShardIterator }));
+      expect(kept.Records!.map((r) => r.dynamodb!.Keys!.sk.S)).toEqual(['new']);
+    } finally {
+      await stop();
+    }
+  });
+
+  test('an iterator older than its lifetime is ExpiredIteratorException; a fresh one from the same point reads on', async () => {
+    const { dynamo, reader, shard, stop } = await engineWith({ streamIteratorMs: 300 });
+    try {
+      await dynamo.send(new PutItemCommand({ TableName: 'short', Item: item('x') }));
+      const start = await reader.send(new GetShardIteratorCommand({ ...shard, ShardIteratorType: 'TRIM_HORIZON' }));
+      await wait(600);
+      expect(await nameOf(() => reader.send(new GetRecordsCommand({ ShardIterator: start.ShardIterator })))).toBe('ExpiredIteratorException');
+      const again = await reader.send(new GetShardIteratorCommand({ ...shard, ShardIteratorType: 'TRIM_HORIZON' }));
+      const { Records } = await reader.send(new GetRecordsCommand({ ShardIterator: again.ShardIterator }));
+      expect(Records!.map((r) => r.dynamodb!.Keys!.sk.S)).toEqual(['x']);
+    } finally {
+      await stop();
+    }
+  });
+});
+
+onEmbeddedEngine('dynalite: kill -9 mid bulk write', () => {
+  test("after the restart every item has exactly its records: each one's old image the one before's new image, the last new image the item as stored", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'recordgate-stream-crash-'));
+    let engine = spawnDynalite(dir);
+    const table = 'crash';
+    const writers = 8;
+    // Killed on the write acknowledged as this many: the others' batches are in flight then.
+    const killAt = 120;
+    try {
+      await prepareTable(await engine.endpoint, table);
+      const dynamo = adminClient(await engine.endpoint, undefined, { maxAttempts: 1 });
+      const acknowledged = new Map<string, number>();
+      let count = 0;
+      let killed = false;
+      const writer = async (w: number) => {
+        const own: string[] = [];
+        for (let s = 0; !killed; s++) {
+          try {
+            if (s % 3 === 0 || own.length < 2) {
+              // A bulk create of 25 items, and a delete of one item written before.
+              const ids = Array.from({ length: own.length > 0 ? 24 : 25 }, (_, i) => `w${w}-s${s}-${i}`);
+              const gone = own.length > 0 ? own.splice(s % own.length, 1) : [];
+              await dynamo.send(
+                new BatchWriteItemCommand({
+                  RequestItems: {
+                    [table]: [
+                      ...ids.map((id) => ({ PutRequest: { Item: { pk: { S: 'c' }, sk: { S: id }, v: n(1) } } })),
+                      ...gone.map((id) => ({ DeleteRequest: { Key: { pk: { S: 'c' }, sk: { S: id } } } })),
+                    ],
+                  },
+                }),
+              );
+              for (const id of ids) acknowledged.set(id, 1);
+              for (const id of gone) acknowledged.set(id, 0);
+              own.push(...ids);
+            } else if (s % 3 === 1) {
+              const id = own[s % own.length];
+              const answer = await dynamo.send(
+                new UpdateItemCommand({
+                  TableName: table,
+                  Key: { pk: { S: 'c' }, sk: { S: id } },
+                  UpdateExpression: 'ADD v :one',
+                  ExpressionAttributeValues: { ':one': n(1) },
+                  ReturnValues: 'UPDATED_NEW',
+                }),
+              );
+              acknowledged.set(id, Number(answer.Attributes!.v.N));
+            } else {
+              const pair = [own[s % own.length], own[(s + 1) % own.length]];
+              await dynamo.send(
+                new TransactWriteItemsCommand({
+                  TransactItems: pair.map((id) => ({
+                    Update: {
+                      TableName: table,
+                      Key: { pk: { S: 'c' }, sk: { S: id } },
+                      UpdateExpression: 'ADD v :one',
+                      ExpressionAttributeValues: { ':one': n(1) },
+                    },
+                  })),
+                }),
+              );
+            }
+          } catch {
+            if (killed) return;
+            throw new Error(`writer ${w} failed before the kill`);
+          }
+          if (++count === killAt) {
+            killed = true;
+            engine.child.kill('SIGKILL');
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: writers }, (_, w) => writer(w)));
+      await engine.exited;
+      dynamo.destroy();
+
+      engine = spawnDynalite(dir);
+      const endpoint = await engine.endpoint;
+      const after = adminClient(endpoint);
+      const reader = streamsClient(endpoint);
+      const stored = new Map<string, Item>();
+      let ExclusiveStartKey: Item | undefined;
+      do {
+        const page = await after.send(new ScanCommand({ TableName: table, ExclusiveStartKey, ConsistentRead: true }));
+        for (const found of page.Items ?? []) stored.set(found.sk.S!, found);
+        ExclusiveStartKey = page.LastEvaluatedKey;
+      } while (ExclusiveStartKey);
+      const { Table } = await after.send(new DescribeTableCommand({ TableName: table }));
+      const { StreamDescription } = await reader.send(new DescribeStreamCommand({ StreamArn: Table!.LatestStreamArn! }));
+      let position = (
+        await reader.send(
+          new GetShardIteratorCommand({
+            StreamArn: Table!.LatestStreamArn!,
+            ShardId: StreamDescription!.Shards![0].ShardId!,
+            ShardIteratorType: 'TRIM_HORIZON',
+          }),
+        )
+      ).ShardIterator;
+      const records: StreamRecord[] = [];
+      for (;;) {
+        const answer = await reader.send(new GetRecordsCommand({ ShardIterator: position }));
+        if ((answer.Records ?? []).length === 0) break;
+        records.push(...answer.Records!);
+        position = answer.NextShardIterator;
+      }
+      after.destroy();
+      reader.destroy();
+
+      const problems: string[] = [];
+      const last = new Map<string, Item | undefined>();
+      for (const r of records) {
+        const id = r.dynamodb!.Keys!.sk.S!;
+        if (JSON.stringify(r.dynamodb!.OldImage) !== JSON.stringify(last.get(id)))
+          problems.push(`${id}: record ${r.dynamodb!.SequenceNumber} does not follow the one before`);
+        last.set(id, r.dynamodb!.NewImage);
+      }
+      for (const id of new Set([...stored.keys(), ...last.keys()])) {
+        if (JSON.stringify(last.get(id)) !== JSON.stringify(stored.get(id)))
+          problems.push(`${id}: stored ${JSON.stringify(stored.get(id))}, records end at ${JSON.stringify(last.get(id))}`);
+      }
+      for (const [id, version] of acknowledged) {
+        const v = stored.has(id) ? Number(stored.get(id)!.v.N) : 0;
+        if (version === 0 ? stored.has(id) : v < version) problems.push(`${id}: acknowledged at ${version}, stored ${v}`);
+      }
+      expect(problems).toEqual([]);
+      // The check saw writes of every kind: a check of an empty stream proves nothing.
+      expect(stored.size).toBeGreaterThan(100);
+      expect(new Set(records.map((r) => r.eventName))).toEqual(new Set(['INSERT', 'MODIFY', 'REMOVE']));
+    } finally {
+      engine.child.kill('SIGKILL');
+      await engine.exited;
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
