@@ -197,6 +197,33 @@ test('against a reference: with failures reported at random, every record is han
   );
 }, 120_000);
 
+test('stop (SIGTERM, SIGINT) lets the batch in hand finish and keeps its checkpoint: the next poller does not hand it over again', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'recordgate-poller-'));
+  let finish: (() => void) | undefined;
+  const first: string[] = [];
+  const poller = start(dataDir, async (records) => {
+    const mine = records.filter((r) => scopeOf(r) === 'stop');
+    if (mine.length > 0) await new Promise<void>((resolve) => (finish = resolve));
+    first.push(...mine.map(label));
+    return { batchItemFailures: [] };
+  });
+  await put('stop', 'q1', 1);
+  await until(() => finish !== undefined, 'the batch in hand');
+  const stopped = stop(poller);
+  finish!();
+  await stopped;
+  expect(first).toEqual(['q1:INSERT:1']);
+  const second: string[] = [];
+  const next = start(dataDir, async (records) => {
+    second.push(...records.filter((r) => scopeOf(r) === 'stop').map(label));
+    return { batchItemFailures: [] };
+  });
+  await put('stop', 'q2', 1);
+  await until(() => second.length > 0, 'the next record');
+  expect(second).toEqual(['q2:INSERT:1']);
+  await stop(next);
+});
+
 describe('readSince, for a replay from a point in time', () => {
   test('gives every record made since then, in order, shaped as the poller hands them over; none from a time still to come', async () => {
     const since = new Date(Date.now() - 1000);
