@@ -7,6 +7,7 @@ import {
   type DynamoDBClient,
   PutItemCommand,
   ScanCommand,
+  type StreamSpecification,
   TransactWriteItemsCommand,
   UpdateItemCommand,
   UpdateTableCommand,
@@ -89,6 +90,21 @@ const told = (r: StreamRecord) => ({
 });
 const byKey = (a: { Keys?: Item }, b: { Keys?: Item }) => (a.Keys!.sk.S! < b.Keys!.sk.S! ? -1 : 1);
 
+/** A table of this file's own beside its main one, keyed by `pk` alone, made and waited for. */
+async function smallTable(suffix: string, StreamSpecification?: StreamSpecification): Promise<string> {
+  const name = `${TableName}_${suffix}`;
+  await client.send(
+    new CreateTableCommand({
+      TableName: name,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+      StreamSpecification,
+    }),
+  );
+  return name;
+}
+
 async function refused(send: () => Promise<unknown>): Promise<string> {
   try {
     await send();
@@ -123,15 +139,7 @@ describe('the table and its stream', () => {
   });
 
   test('ensureTable gives a table made without a stream its stream', async () => {
-    const name = `${TableName}_nostream`;
-    await client.send(
-      new CreateTableCommand({
-        TableName: name,
-        BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
-        KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
-      }),
-    );
+    const name = await smallTable('nostream');
     expect(await ensureTable(client, name)).toBe(false);
     const { Table } = await client.send(new DescribeTableCommand({ TableName: name }));
     expect(Table!.StreamSpecification).toEqual({ StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' });
@@ -141,16 +149,8 @@ describe('the table and its stream', () => {
 
 describe('a stream disabled', () => {
   test('is DISABLED, its one shard closed at its last record: read to the end, GetRecords gives no NextShardIterator; writes after it emit nothing', async () => {
-    const name = `${TableName}_disabled`;
-    await client.send(
-      new CreateTableCommand({
-        TableName: name,
-        BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
-        KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
-        StreamSpecification: { StreamEnabled: true, StreamViewType: 'KEYS_ONLY' },
-      }),
-    );
+    const name = await smallTable('disabled', { StreamEnabled: true, StreamViewType: 'KEYS_ONLY' });
+    // Waits until it is active (it has its stream already, which ensureTable keeps).
     await ensureTable(client, name);
     const { Table } = await client.send(new DescribeTableCommand({ TableName: name }));
     for (const id of ['1', '2']) await client.send(new PutItemCommand({ TableName: name, Item: { pk: { S: id } } }));
