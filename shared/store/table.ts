@@ -95,7 +95,13 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
   let created = false;
   try {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
-    if (!Table?.StreamSpecification?.StreamEnabled) {
+    const stream = Table?.StreamSpecification;
+    // Its images are what a change's before and after are made of; changing the view type takes a new stream.
+    if (stream?.StreamEnabled && stream.StreamViewType !== STREAM_VIEW_TYPE)
+      throw new Error(
+        `table ${tableName} has a stream of ${stream.StreamViewType}, and the change feed needs ${STREAM_VIEW_TYPE}: disable its stream (UpdateTable StreamSpecification StreamEnabled=false) and start again`,
+      );
+    if (!stream?.StreamEnabled) {
       await client.send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: createTableInput(tableName).StreamSpecification }));
     }
   } catch (error) {

@@ -138,6 +138,11 @@ describe('the table and its stream', () => {
     expect(await refused(() => streams.send(new DescribeStreamCommand({ StreamArn: unknown })))).toBe('ResourceNotFoundException');
   });
 
+  test('ensureTable refuses a table whose stream lacks the images, naming the fix', async () => {
+    const name = await smallTable('keysonly', { StreamEnabled: true, StreamViewType: 'KEYS_ONLY' });
+    await expect(ensureTable(client, name)).rejects.toThrow(`table ${name} has a stream of KEYS_ONLY, and the change feed needs NEW_AND_OLD_IMAGES`);
+  });
+
   test('ensureTable gives a table made without a stream its stream', async () => {
     const name = await smallTable('nostream');
     expect(await ensureTable(client, name)).toBe(false);
@@ -149,7 +154,7 @@ describe('the table and its stream', () => {
 
 describe('a stream disabled', () => {
   test('is DISABLED, its one shard closed at its last record: read to the end, GetRecords gives no NextShardIterator; writes after it emit nothing', async () => {
-    const name = await smallTable('disabled', { StreamEnabled: true, StreamViewType: 'KEYS_ONLY' });
+    const name = await smallTable('disabled', { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' });
     // Waits until it is active (it has its stream already, which ensureTable keeps).
     await ensureTable(client, name);
     const { Table } = await client.send(new DescribeTableCommand({ TableName: name }));
@@ -173,7 +178,7 @@ describe('a stream disabled', () => {
     }
     expect(keys).toEqual(['1', '2']);
     expect(position).toBeUndefined();
-    expect(StreamDescription).toMatchObject({ StreamStatus: 'DISABLED', StreamViewType: 'KEYS_ONLY' });
+    expect(StreamDescription).toMatchObject({ StreamStatus: 'DISABLED', StreamViewType: 'NEW_AND_OLD_IMAGES' });
     expect(shard.SequenceNumberRange!.EndingSequenceNumber).toMatch(/^\d{21,}$/);
   });
 });
