@@ -66,7 +66,10 @@ test('evaluate answers as the engine FilterExpression does, record by record', a
         throw error;
       }
       checked += 1;
-      const expected = records.filter((record) => evaluate(node, record)).map((record) => record.id).sort();
+      const expected = records
+        .filter((record) => evaluate(node, record))
+        .map((record) => record.id)
+        .sort();
       if (expected.length > 0 && expected.length < records.length) matchedSome += 1;
       expect(await engineMatches(node)).toEqual(expected);
     }),
