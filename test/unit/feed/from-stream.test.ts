@@ -4,6 +4,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { changeOf } from '../../../shared/feed/from-stream';
 import { changeSchema } from '../../../shared/feed/change';
 import { servingCaller, withinInvocation } from '../../../shared/invocation';
+import type { Model } from '../../../shared/models/define';
 import { reaction } from '../../../shared/models/reaction';
 import { storedItem } from '../../../shared/store/actions/create/item';
 import { indexAttributes } from '../../../shared/store/keys';
@@ -28,7 +29,7 @@ const streamRecord = (
   dynamodb: { ApproximateCreationDateTime: COMMITTED, OldImage: image(old), NewImage: image(now), StreamViewType: 'NEW_AND_OLD_IMAGES' },
   ...extra,
 });
-const made = (model = reaction, data: Record<string, unknown> = { user_id: 1, content: 'heart' }) =>
+const made = (model: Model = reaction, data: Record<string, unknown> = { user_id: 1, content: 'heart' }) =>
   withinInvocation({ awsRequestId: 'req-1' }, async () => {
     servingCaller('token:abc');
     return storedItem(model, { id: 'r1', data }, NOW, 'w1');
