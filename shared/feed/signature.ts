@@ -21,7 +21,10 @@ export function signatureHeaders(id: string, timestampSeconds: number, body: str
   const timestamp = String(Math.floor(timestampSeconds));
   const signed = `${id}.${timestamp}.${body}`;
   const signatures = (typeof secrets === 'string' ? [secrets] : secrets).map(
-    (secret) => `v1,${createHmac('sha256', Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64')).update(signed).digest('base64')}`,
+    (secret) =>
+      `v1,${createHmac('sha256', Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64'))
+        .update(signed)
+        .digest('base64')}`,
   );
   return { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': signatures.join(' ') };
 }
