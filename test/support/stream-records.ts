@@ -3,7 +3,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { adminClient } from '../../scripts/local/engine';
 import { settings } from '../../shared/config';
 import { streams } from '../../shared/feed/stream/client';
-import { readPage, streamArnOf } from '../../shared/feed/stream/read';
+import { readRecords, shardIterator, streamArnOf } from '../../shared/feed/stream/read';
 import { describeShards } from '../../shared/feed/stream/shards';
 import { db } from '../../shared/store/client';
 
@@ -25,9 +25,12 @@ export async function streamSoFar(): Promise<DynamoDBRecord[]> {
     const shards = await describeShards(streams(), arn);
     if (shards.length !== 1) throw new Error(`streamSoFar reads one shard; the stream has ${shards.length}`);
     const records: DynamoDBRecord[] = [];
+    let iterator = await shardIterator(streams(), arn, shards[0].id, undefined);
     for (let reads = 0; reads < 2_000; reads++) {
-      const page = await readPage(streams(), arn, shards[0].id, records.at(-1)?.dynamodb?.SequenceNumber, 1000);
+      const page = await readRecords(streams(), arn, iterator, 1000);
       records.push(...page.records);
+      // A shard still open always hands on an iterator.
+      iterator = page.next!;
       if (records.some((r) => r.dynamodb?.Keys?.sk?.S === marker)) return records.filter((r) => r.dynamodb?.Keys?.pk?.S !== '_test_marker');
       if (page.records.length === 0) await new Promise((r) => setTimeout(r, 20));
     }
