@@ -36,7 +36,10 @@ const ok = async (...args: Parameters<typeof send>) => {
 /** Lines grouped by the record they tell of (the second word), each group in its order. */
 function perRecord(lines: string[]): Record<string, string[]> {
   const groups: Record<string, string[]> = {};
-  for (const line of lines) (groups[line.split(' ')[1]] ??= []).push(line);
+  for (const line of lines) {
+    const key = line.split(' ')[1];
+    groups[key] = [...(groups[key] ?? []), line];
+  }
   return groups;
 }
 
