@@ -31,6 +31,8 @@ export const DEPLOYED_VARIABLES = {
   onebotApiRoots: 'ONEBOT_API_ROOTS',
   onebotQueueUrl: 'ONEBOT_QUEUE_URL',
   onebotBucket: 'ONEBOT_BUCKET',
+  feedQueueUrl: 'FEED_QUEUE_URL',
+  feedBusName: 'FEED_BUS_NAME',
 } as const;
 
 /** The table `npm start` and a function without TABLE_NAME use. */
@@ -106,6 +108,9 @@ export const onebotApiRootsText = (): string => env(DEPLOYED_VARIABLES.onebotApi
 /** Where a deployed receiver keeps deliveries during a database outage, and bodies too big for a record. */
 export const onebotQueueUrl = (): string | undefined => env(DEPLOYED_VARIABLES.onebotQueueUrl) || undefined;
 export const onebotBucket = (): string | undefined => env(DEPLOYED_VARIABLES.onebotBucket) || undefined;
+
+/** The EventBridge bus the stack made for the change feed: where a subscription's `bus: "default"` goes (infra/feed.ts). */
+export const feedBusName = (): string | undefined => env(DEPLOYED_VARIABLES.feedBusName) || undefined;
 
 /**
  * Test runs only (docs/testing.md, "Timing"): how long one SDK call may wait for its answer
