@@ -79,7 +79,7 @@ export const inLambda = (): boolean => Boolean(env('AWS_LAMBDA_FUNCTION_NAME'));
 export const jwtScopePrefix = (): string => env(DEPLOYED_VARIABLES.jwtScopePrefix) ?? '';
 
 /** The settings that are secrets in AWS: `NAME_SECRET_ARN` there (shared/secrets.ts), `NAME` locally. */
-export type SecretName = 'API_TOKENS' | 'CURSOR_SECRET' | 'ONEBOT_SECRET' | 'ONEBOT_ACCESS_TOKEN';
+export type SecretName = 'API_TOKENS' | 'CURSOR_SECRET' | 'ONEBOT_SECRET' | 'ONEBOT_ACCESS_TOKEN' | 'SUBSCRIPTIONS';
 
 /** Where a deployment names a secret's ARN. */
 export const secretArnVariable = (name: SecretName): `${SecretName}_SECRET_ARN` => `${name}_SECRET_ARN`;

@@ -196,6 +196,53 @@ export const ONEBOT_QUEUE = {
 } as const;
 
 /**
+ * The change feed in AWS (infra/feed.ts, docs/decisions.md "Tell the world what changed"): the
+ * stream's consumer (functions/feed) and the webhook deliveries' FIFO queue drained by
+ * functions/feed_delivery.
+ */
+export const FEED_CONSUMER = { memoryMb: 512, timeoutSeconds: 60 } as const;
+
+export const FEED_STREAM = {
+  /** Stream records per invocation (Lambda's default for DynamoDB): the cost per million changes in docs/deploying.md follows it. */
+  batchSize: 100,
+  /**
+   * Retries of a failing batch, halved by bisect on each (a split is not counted), and the age
+   * past which a record is given up to the on-failure queue: a record that fails for an hour
+   * stops holding back its shard, and 23 h of the stream's 24 h retention are left to replay it
+   * (POST /api/feed/{subscription}/replay with `since`).
+   */
+  maxRetryAttempts: 10,
+  maxRecordAgeSeconds: 3600,
+  /** Days the on-failure queue keeps a failed batch's description (SQS's maximum). */
+  failureRetentionDays: 14,
+} as const;
+
+/** One delivery's attempt takes up to ATTEMPT_TIMEOUT_MS (15 s, shared/feed/schedule.ts); a batch of one group's ten goes one after another. */
+export const FEED_DELIVERY = { memoryMb: 512, timeoutSeconds: 180 } as const;
+
+export const FEED_QUEUE = {
+  /** Six times the consumer's timeout, as AWS advises for an SQS event source (see ONEBOT_QUEUE). */
+  visibilitySeconds: 6 * FEED_DELIVERY.timeoutSeconds,
+  /**
+   * Days a delivery may wait, SQS's maximum: a record's group delivers one change at a time, so
+   * with an endpoint down its k-th change waits out k schedules of about 28 h each.
+   */
+  retentionDays: 14,
+  /** Days the poison-message queue keeps one; a FIFO queue's dead letter counts from when it was moved. */
+  deadLetterRetentionDays: 14,
+  /**
+   * Receives beyond the schedule's attempts before SQS moves a message to the poison-message
+   * queue: the deliverer dead-letters after the last attempt itself, so only a message whose
+   * handling keeps crashing gets there.
+   */
+  spareReceives: 12,
+  /** Messages per invocation, SQS's batch maximum without a batching window. */
+  batchSize: 10,
+  /** Invocations at once: a backlog of slow endpoints leaves the account's concurrency to the API. */
+  maxConcurrency: 10,
+} as const;
+
+/**
  * The index build's settings (functions/index_build): each run fills pages until a few seconds
  * before this timeout and records where it stopped, so a larger table takes more runs, not a
  * longer one.

@@ -1,0 +1,191 @@
+import { readFileSync } from 'node:fs';
+import { ArnFormat, Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { EventBus } from 'aws-cdk-lib/aws-events';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { FilterCriteria, StartingPosition, type Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import { DeduplicationScope, FifoThroughputLimit, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import * as z from 'zod';
+import { DEPLOYED_VARIABLES } from '../shared/config';
+import { RETRY_SCHEDULE_SECONDS } from '../shared/feed/schedule';
+import { subscriptionsSchema, type Subscription } from '../shared/feed/subscriptions';
+import { FEED_QUEUE, FEED_STREAM } from '../shared/limits';
+import { allModels } from '../shared/models/every-model';
+import { TABLE_KEY } from '../shared/store/table';
+import { serviceFunction, type FunctionResources } from './service-function';
+
+/** The feed's alarms, stated once here and in docs/deploying.md. */
+export const FEED_THRESHOLDS = {
+  /** The consumer is this far behind the stream (Lambda's IteratorAge), well before records reach FEED_STREAM.maxRecordAgeSeconds. */
+  iteratorAgeMinutes: 15,
+  /** Any batch given up to the on-failure queue, any delivery that crashed its handler into the poison-message queue. */
+  failedBatches: 1,
+  poisonMessages: 1,
+};
+
+/** A subscription's bus as PutEvents names it ("default": the stack's bus), as an ARN for the grant. */
+const busArn = (scope: Construct, bus: string): string =>
+  bus.startsWith('arn:')
+    ? bus
+    : Stack.of(scope).formatArn({ service: 'events', resource: 'event-bus', resourceName: bus, arnFormat: ArnFormat.SLASH_RESOURCE_NAME });
+
+/**
+ * The SUBSCRIPTIONS file named by `-c subscriptionsFile`, checked as `npm start` checks the
+ * variable; the synth stops on a bad entry, naming it by position and field, never by value.
+ */
+export function subscriptionsAtSynth(file: string | undefined): Subscription[] {
+  if (file === undefined) return [];
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new Error(`subscriptionsFile ${file}: ${(error as Error).message}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new Error(`subscriptionsFile ${file} is not JSON`);
+  }
+  const parsed = subscriptionsSchema.safeParse(json);
+  if (!parsed.success) throw new Error(`subscriptionsFile ${file}: ${z.prettifyError(parsed.error)}`);
+  return parsed.data;
+}
+
+/**
+ * Lambda event filtering (https://docs.aws.amazon.com/lambda/latest/dg/invocation-eventfiltering.html):
+ * only stream records of a catalog model's items (`pk` = `<model>#<shard>`) invoke the consumer;
+ * the service's own items (`_layout`, `_idempotency#...`, `#health`, the feed's dead letters)
+ * never do, and filtered-out records are not billed as invocations.
+ */
+export const recordItemsFilter = () => ({
+  // pk is `<model>#<shard>` (shared/store/keys.ts partitionKey): its prefix up to the shard names the model.
+  dynamodb: { Keys: { [TABLE_KEY.partitionKey]: { S: allModels().map((m) => ({ prefix: `${m.name}#` })) } } },
+});
+
+export interface ChangeFeedProps extends FunctionResources {
+  subscriptions: ReadonlyArray<Subscription>;
+}
+
+/**
+ * The change feed in AWS (docs/feed.md "In AWS"): the table's stream read by functions/feed,
+ * which sends webhook deliveries to a FIFO queue drained by functions/feed_delivery, and puts
+ * bus subscriptions' events on EventBridge. Nothing here touches a write: the stream is read
+ * by Lambda's event source mapping, after the write has answered.
+ */
+export class ChangeFeed extends Construct {
+  readonly consumer: LambdaFunction;
+  readonly delivery: LambdaFunction;
+  readonly deliveries: Queue;
+  readonly poisonMessages: Queue;
+  readonly failedBatches: Queue;
+  readonly bus: EventBus;
+
+  constructor(scope: Construct, id: string, props: ChangeFeedProps) {
+    super(scope, id);
+    const encrypted = { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true, removalPolicy: props.logRemovalPolicy };
+    const table: ITableV2 = props.table;
+
+    this.bus = new EventBus(this, 'Bus', {
+      eventBusName: `${Stack.of(this).stackName}-feed`,
+      description: 'recordgate change feed: source recordgate, detail-type <model>.<op>',
+    });
+
+    // The on-failure destination: Lambda sends it a description of each batch it gave up (shard, sequence numbers), not the records.
+    this.failedBatches = new Queue(this, 'FailedBatches', { ...encrypted, retentionPeriod: Duration.days(FEED_STREAM.failureRetentionDays) });
+    this.poisonMessages = new Queue(this, 'PoisonDeliveries', { ...encrypted, fifo: true, retentionPeriod: Duration.days(FEED_QUEUE.deadLetterRetentionDays) });
+    this.deliveries = new Queue(this, 'Deliveries', {
+      ...encrypted,
+      fifo: true,
+      // High-throughput FIFO: a group is one (subscription, record), so deduplication per group loses nothing.
+      deduplicationScope: DeduplicationScope.MESSAGE_GROUP,
+      fifoThroughputLimit: FifoThroughputLimit.PER_MESSAGE_GROUP_ID,
+      retentionPeriod: Duration.days(FEED_QUEUE.retentionDays),
+      visibilityTimeout: Duration.seconds(FEED_QUEUE.visibilitySeconds),
+      deadLetterQueue: { queue: this.poisonMessages, maxReceiveCount: RETRY_SCHEDULE_SECONDS.length + FEED_QUEUE.spareReceives },
+    });
+
+    this.consumer = serviceFunction(this, 'feed', props);
+    this.consumer.addEventSource(
+      new DynamoEventSource(table, {
+        // A new mapping starts at the stream's tip: one made by a later deploy must not send the last 24 h again.
+        startingPosition: StartingPosition.LATEST,
+        batchSize: FEED_STREAM.batchSize,
+        bisectBatchOnError: true,
+        reportBatchItemFailures: true,
+        retryAttempts: FEED_STREAM.maxRetryAttempts,
+        maxRecordAge: Duration.seconds(FEED_STREAM.maxRecordAgeSeconds),
+        onFailure: new SqsDlq(this.failedBatches),
+        filters: [FilterCriteria.filter(recordItemsFilter())],
+      }),
+    );
+    this.deliveries.grantSendMessages(this.consumer);
+
+    this.delivery = serviceFunction(this, 'feed_delivery', props);
+    // Its grant (sqs:ChangeMessageVisibility among the consume actions) is what hides a delivery until its next attempt.
+    this.delivery.addEventSource(
+      new SqsEventSource(this.deliveries, { batchSize: FEED_QUEUE.batchSize, reportBatchItemFailures: true, maxConcurrency: FEED_QUEUE.maxConcurrency }),
+    );
+    for (const fn of [this.consumer, this.delivery]) fn.addEnvironment(DEPLOYED_VARIABLES.feedQueueUrl, this.deliveries.queueUrl);
+
+    // PutEvents only to the buses the checked subscriptions name: the stack's own for "default".
+    const buses = [...new Set(props.subscriptions.flatMap((s) => ('bus' in s ? [s.bus] : [])))];
+    if (buses.includes('default')) this.consumer.addEnvironment(DEPLOYED_VARIABLES.feedBusName, this.bus.eventBusName);
+    if (buses.length > 0)
+      this.consumer.addToRolePolicy(
+        new PolicyStatement({ actions: ['events:PutEvents'], resources: buses.map((bus) => (bus === 'default' ? this.bus.eventBusArn : busArn(this, bus))) }),
+      );
+
+    Validations.of(Stack.of(this)).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason: "These queues are dead-letter queues: the stream consumer's on-failure destination and the deliveries' poison-message queue.",
+    });
+  }
+
+  /** Alarms on a consumer falling behind the stream, a batch given up, and a delivery whose handling keeps crashing. */
+  alarmTo(topic: ITopic): { iteratorAge: Alarm; failedBatches: Alarm; poisonDeliveries: Alarm } {
+    const prefix = Stack.of(this).stackName;
+    const fiveMinutes = Duration.minutes(5);
+    const visible = (queue: Queue) => queue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: fiveMinutes });
+    const alarm = (id: string, name: string, description: string, metric: ReturnType<typeof visible>, threshold: number) =>
+      new Alarm(this, id, {
+        alarmName: `${prefix}-${name}`,
+        alarmDescription: description,
+        metric,
+        threshold,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      });
+    const alarms = {
+      iteratorAge: alarm(
+        'IteratorAgeAlarm',
+        'feed-iterator-age',
+        `The change feed's consumer is ${FEED_THRESHOLDS.iteratorAgeMinutes} minutes behind the table's stream; at ${FEED_STREAM.maxRecordAgeSeconds / 60} minutes records are given up`,
+        this.consumer.metric('IteratorAge', { statistic: 'Maximum', period: fiveMinutes }),
+        FEED_THRESHOLDS.iteratorAgeMinutes * 60_000,
+      ),
+      failedBatches: alarm(
+        'FailedBatchesAlarm',
+        'feed-failed-batches',
+        'The change feed gave up stream records: their shard and sequence numbers wait in the on-failure queue; replay them from the stream within 24 h',
+        visible(this.failedBatches),
+        FEED_THRESHOLDS.failedBatches,
+      ),
+      poisonDeliveries: alarm(
+        'PoisonDeliveriesAlarm',
+        'feed-poison-deliveries',
+        'A webhook delivery crashed its handler on every receive and waits in the poison-message queue',
+        visible(this.poisonMessages),
+        FEED_THRESHOLDS.poisonMessages,
+      ),
+    };
+    for (const a of Object.values(alarms)) a.addAlarmAction(new SnsAction(topic));
+    return alarms;
+  }
+}
