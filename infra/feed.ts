@@ -57,16 +57,23 @@ export function subscriptionsAtSynth(file: string | undefined): Subscription[] {
   return parsed.data;
 }
 
+/** A filter pattern's longest (https://docs.aws.amazon.com/lambda/latest/api/API_Filter.html). */
+const MAX_FILTER_PATTERN = 4096;
+
 /**
  * Lambda event filtering (https://docs.aws.amazon.com/lambda/latest/dg/invocation-eventfiltering.html):
  * only stream records of a catalog model's items (`pk` = `<model>#<shard>`) invoke the consumer;
  * the service's own items (`_layout`, `_idempotency#...`, `#health`, the feed's dead letters)
  * never do, and filtered-out records are not billed as invocations.
  */
-export const recordItemsFilter = () => ({
+export function recordItemsFilter() {
   // pk is `<model>#<shard>` (shared/store/keys.ts partitionKey): its prefix up to the shard names the model.
-  dynamodb: { Keys: { [TABLE_KEY.partitionKey]: { S: allModels().map((m) => ({ prefix: `${m.name}#` })) } } },
-});
+  const pattern = { dynamodb: { Keys: { [TABLE_KEY.partitionKey]: { S: allModels().map((m) => ({ prefix: `${m.name}#` })) } } } };
+  const length = JSON.stringify(pattern).length;
+  if (length > MAX_FILTER_PATTERN)
+    throw new Error(`the change feed's stream filter is ${length} characters, over Lambda's ${MAX_FILTER_PATTERN}: too many models`);
+  return pattern;
+}
 
 export interface ChangeFeedProps extends FunctionResources {
   subscriptions: ReadonlyArray<Subscription>;

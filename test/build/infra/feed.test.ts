@@ -95,6 +95,14 @@ describe('functions/feed on the stream', () => {
   });
 });
 
+test('the synth refuses a catalog whose filter would not fit, rather than a deploy failing on it', () => {
+  jest.isolateModules(() => {
+    jest.doMock('../../../shared/models/every-model', () => ({ allModels: () => Array.from({ length: 200 }, (_, i) => ({ name: `model_${i}` })) }));
+    const { recordItemsFilter: filterOf } = require('../../../infra/feed') as typeof import('../../../infra/feed');
+    expect(() => filterOf()).toThrow(/stream filter is \d+ characters, over Lambda's 4096: too many models/);
+  });
+});
+
 describe('the webhook deliveries', () => {
   const deliveries = () => queue('FeedDeliveries');
   const poison = () => queue('FeedPoisonDeliveries');
