@@ -10,10 +10,10 @@ import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambd
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { DeduplicationScope, FifoThroughputLimit, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import * as z from 'zod';
 import { DEPLOYED_VARIABLES } from '../shared/config';
 import { RETRY_SCHEDULE_SECONDS } from '../shared/feed/schedule';
-import { subscriptionsSchema, type Subscription } from '../shared/feed/subscriptions';
+import { checkSubscriptions } from '../shared/feed/check-subscriptions';
+import type { Subscription } from '../shared/feed/subscriptions';
 import { FEED_QUEUE, FEED_STREAM } from '../shared/limits';
 import { allModels } from '../shared/models/every-model';
 import { TABLE_KEY } from '../shared/store/table';
@@ -36,9 +36,10 @@ const busArn = (scope: Construct, bus: string): string =>
 
 /**
  * The SUBSCRIPTIONS file named by `-c subscriptionsFile`, checked as `npm start` checks the
- * variable; the synth stops on a bad entry, naming it by position and field, never by value.
+ * variable (shared/feed/check-subscriptions.ts): the synth stops on a bad entry, naming it by
+ * position and field, never by value.
  */
-export function subscriptionsAtSynth(file: string | undefined): Subscription[] {
+export async function subscriptionsAtSynth(file: string | undefined): Promise<Subscription[]> {
   if (file === undefined) return [];
   let text: string;
   try {
@@ -46,15 +47,11 @@ export function subscriptionsAtSynth(file: string | undefined): Subscription[] {
   } catch (error) {
     throw new Error(`subscriptionsFile ${file}: ${(error as Error).message}`);
   }
-  let json: unknown;
   try {
-    json = JSON.parse(text);
-  } catch {
-    throw new Error(`subscriptionsFile ${file} is not JSON`);
+    return await checkSubscriptions(text);
+  } catch (error) {
+    throw new Error(`subscriptionsFile ${file}: ${(error as Error).message}`);
   }
-  const parsed = subscriptionsSchema.safeParse(json);
-  if (!parsed.success) throw new Error(`subscriptionsFile ${file}: ${z.prettifyError(parsed.error)}`);
-  return parsed.data;
 }
 
 /** A filter pattern's longest (https://docs.aws.amazon.com/lambda/latest/api/API_Filter.html). */

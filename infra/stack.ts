@@ -5,7 +5,8 @@ import { ServiceAlarms } from './alarms';
 import { ServiceApi } from './api';
 import type { DeployContext } from './context';
 import { ServiceDashboard } from './dashboard';
-import { ChangeFeed, subscriptionsAtSynth } from './feed';
+import { ChangeFeed } from './feed';
+import type { Subscription } from '../shared/feed/subscriptions';
 import { ApiFunctions } from './api-functions';
 import { HealthCheck } from './health-check';
 import { IndexBuild } from './index-build';
@@ -18,6 +19,8 @@ import { DEPLOYED_VARIABLES } from '../shared/config';
 
 export interface RecordgateStackProps extends StackProps {
   settings: DeployContext;
+  /** The change feed's subscriptions as the synth checked them (infra/feed.ts subscriptionsAtSynth). */
+  subscriptions: ReadonlyArray<Subscription>;
 }
 
 /** The whole service: the table, its secrets, every function, the HTTP API, health alarms and a dashboard. */
@@ -42,7 +45,7 @@ export class RecordgateStack extends Stack {
     const onebotQueue = receiver ? new OneBotQueue(this, 'OneBotQueue', { ...resources, receiver }) : undefined;
     if (settings.onebotApiRoots)
       for (const fn of [receiver, onebotQueue?.function]) fn?.addEnvironment(DEPLOYED_VARIABLES.onebotApiRoots, settings.onebotApiRoots);
-    const feed = new ChangeFeed(this, 'Feed', { ...resources, subscriptions: subscriptionsAtSynth(settings.subscriptionsFile) });
+    const feed = new ChangeFeed(this, 'Feed', { ...resources, subscriptions: props.subscriptions });
     const healthCheck = new HealthCheck(this, 'HealthCheck', resources);
     // After the record functions: the deploy's check runs against the code now serving.
     const indexBuild = new IndexBuild(this, 'IndexBuild', { ...resources, after: apiFunctions });

@@ -183,18 +183,20 @@ describe('EventBridge', () => {
     expect(options.functionProps('feed_delivery').Environment.Variables.FEED_BUS_NAME).toBeUndefined();
   });
 
-  test('the synth checks the file and names the bad entry by position and field, never echoing a secret', () => {
+  test('the synth checks the file as npm start checks the variable, naming the bad entry by position and field, never echoing a secret', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'recordgate-subscriptions-'));
     const file = join(dir, 'subscriptions.json');
     const entries = JSON.parse(readFileSync(SYNTH_VARIANTS.options.context.subscriptionsFile, 'utf8'));
     const secret = 'whsec_short';
     writeFileSync(file, JSON.stringify([entries[1], { ...entries[0], secret }]));
-    expect(() => subscriptionsAtSynth(file)).toThrow(/subscriptionsFile .*\b1\b.*secret/s);
-    expect(() => subscriptionsAtSynth(file)).not.toThrow(new RegExp(secret));
+    await expect(subscriptionsAtSynth(file)).rejects.toThrow(/subscriptionsFile .*SUBSCRIPTIONS\[1\]\.secret/);
+    await expect(subscriptionsAtSynth(file)).rejects.not.toThrow(new RegExp(secret));
+    writeFileSync(file, JSON.stringify([{ ...entries[1], models: ['no_such_model'] }]));
+    await expect(subscriptionsAtSynth(file)).rejects.toThrow(/SUBSCRIPTIONS\[0\]\.models\[0\]: no model no_such_model/);
     writeFileSync(file, '[{');
-    expect(() => subscriptionsAtSynth(file)).toThrow(/is not JSON/);
-    expect(() => subscriptionsAtSynth(join(dir, 'missing.json'))).toThrow(/subscriptionsFile .*missing\.json/);
-    expect(subscriptionsAtSynth(undefined)).toEqual([]);
+    await expect(subscriptionsAtSynth(file)).rejects.toThrow(/is not valid JSON/);
+    await expect(subscriptionsAtSynth(join(dir, 'missing.json'))).rejects.toThrow(/subscriptionsFile .*missing\.json/);
+    expect(await subscriptionsAtSynth(undefined)).toEqual([]);
   });
 });
 
