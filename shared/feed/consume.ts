@@ -37,10 +37,7 @@ async function handOn(record: DynamoDBRecord, { subscriptions, queue, publish }:
     if ('bus' in s) entries.push({ id: `${s.name}/${change.change_id}`, bus: s.bus, subscription: s.name, change });
     else deliveries.push({ subscription: s.name, change });
   }
-  const [, failed] = await Promise.all([
-    deliveries.length > 0 ? queue.send(deliveries) : undefined,
-    entries.length > 0 && publish ? publish(entries) : [],
-  ]);
+  const [, failed] = await Promise.all([deliveries.length > 0 ? queue.send(deliveries) : undefined, entries.length > 0 && publish ? publish(entries) : []]);
   if (failed.length > 0) throw new Error(`EventBridge refused ${failed.length} of ${entries.length} entries`);
 }
 
@@ -55,7 +52,8 @@ async function handOn(record: DynamoDBRecord, { subscriptions, queue, publish }:
  * and no item's change ever overtakes an earlier one of the same item.
  */
 export async function consumeStream(records: ReadonlyArray<DynamoDBRecord>, options: ConsumeOptions): Promise<DynamoDBBatchResponse> {
-  if (!options.publish && options.subscriptions.some((s) => 'bus' in s)) throw new Error('an EventBridge subscription needs a publisher: buses are for AWS only');
+  if (!options.publish && options.subscriptions.some((s) => 'bus' in s))
+    throw new Error('an EventBridge subscription needs a publisher: buses are for AWS only');
   const byItem = new Map<string, number[]>();
   for (const [index, record] of records.entries()) {
     const keys = record.dynamodb?.Keys;

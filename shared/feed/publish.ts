@@ -3,14 +3,7 @@ import { feedBusName, settings } from '../config';
 import { BOUNDED_HTTP, inTime } from '../invocation';
 import { loadOnce } from '../load-once';
 import { causeOf, log } from '../log';
-import type { Change } from './change';
-
-/** One change for one EventBridge subscription: `bus` as the subscription names it ("default": the stack's bus). */
-export interface BusEntry {
-  subscription: string;
-  bus: string;
-  change: Change;
-}
+import type { BusEntry } from './consume';
 
 /**
  * PutEvents' limits (https://docs.aws.amazon.com/eventbridge/latest/APIReference/API_PutEvents.html,
@@ -62,9 +55,10 @@ function batches<T extends { bytes: number }>(sized: T[]): T[][] {
 
 /**
  * Puts each change on its subscription's bus, `source: recordgate`, `detail-type: <model>.<op>`,
- * in calls of PutEvents' size; answers the change_ids of the entries EventBridge did not take
+ * in calls of PutEvents' size; answers the ids of the entries EventBridge did not take
  * (FailedEntryCount: each failed entry carries an ErrorCode) or whose call failed, so that the
- * stream's consumer reports their records as batch item failures and Lambda sends them again.
+ * stream's consumer (./consume.ts) reports their records as batch item failures and Lambda sends
+ * them again.
  */
 export async function publish(entries: ReadonlyArray<BusEntry>): Promise<string[]> {
   if (entries.length === 0) return [];
@@ -75,7 +69,7 @@ export async function publish(entries: ReadonlyArray<BusEntry>): Promise<string[
   if (unroutable.length > 0) {
     // A subscription to the stack's bus where no stack made one (FEED_BUS_NAME unset): never the account's default bus by accident.
     log.error('feed_bus_unset', { subscriptions: [...new Set(unroutable.map((s) => s.source.subscription))] });
-    failed.push(...unroutable.map((s) => s.source.change.change_id));
+    failed.push(...unroutable.map((s) => s.source.id));
   }
   const { PutEventsCommand, EventBridgeClient } = await eventBridgeApi();
   client ??= new EventBridgeClient({ region: settings().AWS_REGION, requestHandler: BOUNDED_HTTP });
@@ -88,11 +82,11 @@ export async function publish(entries: ReadonlyArray<BusEntry>): Promise<string[
       log.warn('feed_events_refused', {
         entries: refused.map(({ s, code }) => ({ subscription: s.source.subscription, change_id: s.source.change.change_id, code })),
       });
-      failed.push(...refused.map(({ s }) => s.source.change.change_id));
+      failed.push(...refused.map(({ s }) => s.source.id));
     } catch (error) {
       log.error('feed_put_events_failed', { count: batch.length, ...causeOf(error) });
-      failed.push(...batch.map((s) => s.source.change.change_id));
+      failed.push(...batch.map((s) => s.source.id));
     }
   }
-  return [...new Set(failed)];
+  return failed;
 }
