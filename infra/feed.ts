@@ -14,10 +14,61 @@ import { DEPLOYED_VARIABLES } from '../shared/config';
 import { RETRY_SCHEDULE_SECONDS } from '../shared/feed/schedule';
 import { checkSubscriptions } from '../shared/feed/check-subscriptions';
 import type { Subscription } from '../shared/feed/subscriptions';
-import { FEED_QUEUE, FEED_STREAM } from '../shared/limits';
+import { FEED_DELIVERY } from '../shared/limits';
 import { allModels } from '../shared/models/every-model';
 import { TABLE_KEY } from '../shared/store/table';
 import { serviceFunction, type FunctionResources } from './service-function';
+
+/**
+ * The stream's event source mapping and the deliveries' queue: read by the stack alone, so kept
+ * here rather than in shared/limits.ts, which every function's bundle loads.
+ */
+export const FEED_STREAM = {
+  /** Stream records per invocation (Lambda's default for DynamoDB): the cost per million changes in docs/deploying.md follows it. */
+  batchSize: 100,
+  /**
+   * Retries of a failing batch, halved by bisect on each (a split is not counted), and the age
+   * past which a record is given up to the on-failure queue: a record that fails for an hour
+   * stops holding back its shard, and 23 h of the stream's 24 h retention are left to replay it
+   * (POST /api/feed/{subscription}/replay with `since`).
+   */
+  maxRetryAttempts: 10,
+  maxRecordAgeSeconds: 3600,
+  /** Days the on-failure queue keeps a failed batch's description (SQS's maximum). */
+  failureRetentionDays: 14,
+} as const;
+
+export const FEED_QUEUE = {
+  /** Six times the consumer's timeout, as AWS advises for an SQS event source (see ONEBOT_QUEUE in shared/limits.ts). */
+  visibilitySeconds: 6 * FEED_DELIVERY.timeoutSeconds,
+  /**
+   * Days a delivery may wait, SQS's maximum: a record's group delivers one change at a time, so
+   * with an endpoint down its k-th change waits out k schedules of about 28 h each.
+   */
+  retentionDays: 14,
+  /** Days the poison-message queue keeps one; a FIFO queue's dead letter counts from when it was moved. */
+  deadLetterRetentionDays: 14,
+  /**
+   * Receives beyond the schedule's attempts before SQS moves a message to the poison-message
+   * queue: the deliverer dead-letters after the last attempt itself, so only a message whose
+   * handling keeps crashing gets there.
+   */
+  spareReceives: 12,
+  /**
+   * One message per invocation. A FIFO batch holds a group's next messages behind its first, and
+   * when the first fails they go back unattempted with their receive counts grown: behind a change
+   * retried 8 times, the 3rd of a record would pass the poison queue's count before its own first
+   * attempt. Alone in a batch, a message is received once per attempt, and its group waits
+   * unreceived.
+   */
+  batchSize: 1,
+  /**
+   * Invocations at once, each one attempt of up to 15 s: 50 keeps a backlog of slow endpoints to
+   * 5% of an account's default 1,000, and delivers about 250 changes a second to endpoints that
+   * answer in 200 ms.
+   */
+  maxConcurrency: 50,
+} as const;
 
 /** The feed's alarms, stated once here and in docs/deploying.md. */
 export const FEED_THRESHOLDS = {

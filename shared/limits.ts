@@ -196,61 +196,14 @@ export const ONEBOT_QUEUE = {
 } as const;
 
 /**
- * The change feed in AWS (infra/feed.ts, docs/decisions.md "Tell the world what changed"): the
- * stream's consumer (functions/feed) and the webhook deliveries' FIFO queue drained by
- * functions/feed_delivery.
+ * The change feed's functions in AWS (infra/feed.ts, which holds the stream's and the queue's
+ * settings: only the stack reads those): the stream's consumer (functions/feed) and the webhook
+ * deliveries' attempts (functions/feed_delivery).
  */
 export const FEED_CONSUMER = { memoryMb: 512, timeoutSeconds: 60 } as const;
 
-export const FEED_STREAM = {
-  /** Stream records per invocation (Lambda's default for DynamoDB): the cost per million changes in docs/deploying.md follows it. */
-  batchSize: 100,
-  /**
-   * Retries of a failing batch, halved by bisect on each (a split is not counted), and the age
-   * past which a record is given up to the on-failure queue: a record that fails for an hour
-   * stops holding back its shard, and 23 h of the stream's 24 h retention are left to replay it
-   * (POST /api/feed/{subscription}/replay with `since`).
-   */
-  maxRetryAttempts: 10,
-  maxRecordAgeSeconds: 3600,
-  /** Days the on-failure queue keeps a failed batch's description (SQS's maximum). */
-  failureRetentionDays: 14,
-} as const;
-
 /** One attempt per invocation: up to ATTEMPT_TIMEOUT_MS (15 s, shared/feed/schedule.ts), then the table's note of it. */
 export const FEED_DELIVERY = { memoryMb: 512, timeoutSeconds: 30 } as const;
-
-export const FEED_QUEUE = {
-  /** Six times the consumer's timeout, as AWS advises for an SQS event source (see ONEBOT_QUEUE). */
-  visibilitySeconds: 6 * FEED_DELIVERY.timeoutSeconds,
-  /**
-   * Days a delivery may wait, SQS's maximum: a record's group delivers one change at a time, so
-   * with an endpoint down its k-th change waits out k schedules of about 28 h each.
-   */
-  retentionDays: 14,
-  /** Days the poison-message queue keeps one; a FIFO queue's dead letter counts from when it was moved. */
-  deadLetterRetentionDays: 14,
-  /**
-   * Receives beyond the schedule's attempts before SQS moves a message to the poison-message
-   * queue: the deliverer dead-letters after the last attempt itself, so only a message whose
-   * handling keeps crashing gets there.
-   */
-  spareReceives: 12,
-  /**
-   * One message per invocation. A FIFO batch holds a group's next messages behind its first, and
-   * when the first fails they go back unattempted with their receive counts grown: behind a change
-   * retried 8 times, the 3rd of a record would pass the poison queue's count before its own first
-   * attempt. Alone in a batch, a message is received once per attempt, and its group waits
-   * unreceived.
-   */
-  batchSize: 1,
-  /**
-   * Invocations at once, each one attempt of up to 15 s: 50 keeps a backlog of slow endpoints to
-   * 5% of an account's default 1,000, and delivers about 250 changes a second to endpoints that
-   * answer in 200 ms.
-   */
-  maxConcurrency: 50,
-} as const;
 
 /**
  * The index build's settings (functions/index_build): each run fills pages until a few seconds
