@@ -31,6 +31,7 @@ export const DEPLOYED_VARIABLES = {
   onebotApiRoots: 'ONEBOT_API_ROOTS',
   onebotQueueUrl: 'ONEBOT_QUEUE_URL',
   onebotBucket: 'ONEBOT_BUCKET',
+  feedQueueUrl: 'FEED_QUEUE_URL',
 } as const;
 
 /** The table `npm start` and a function without TABLE_NAME use. */
@@ -106,6 +107,9 @@ export const onebotApiRootsText = (): string => env(DEPLOYED_VARIABLES.onebotApi
 /** Where a deployed receiver keeps deliveries during a database outage, and bodies too big for a record. */
 export const onebotQueueUrl = (): string | undefined => env(DEPLOYED_VARIABLES.onebotQueueUrl) || undefined;
 export const onebotBucket = (): string | undefined => env(DEPLOYED_VARIABLES.onebotBucket) || undefined;
+
+/** The SQS FIFO queue the change feed's consumer leaves webhook deliveries in (shared/feed/queue-sqs.ts), deployed only. */
+export const feedQueueUrl = (): string | undefined => env(DEPLOYED_VARIABLES.feedQueueUrl) || undefined;
 
 /**
  * Test runs only (docs/testing.md, "Timing"): how long one SDK call may wait for its answer

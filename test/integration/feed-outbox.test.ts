@@ -1,5 +1,4 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Change } from '../../shared/feed/change';
 import { deadLetters, dropDeadLetter } from '../../shared/feed/dead-letters';
 import { lastDelivered } from '../../shared/feed/delivered';
 import type { WebhookSubscription } from '../../shared/feed/deliver';
@@ -8,6 +7,7 @@ import { OutboxWorker } from '../../shared/feed/outbox-worker';
 import type { Delivery } from '../../shared/feed/queue';
 import { RETRY_SCHEDULE_SECONDS } from '../../shared/feed/schedule';
 import { useClock } from '../support/clock';
+import { changeHistory, firstAcknowledgedVersions, seeded } from '../support/feed-history';
 import { type Behaviour, WebhookReceiver } from '../support/webhook-receiver';
 
 // The local delivery path of the change feed, from DeliveryQueue.send to a receiver that fails,
@@ -27,29 +27,6 @@ afterEach(() => receiver.close());
 
 const subscriptionOf = (name: string): WebhookSubscription => ({ name, models: ['order'], url: receiver.url, secret: receiver.secret });
 
-let sequence = 0;
-const T0 = Date.parse('2026-11-27T08:00:00.000Z');
-/** The changes of `records` records, `versions` each, in commit order, interleaved across records. */
-function history(prefix: string, records: number, versions: number): Change[] {
-  const changes: Change[] = [];
-  for (let version = 1; version <= versions; version++) {
-    for (let r = 0; r < records; r++) {
-      sequence++;
-      changes.push({
-        change_id: `${prefix}-${String(sequence).padStart(6, '0')}`,
-        model: 'order',
-        id: `${prefix}-rec-${r}`,
-        op: version === 1 ? 'create' : 'update',
-        version,
-        time: new Date(T0 + sequence).toISOString(),
-        after: { id: `${prefix}-rec-${r}`, n: version, _version: version },
-        ...(version > 1 ? { before: { id: `${prefix}-rec-${r}`, n: version - 1, _version: version - 1 } } : {}),
-      });
-    }
-  }
-  return changes;
-}
-
 /** Runs the worker until nothing waits, moving the clock to each due retry. */
 async function drain(worker: OutboxWorker): Promise<void> {
   for (;;) {
@@ -60,22 +37,10 @@ async function drain(worker: OutboxWorker): Promise<void> {
   }
 }
 
-/** A seeded generator, so that a failing run can be replayed: the seed is in the test's name. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const SEED = Number(process.env.FEED_SEED ?? Date.now() % 100_000);
 
 test(`every change sent reaches a flaky endpoint at least once or becomes a dead letter, in commit order per record, with one webhook-id through its retries (seed ${SEED})`, async () => {
-  const next = random(SEED);
+  const next = seeded(SEED);
   receiver.behave = () => {
     const x = next();
     return x < 0.55 ? 'ok' : x < 0.8 ? 'fail' : x < 0.9 ? 'hang' : 'late';
@@ -83,7 +48,7 @@ test(`every change sent reaches a flaky endpoint at least once or becomes a dead
   const subscription = subscriptionOf('flaky');
   const worker = new OutboxWorker({ subscriptions: [subscription], timeoutMs: TIMEOUT_MS });
   const outbox = new Outbox(Date.now, () => void worker.wake());
-  const changes = history('f', 12, 4);
+  const changes = changeHistory('f', 12, 4);
   const deliveries: Delivery[] = changes.map((change) => ({ subscription: 'flaky', change }));
   // Sent in commit order, in batches as the stream's consumer sends them, a batch twice (a stream record read again).
   for (let i = 0; i < deliveries.length; i += 10) await outbox.send(deliveries.slice(i, i + 10));
@@ -103,14 +68,7 @@ test(`every change sent reaches a flaky endpoint at least once or becomes a dead
     expect(got.body).toEqual({ type: `order.${got.body.data.op}`, timestamp: got.body.data.time, data: changes.find((c) => c.change_id === got.id) });
   }
   // Per record, the endpoint's first 2xx of each change comes in commit order: a group's next waits for its first.
-  const firsts = new Map<string, number[]>();
-  const seen = new Set<string>();
-  for (const got of receiver.received.filter((r) => r.behaviour === 'ok')) {
-    if (seen.has(got.id)) continue;
-    seen.add(got.id);
-    firsts.set(got.body.data.id, [...(firsts.get(got.body.data.id) ?? []), got.body.data.version]);
-  }
-  for (const versions of firsts.values()) expect(versions).toEqual([...versions].sort((a, b) => a - b));
+  for (const versions of firstAcknowledgedVersions(receiver.received).values()) expect(versions).toEqual([...versions].sort((a, b) => a - b));
   expect(await pendingCount('flaky')).toBe(0);
 }, 120_000);
 
@@ -118,7 +76,7 @@ test('an endpoint that never answers 2xx is tried on the whole schedule, then th
   const subscription = subscriptionOf('down');
   const worker = new OutboxWorker({ subscriptions: [subscription], timeoutMs: TIMEOUT_MS });
   const outbox = new Outbox(Date.now, () => void worker.wake());
-  const [first, second] = history('d', 1, 2);
+  const [first, second] = changeHistory('d', 1, 2);
   const behaviours: Behaviour[] = ['fail', 'hang', 'fail', 'late', 'fail', 'fail', 'fail', 'fail'];
   receiver.behave = ({ data }) => (data.change_id === first.change_id ? (behaviours.shift() ?? 'ok') : 'ok');
   const started = Date.now();
@@ -163,7 +121,7 @@ test('a hung endpoint holds back only its own records: the other subscription is
     receiver.behave = () => 'hang';
     const worker = new OutboxWorker({ subscriptions: [slow, fast], timeoutMs: 60_000 });
     const outbox = new Outbox(Date.now, () => void worker.wake());
-    const changes = history('h', 3, 2);
+    const changes = changeHistory('h', 3, 2);
     await outbox.send(
       changes.flatMap((change) => [
         { subscription: 'slow', change },
