@@ -109,6 +109,9 @@ export const onebotApiRootsText = (): string => env(DEPLOYED_VARIABLES.onebotApi
 export const onebotQueueUrl = (): string | undefined => env(DEPLOYED_VARIABLES.onebotQueueUrl) || undefined;
 export const onebotBucket = (): string | undefined => env(DEPLOYED_VARIABLES.onebotBucket) || undefined;
 
+/** The SQS FIFO queue the change feed's consumer leaves webhook deliveries in (shared/feed/queue-sqs.ts), deployed only. */
+export const feedQueueUrl = (): string | undefined => env(DEPLOYED_VARIABLES.feedQueueUrl) || undefined;
+
 /** The EventBridge bus the stack made for the change feed: where a subscription's `bus: "default"` goes (infra/feed.ts). */
 export const feedBusName = (): string | undefined => env(DEPLOYED_VARIABLES.feedBusName) || undefined;
 
