@@ -89,9 +89,12 @@ export class ServiceDashboard extends Construct {
           new AlarmWidget({ title: 'Change feed: iterator age (ms)', alarm: props.feed.alarms.iteratorAge, width: 6 }),
           new AlarmWidget({ title: 'Change feed: batches given up', alarm: props.feed.alarms.failedBatches, width: 6 }),
           new AlarmWidget({ title: 'Change feed: poison deliveries', alarm: props.feed.alarms.poisonDeliveries, width: 6 }),
+          new AlarmWidget({ title: 'Change feed: dead letters', alarm: props.feed.alarms.deadLetters, width: 6 }),
+        ],
+        [
           new GraphWidget({
             title: 'Webhook deliveries waiting and in flight',
-            width: 6,
+            width: 24,
             left: [
               props.feed.deliveries.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period }),
               props.feed.deliveries.metricApproximateNumberOfMessagesNotVisible({ statistic: 'Maximum', period }),

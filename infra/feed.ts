@@ -1,12 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { ArnFormat, Duration, Stack, Validations } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { EventBus } from 'aws-cdk-lib/aws-events';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { FilterCriteria, StartingPosition, type Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { FilterPattern, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { DeduplicationScope, FifoThroughputLimit, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -77,7 +78,15 @@ export const FEED_THRESHOLDS = {
   /** Any batch given up to the on-failure queue, any delivery that crashed its handler into the poison-message queue. */
   failedBatches: 1,
   poisonMessages: 1,
+  /** Any delivery dead-lettered after the schedule's last attempt. */
+  deadLetters: 1,
 };
+
+/**
+ * The line functions/feed_delivery logs for each dead letter (shared/feed/deliver-queued.ts):
+ * a log metric filter counts it, free where an own metric call would cost a request each.
+ */
+export const DEAD_LETTER_LOG_CODE = 'feed_dead_letter';
 
 /** A subscription's bus as PutEvents names it ("default": the stack's bus), as an ARN for the grant. */
 const busArn = (scope: Construct, bus: string): string =>
@@ -140,6 +149,8 @@ export class ChangeFeed extends Construct {
   readonly poisonMessages: Queue;
   readonly failedBatches: Queue;
   readonly bus: EventBus;
+  /** Dead letters written, counted from the deliverer's log (per stack: the namespace names it). */
+  readonly deadLetters: Metric;
 
   constructor(scope: Construct, id: string, props: ChangeFeedProps) {
     super(scope, id);
@@ -187,6 +198,15 @@ export class ChangeFeed extends Construct {
       new SqsEventSource(this.deliveries, { batchSize: FEED_QUEUE.batchSize, reportBatchItemFailures: true, maxConcurrency: FEED_QUEUE.maxConcurrency }),
     );
     for (const fn of [this.consumer, this.delivery]) fn.addEnvironment(DEPLOYED_VARIABLES.feedQueueUrl, this.deliveries.queueUrl);
+    // A term match, not a JSON field: Lambda's JSON log format wraps the deliverer's own JSON line in its `message`.
+    const counted = new MetricFilter(this, 'DeadLetterCount', {
+      logGroup: this.delivery.logGroup,
+      filterPattern: FilterPattern.allTerms(DEAD_LETTER_LOG_CODE),
+      metricNamespace: `Recordgate/${Stack.of(this).stackName}`,
+      metricName: 'FeedDeadLetters',
+      metricValue: '1',
+    });
+    this.deadLetters = counted.metric({ statistic: 'Sum', period: Duration.minutes(5) });
 
     // PutEvents only to the buses the checked subscriptions name: the stack's own for "default".
     const buses = [...new Set(props.subscriptions.flatMap((s) => ('bus' in s ? [s.bus] : [])))];
@@ -203,11 +223,11 @@ export class ChangeFeed extends Construct {
   }
 
   /** Alarms on a consumer falling behind the stream, a batch given up, and a delivery whose handling keeps crashing. */
-  alarmTo(topic: ITopic): { iteratorAge: Alarm; failedBatches: Alarm; poisonDeliveries: Alarm } {
+  alarmTo(topic: ITopic): { iteratorAge: Alarm; failedBatches: Alarm; poisonDeliveries: Alarm; deadLetters: Alarm } {
     const prefix = Stack.of(this).stackName;
     const fiveMinutes = Duration.minutes(5);
     const visible = (queue: Queue) => queue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: fiveMinutes });
-    const alarm = (id: string, name: string, description: string, metric: ReturnType<typeof visible>, threshold: number) =>
+    const alarm = (id: string, name: string, description: string, metric: Metric, threshold: number) =>
       new Alarm(this, id, {
         alarmName: `${prefix}-${name}`,
         alarmDescription: description,
@@ -238,6 +258,13 @@ export class ChangeFeed extends Construct {
         'A webhook delivery crashed its handler on every receive and waits in the poison-message queue',
         visible(this.poisonMessages),
         FEED_THRESHOLDS.poisonMessages,
+      ),
+      deadLetters: alarm(
+        'DeadLettersAlarm',
+        'feed-dead-letters',
+        'A webhook delivery failed every attempt of the schedule and is a dead letter: GET /api/feed shows it, POST /api/feed/{subscription}/replay re-sends it',
+        this.deadLetters,
+        FEED_THRESHOLDS.deadLetters,
       ),
     };
     for (const a of Object.values(alarms)) a.addAlarmAction(new SnsAction(topic));

@@ -188,8 +188,16 @@ const DESCRIPTORS = {
   // SUBSCRIPTIONS, sent to the deliveries' queue or put on a bus. The stream comes in the event
   // (the event source mapping reads it), so it touches no table.
   feed: { trigger: 'stream', writes: false, table: [], secrets: ['SUBSCRIPTIONS'], lambda: FEED_CONSUMER },
-  // One attempt per webhook delivery from the FIFO queue; after the last, a dead letter in the table (and its subscription's state).
-  feed_delivery: { trigger: 'queue', writes: true, table: ['dynamodb:PutItem', 'dynamodb:UpdateItem'], secrets: ['SUBSCRIPTIONS'], lambda: FEED_DELIVERY },
+  // One attempt per webhook delivery from the FIFO queue (shared/feed/deliver-queued.ts): a failed
+  // attempt's count noted (PutItem) and read on the next receive (GetItem), forgotten when done
+  // (DeleteItem), the subscription's last delivery (UpdateItem), after the last attempt a dead letter (PutItem).
+  feed_delivery: {
+    trigger: 'queue',
+    writes: true,
+    table: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+    secrets: ['SUBSCRIPTIONS'],
+    lambda: FEED_DELIVERY,
+  },
 } as const satisfies Record<string, Declared<HttpFunction> | Declared<EventFunction>>;
 
 export type FunctionName = keyof typeof DESCRIPTORS;

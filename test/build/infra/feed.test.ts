@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FEED_QUEUE, FEED_STREAM, FEED_THRESHOLDS, recordItemsFilter, subscriptionsAtSynth } from '../../../infra/feed';
+import { DEAD_LETTER_LOG_CODE, FEED_QUEUE, FEED_STREAM, FEED_THRESHOLDS, recordItemsFilter, subscriptionsAtSynth } from '../../../infra/feed';
 import { readContext } from '../../../infra/context';
 import { RETRY_SCHEDULE_SECONDS } from '../../../shared/feed/schedule';
 import { FUNCTION_DESCRIPTORS, FUNCTIONS } from '../../../shared/manifest/functions';
@@ -244,9 +244,26 @@ describe('alarms', () => {
       });
   });
 
+  test("dead letters, counted from feed_delivery's own log by a metric filter: any one notifies the topic", () => {
+    const [[, filter]] = index.ofType('AWS::Logs::MetricFilter');
+    expect(filter.Properties).toEqual({
+      LogGroupName: { Ref: index.functionProps('feed_delivery').LoggingConfig.LogGroup.Ref },
+      FilterPattern: `"${DEAD_LETTER_LOG_CODE}"`,
+      MetricTransformations: [{ MetricNamespace: 'Recordgate/Recordgate', MetricName: 'FeedDeadLetters', MetricValue: '1' }],
+    });
+    expect(named('feed-dead-letters')).toMatchObject({
+      Namespace: 'Recordgate/Recordgate',
+      MetricName: 'FeedDeadLetters',
+      Statistic: 'Sum',
+      Threshold: FEED_THRESHOLDS.deadLetters,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      AlarmActions: [topicRef],
+    });
+  });
+
   test('the dashboard shows them and the deliveries waiting', () => {
     const body = JSON.stringify(index.ofType('AWS::CloudWatch::Dashboard')[0][1].Properties.DashboardBody);
-    for (const suffix of ['feed-iterator-age', 'feed-failed-batches', 'feed-poison-deliveries']) expect(body).toContain(named(suffix).id);
+    for (const suffix of ['feed-iterator-age', 'feed-failed-batches', 'feed-poison-deliveries', 'feed-dead-letters']) expect(body).toContain(named(suffix).id);
     expect(body).toContain(queue('FeedDeliveries').id);
   });
 });

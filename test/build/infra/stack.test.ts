@@ -357,6 +357,7 @@ describe('alarms', () => {
     'Recordgate-feed-iterator-age',
     'Recordgate-feed-failed-batches',
     'Recordgate-feed-poison-deliveries',
+    'Recordgate-feed-dead-letters',
   ];
 
   test('overdue bots, the OneBot queue and the change feed alarm on their own; every other alarm feeds the composite, which notifies the topic', () => {
