@@ -90,8 +90,11 @@ const answerOf = async (fn: string, event: unknown) => {
 };
 const deliver = () => queue.run((event: SQSEvent) => answerOf('feed_delivery', event) as Promise<SQSBatchResponse>, Number.POSITIVE_INFINITY);
 /** What each record's changes became, in the order received, per record id. */
-const perRecord = (ids: Array<{ id: string; line: string }>) =>
-  ids.reduce<Record<string, string[]>>((groups, { id, line }) => ({ ...groups, [id]: [...(groups[id] ?? []), line] }), {});
+function perRecord(told: Array<{ id: string; line: string }>): Record<string, string[]> {
+  const groups: Record<string, string[]> = {};
+  for (const { id, line } of told) groups[id] = [...(groups[id] ?? []), line];
+  return groups;
+}
 
 test('writes through the bundles reach the webhook, signed, and the bus, one change per committed write, in commit order per record', async () => {
   const { id: a } = (await write('create', { data: { user_id: 1, content: 'first' } })) as { id: string };
