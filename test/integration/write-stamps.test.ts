@@ -4,7 +4,7 @@ import { reaction } from '../../shared/models/reaction';
 import { recordLayout } from '../../shared/store/layout/index-build';
 import { updateRecordById } from '../../shared/store/records';
 import { REQUEST_ATTRIBUTE, SUBJECT_ATTRIBUTE } from '../../shared/store/table';
-import { type Reply, useApi } from '../support/api';
+import { localOnly, type Reply, useApi } from '../support/api';
 import { storedItems } from '../support/stored';
 import { lambdaContext } from '../../scripts/local/event';
 
@@ -68,8 +68,11 @@ test('every kind of record write stamps its request and caller, replacing the la
   });
   expect(await stampOf('s-tx')).toEqual([transaction.requestId, digestOf(WRITER), 1]);
   expect(await stampOf('s-up')).toEqual([transaction.requestId, digestOf(WRITER), 3]);
+});
 
-  // A write no caller asked for (the OneBot receiver's bot status is one) leaves no earlier caller standing.
+// The store's own writes, made in this process: through the bundles, only requests write.
+localOnly('a write no caller asked for stamps null, leaving no earlier caller standing', async () => {
+  // The OneBot receiver's bot status is one: its invocation has a request but no caller.
   await withinInvocation(lambdaContext('onebot', 'service-request'), () => updateRecordById(reaction, { id: 's-up', values: { user_name: 'svc' } }));
   expect(await stampOf('s-up')).toEqual(['service-request', null, 4]);
   // Outside any invocation (a script), neither is stamped.
@@ -77,7 +80,7 @@ test('every kind of record write stamps its request and caller, replacing the la
   expect(await stampOf('s-one')).toEqual([null, null, 3]);
 });
 
-test('a caller named inside one invocation stamps nothing outside it', async () => {
+localOnly('a caller named inside one invocation stamps nothing outside it', async () => {
   await withinInvocation(lambdaContext('update', 'inner'), async () => servingCaller('token:inner'));
   await updateRecordById(reaction, { id: 's-tx', values: { user_name: 'after' } });
   expect((await stampOf('s-tx')).slice(0, 2)).toEqual([null, null]);

@@ -4,17 +4,8 @@ import type { Model } from '../../../models/define';
 import { ExpressionBuilder } from '../../filter/expression';
 import { indexAttributes, itemKey } from '../../keys';
 import type { Item } from '../../read/query';
-import { currentRequestId, currentSubject } from '../../../invocation';
-import {
-  DATA_ATTRIBUTE,
-  KEY_RUNS_ATTRIBUTE,
-  REQUEST_ATTRIBUTE,
-  SUBJECT_ATTRIBUTE,
-  UPDATED_ATTRIBUTE,
-  VERSION_ATTRIBUTE,
-  WRITE_TOKEN_ATTRIBUTE,
-} from '../../table';
-import { unchangedSince } from '../../write/write-token';
+import { DATA_ATTRIBUTE, KEY_RUNS_ATTRIBUTE, UPDATED_ATTRIBUTE, VERSION_ATTRIBUTE, WRITE_TOKEN_ATTRIBUTE } from '../../table';
+import { unchangedSince, writerStamp } from '../../write/write-token';
 
 export interface UpdateWrite {
   /** The item as read: its version is the write's condition. */
@@ -28,17 +19,11 @@ export interface UpdateWrite {
   keyRuns?: ReadonlyArray<string>;
 }
 
-/**
- * What every write of a record sets beside its data: the time, a version one higher, the write's
- * token, and who wrote it for the change feed (the invocation's request and caller: null where
- * there is none, never an earlier writer's left standing).
- */
+/** What every write of a record sets beside its data: the time, a version one higher, the write's token and who makes it. */
 export const writeStamp = (x: ExpressionBuilder, writeToken: string, now: string): string[] => [
   `${x.name(UPDATED_ATTRIBUTE)} = ${x.value(now)}`,
   `${x.name(VERSION_ATTRIBUTE)} = ${x.name(VERSION_ATTRIBUTE)} + ${x.value(1)}`,
-  `${x.name(WRITE_TOKEN_ATTRIBUTE)} = ${x.value(writeToken)}`,
-  `${x.name(REQUEST_ATTRIBUTE)} = ${x.value(currentRequestId() ?? null)}`,
-  `${x.name(SUBJECT_ATTRIBUTE)} = ${x.value(currentSubject() ?? null)}`,
+  ...Object.entries({ [WRITE_TOKEN_ATTRIBUTE]: writeToken, ...writerStamp() }).map(([attribute, value]) => `${x.name(attribute)} = ${x.value(value)}`),
 ];
 
 /**

@@ -26,6 +26,9 @@ describe('storedItem', () => {
       _updated_at: NOW,
       _version: 1,
       _w: 'token-1',
+      // Outside an invocation no request or caller makes it.
+      _rq: null,
+      _by: null,
     });
   });
 
