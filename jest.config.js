@@ -51,6 +51,8 @@ const ARTIFACT_SUITES = [
   'transaction',
   'preconditions',
   'update-operators',
+  'write-stamps',
+  'feed-changes',
 ];
 
 const javaAvailable = spawnSync('java', ['-version']).status === 0;

@@ -15,6 +15,8 @@ interface Invocation {
   deadline?: number;
   /** When every call to another service made inside is aborted (epoch ms): DynamoDB, SQS, S3, the secrets extension, a bot's HTTP API. */
   cutoff?: number;
+  /** The caller's digest (shared/auth/authorize.ts `subject`), once the HTTP chain has authorized it. */
+  subject?: string;
 }
 
 const invocations = new AsyncLocalStorage<Invocation>();
@@ -73,6 +75,20 @@ export function detached<T>(start: () => T): T {
 
 /** The request id of the invocation under way, or undefined outside any. */
 export const currentRequestId = (): string | undefined => invocations.getStore()?.requestId;
+
+/**
+ * Names the caller the invocation under way serves: the HTTP chain learns it only after the
+ * invocation began (shared/http/middleware/authorize.ts), so it is set on the invocation, and
+ * every record write from then on carries it to the change feed (shared/store/table.ts
+ * SUBJECT_ATTRIBUTE) without each action being handed it.
+ */
+export function servingCaller(subject: string): void {
+  const invocation = invocations.getStore();
+  if (invocation) invocation.subject = subject;
+}
+
+/** The digest of the caller the invocation under way serves, or undefined (no caller, or outside any). */
+export const currentSubject = (): string | undefined => invocations.getStore()?.subject;
 
 /** When Lambda stops the invocation under way (epoch ms), or undefined outside any. */
 export const invocationDeadline = (): number | undefined => invocations.getStore()?.deadline;

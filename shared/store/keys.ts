@@ -148,6 +148,17 @@ export const kindRange = (sample: unknown): [string, string] => (typeof sample =
  */
 const tenantSpace = (tenant: string | undefined): string => (tenant === undefined ? '' : `${escapeString(tenant)}${VALUE_END}`);
 
+/**
+ * The tenant whose key space a record's sort key lies in (tenantSpace read back): its name is
+ * all before the first VALUE_END, which no escaped name holds, unescaped; undefined for a key in
+ * no tenant's space.
+ */
+export function tenantOfSortKey(sortKey: string): string | undefined {
+  const end = sortKey.indexOf(VALUE_END);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: U+0001 is the escape's own alphabet
+  return end < 0 ? undefined : sortKey.slice(0, end).replace(/\u0001[\u0001\u0002]/g, (pair) => (pair === '\u0001\u0001' ? '\u0000' : '\u0001'));
+}
+
 /** Just above every key of the key space `space` (not itself a key: no key holds VALUE_AFTER right after an escaped name). */
 export const afterSpace = (space: string): string => `${space.slice(0, -1)}${VALUE_AFTER}`;
 

@@ -2,8 +2,10 @@ import {
   CreateTableCommand,
   DescribeTableCommand,
   ResourceNotFoundException,
+  UpdateTableCommand,
   type CreateTableCommandInput,
   type DynamoDBClient,
+  type StreamViewType,
 } from '@aws-sdk/client-dynamodb';
 import { LIMITS } from '../limits';
 import type { SystemField } from '../models/define';
@@ -56,11 +58,18 @@ export const INDEX_SLOTS: ReadonlyArray<IndexSlot> = Array.from({ length: LIMITS
   sortKey: `g${i + 1}sk`,
 }));
 
+/**
+ * The table's stream, which the change feed reads (shared/feed/): both images, so a change can
+ * carry `before` and `after`. The deployed table and both local engines have it.
+ */
+export const STREAM_VIEW_TYPE = 'NEW_AND_OLD_IMAGES' satisfies StreamViewType;
+
 export function createTableInput(tableName: string): CreateTableCommandInput {
   const keyAttributes = [TABLE_KEY.partitionKey, TABLE_KEY.sortKey, ...INDEX_SLOTS.flatMap((s) => [s.partitionKey, s.sortKey])];
   return {
     TableName: tableName,
     BillingMode: 'PAY_PER_REQUEST',
+    StreamSpecification: { StreamEnabled: true, StreamViewType: STREAM_VIEW_TYPE },
     AttributeDefinitions: keyAttributes.map((name) => ({ AttributeName: name, AttributeType: 'S' })),
     KeySchema: [
       { AttributeName: TABLE_KEY.partitionKey, KeyType: 'HASH' },
@@ -77,11 +86,18 @@ export function createTableInput(tableName: string): CreateTableCommandInput {
   };
 }
 
-/** Creates the table unless it exists, and waits until it is active. Returns whether it created it. */
+/**
+ * Creates the table unless it exists, and waits until it is active. A table made before the
+ * change feed (a `.data` of an earlier version) gets its stream here: the feed tells the writes
+ * from then on. Returns whether it created the table.
+ */
 export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<boolean> {
   let created = false;
   try {
-    await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    if (!Table?.StreamSpecification?.StreamEnabled) {
+      await client.send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: createTableInput(tableName).StreamSpecification }));
+    }
   } catch (error) {
     if (!(error instanceof ResourceNotFoundException)) throw error;
     await client.send(new CreateTableCommand(createTableInput(tableName)));

@@ -1,4 +1,8 @@
 import fc from 'fast-check';
+import type { Model } from '../../shared/models/define';
+import { StoreError } from '../../shared/store/errors';
+import type { FilterNode } from '../../shared/store/filter/ast';
+import { parseFilter } from '../../shared/store/filter/parse';
 
 /**
  * Records and filters for fuzzModel (test/support/models.ts). Values come mostly from small
@@ -135,3 +139,13 @@ export const filter: fc.Arbitrary<Record<string, unknown>> = fc.letrec<{ node: R
 })).node;
 
 export const orderBy = fc.constantFrom('id', '-id', 's', '-s', 'n', '-n', 'mix', '-mix');
+
+/** A generated filter parsed, or undefined where the parser refuses it (a refusal is the store's to answer, not a case to compare). */
+export function parsedOrRefused(model: Model, filters: unknown): FilterNode | undefined {
+  try {
+    return parseFilter(model, filters);
+  } catch (error) {
+    if (error instanceof StoreError) return undefined;
+    throw error;
+  }
+}

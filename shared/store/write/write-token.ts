@@ -6,8 +6,8 @@ import type { Model } from '../../models/define';
 import { db } from '../client';
 import { itemKey } from '../keys';
 import type { Item } from '../read/query';
-import { KEY_RUNS_ATTRIBUTE, VERSION_ATTRIBUTE, WRITE_TOKEN_ATTRIBUTE } from '../table';
-import { inTime } from '../../invocation';
+import { KEY_RUNS_ATTRIBUTE, REQUEST_ATTRIBUTE, SUBJECT_ATTRIBUTE, VERSION_ATTRIBUTE, WRITE_TOKEN_ATTRIBUTE } from '../table';
+import { currentRequestId, currentSubject, inTime } from '../../invocation';
 import { LIMITS } from '../../limits';
 import type { ExpressionBuilder } from '../filter/expression';
 
@@ -19,6 +19,16 @@ import type { ExpressionBuilder } from '../filter/expression';
  */
 // randomUUID draws from a cached entropy pool: a fraction of randomBytes' cost per call.
 export const newWriteToken = (): string => randomUUID();
+
+/**
+ * Who makes a write, for the change feed (shared/feed/from-stream.ts): the invocation's request
+ * and caller, null where there is none, so that an update never leaves an earlier writer's
+ * standing on a write it did not make.
+ */
+export const writerStamp = (): Record<string, string | null> => ({
+  [REQUEST_ATTRIBUTE]: currentRequestId() ?? null,
+  [SUBJECT_ATTRIBUTE]: currentSubject() ?? null,
+});
 
 /**
  * The token of a write made by a bulk operation: the operation's own token first, so that the

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { fuzzed } from '../../support/fuzz';
 import { decodeTime, isValid } from 'ulid';
-import { indexSortKey, newId, runId, sortableValue, VALUE_AFTER, VALUE_END } from '../../../shared/store/keys';
+import { dataSpace, indexSortKey, itemKey, newId, runId, sortableValue, tenantOfSortKey, VALUE_AFTER, VALUE_END } from '../../../shared/store/keys';
+import { ruledModel } from '../../support/models';
 
 const utf8 = (s: string) => Buffer.from(s, 'utf8');
 
@@ -75,4 +76,16 @@ test("runId: the same run makes the same ids, in index order, with the run's fir
     expect(decodeTime(id)).toBe(run.since);
   }
   expect(runId({ ...run, operation: 'op-b' }, 0)).not.toBe(ids[0]);
+});
+
+test('the tenant a record key lies in reads back as the tenant its data names, whatever characters it holds', () => {
+  const org = ruledModel('keys_tenanted');
+  fc.assert(
+    fc.property(fc.string({ unit: 'binary' }), fc.string({ minLength: 1 }), (tenant, id) => {
+      const { sk } = itemKey(org, id, dataSpace(org, { org: tenant }));
+      expect(tenantOfSortKey(sk)).toBe(tenant);
+    }),
+    fuzzed(2000, 41),
+  );
+  expect(tenantOfSortKey('no-space-id')).toBeUndefined();
 });

@@ -2,8 +2,10 @@ import { createTableInput, INDEX_SLOTS, TABLE_KEY } from '../../../shared/store/
 
 const input = createTableInput('records');
 
-test('the table is keyed by pk and sk, billed per request', () => {
+test('the table is keyed by pk and sk, billed per request, with a stream of both images', () => {
   expect(input).toMatchObject({ TableName: 'records', BillingMode: 'PAY_PER_REQUEST' });
+  // The change feed reads both images of every write (shared/feed/).
+  expect(input.StreamSpecification).toEqual({ StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' });
   expect(input.KeySchema).toEqual([
     { AttributeName: TABLE_KEY.partitionKey, KeyType: 'HASH' },
     { AttributeName: TABLE_KEY.sortKey, KeyType: 'RANGE' },

@@ -2,7 +2,7 @@ import type { Model } from '../../../models/define';
 import { dataSpace, indexAttributes, itemKey } from '../../keys';
 import type { Item } from '../../read/query';
 import { CREATED_ATTRIBUTE, DATA_ATTRIBUTE, KEY_RUNS_ATTRIBUTE, TTL_ATTRIBUTE, UPDATED_ATTRIBUTE, VERSION_ATTRIBUTE, WRITE_TOKEN_ATTRIBUTE } from '../../table';
-import { newWriteToken } from '../../write/write-token';
+import { newWriteToken, writerStamp } from '../../write/write-token';
 
 export interface NewRecord {
   id: string;
@@ -23,6 +23,7 @@ export function storedItem(model: Model, record: NewRecord, now: string, writeTo
     [UPDATED_ATTRIBUTE]: now,
     [VERSION_ATTRIBUTE]: 1,
     [WRITE_TOKEN_ATTRIBUTE]: writeToken,
+    ...writerStamp(),
     ...(keyRuns === undefined ? {} : { [KEY_RUNS_ATTRIBUTE]: keyRuns }),
     ...(keepFor === undefined ? {} : { [TTL_ATTRIBUTE]: Math.floor(Date.parse(now) / 1000) + keepFor }),
   };

@@ -5,7 +5,7 @@ import { ExpressionBuilder } from '../../filter/expression';
 import { indexAttributes, itemKey } from '../../keys';
 import type { Item } from '../../read/query';
 import { DATA_ATTRIBUTE, KEY_RUNS_ATTRIBUTE, UPDATED_ATTRIBUTE, VERSION_ATTRIBUTE, WRITE_TOKEN_ATTRIBUTE } from '../../table';
-import { unchangedSince } from '../../write/write-token';
+import { unchangedSince, writerStamp } from '../../write/write-token';
 
 export interface UpdateWrite {
   /** The item as read: its version is the write's condition. */
@@ -19,11 +19,11 @@ export interface UpdateWrite {
   keyRuns?: ReadonlyArray<string>;
 }
 
-/** What every write of a record sets beside its data: the time, a version one higher and the write's token. */
+/** What every write of a record sets beside its data: the time, a version one higher, the write's token and who makes it. */
 export const writeStamp = (x: ExpressionBuilder, writeToken: string, now: string): string[] => [
   `${x.name(UPDATED_ATTRIBUTE)} = ${x.value(now)}`,
   `${x.name(VERSION_ATTRIBUTE)} = ${x.name(VERSION_ATTRIBUTE)} + ${x.value(1)}`,
-  `${x.name(WRITE_TOKEN_ATTRIBUTE)} = ${x.value(writeToken)}`,
+  ...Object.entries({ [WRITE_TOKEN_ATTRIBUTE]: writeToken, ...writerStamp() }).map(([attribute, value]) => `${x.name(attribute)} = ${x.value(value)}`),
 ];
 
 /**

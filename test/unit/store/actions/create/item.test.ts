@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { defineModel } from '../../../../../shared/models/define';
 import { storedItem } from '../../../../../shared/store/actions/create/item';
 import { shardOf } from '../../../../../shared/store/keys';
+import { servingCaller, withinInvocation } from '../../../../../shared/invocation';
 import { noteModel } from '../../../../support/models';
 
 const note = noteModel('note', 4);
@@ -25,6 +26,9 @@ describe('storedItem', () => {
       _updated_at: NOW,
       _version: 1,
       _w: 'token-1',
+      // Outside an invocation no request or caller makes it.
+      _rq: null,
+      _by: null,
     });
   });
 
@@ -50,4 +54,12 @@ describe('storedItem', () => {
 test('under an Idempotency-Key the item remembers the run; otherwise it holds no runs', () => {
   expect(storedItem(note, { id: 'n3', data: { title: 'z' } }, NOW, 'op.0', ['op'])._k).toEqual(['op']);
   expect(item).not.toHaveProperty('_k');
+});
+
+test('inside an invocation whose caller is known, the item names the request and the caller for the change feed', async () => {
+  const stamped = await withinInvocation({ awsRequestId: 'req-1' }, async () => {
+    servingCaller('token:digest');
+    return storedItem(note, { id: 'n1', data: { title: 'a' } }, NOW, 't');
+  });
+  expect([stamped._rq, stamped._by]).toEqual(['req-1', 'token:digest']);
 });

@@ -48,7 +48,7 @@ test('a create is the item a single create stores, written only where no record 
 test("an update is its clauses with the write's stamp, on a record that exists, matches its filters and meets the clauses' condition", () => {
   const { Update } = params.TransactItems![1];
   const { update, condition } = readable(Update!);
-  expect(update).toBe(`SET d.rank = 3, _updated_at = "${now}", _version = _version + 1, _w = "w1" REMOVE d.meta`);
+  expect(update).toBe(`SET d.rank = 3, _updated_at = "${now}", _version = _version + 1, _w = "w1", _rq = null, _by = null REMOVE d.meta`);
   expect(condition).toBe('attribute_exists(pk) AND d.done = false AND d.rank >= -3');
   expect(Update!.ReturnValuesOnConditionCheckFailure).toBe('ALL_OLD');
   // The step's own builder is left as it was: params made again are the same.

@@ -3,6 +3,7 @@ import { storedItem } from '../../../../../shared/store/actions/create/item';
 import { updateParams } from '../../../../../shared/store/actions/update/params';
 import { indexSortKey, shardOf } from '../../../../../shared/store/keys';
 import type { Item } from '../../../../../shared/store/read/query';
+import { servingCaller, withinInvocation } from '../../../../../shared/invocation';
 import { noteModel } from '../../../../support/models';
 import { readableExpression } from '../../../../support/readable-query';
 
@@ -18,7 +19,7 @@ test('updateParams sets data, stamp, version, token and both keys of every index
   expect(params.TableName).toBe(settings().TABLE_NAME);
   expect(params.Key).toEqual({ pk: `note#${shardOf(note, 'n1')}`, sk: 'n1' });
   expect(readableExpression(params.UpdateExpression, names, values)).toBe(
-    `SET d = {"title":"New","rank":2}, _updated_at = "2026-11-24T00:00:00.000Z", _version = _version + 1, _w = "w1", ` +
+    `SET d = {"title":"New","rank":2}, _updated_at = "2026-11-24T00:00:00.000Z", _version = _version + 1, _w = "w1", _rq = null, _by = null, ` +
       `g1pk = "note#rank#${shard}", g1sk = ${JSON.stringify(indexSortKey(2, 'n1'))}, ` +
       `g2pk = "note#title#${shard}", g2sk = ${JSON.stringify(indexSortKey('New', 'n1'))}`,
   );
@@ -28,4 +29,14 @@ test('updateParams sets data, stamp, version, token and both keys of every index
 test('under an Idempotency-Key, updateParams also sets the keyed runs the record remembers', () => {
   const params = updateParams(note, { item, data: { title: 'New' }, writeToken: 'op.1', now: NOW, keyRuns: ['older', 'op'] });
   expect(readableExpression(params.UpdateExpression, params.ExpressionAttributeNames, params.ExpressionAttributeValues)).toContain('_k = ["older","op"]');
+});
+
+test('inside an invocation whose caller is known, an update names the request and the caller for the change feed', async () => {
+  const params = await withinInvocation({ awsRequestId: 'req-2' }, async () => {
+    servingCaller('jwt:digest');
+    return updateParams(note, { item, data: { title: 'New' }, writeToken: 'w1', now: NOW });
+  });
+  expect(readableExpression(params.UpdateExpression, params.ExpressionAttributeNames, params.ExpressionAttributeValues)).toContain(
+    '_w = "w1", _rq = "req-2", _by = "jwt:digest"',
+  );
 });
