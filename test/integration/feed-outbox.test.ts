@@ -139,3 +139,20 @@ test('a hung endpoint holds back only its own records: the other subscription is
     await other.close();
   }
 }, 60_000);
+
+test('a record deleted and created again within one second is delivered in the order sent, each change once however often it is sent', async () => {
+  const subscription = subscriptionOf('again');
+  const worker = new OutboxWorker({ subscriptions: [subscription], timeoutMs: TIMEOUT_MS });
+  const outbox = new Outbox();
+  const time = '2026-11-27T09:00:00.000Z';
+  const id = 'again-rec';
+  const change = (n: number, op: 'create' | 'update' | 'delete', version: number) => ({ change_id: `again-${n}`, model: 'order', id, op, version, time });
+  const changes = [change(1, 'create', 1), change(2, 'update', 2), change(3, 'delete', 2), change(4, 'create', 1), change(5, 'update', 2)];
+  const deliveries = changes.map((c) => ({ subscription: 'again', change: c }));
+  await outbox.send(deliveries.slice(0, 3));
+  await outbox.send(deliveries.slice(1));
+  await outbox.send(deliveries);
+  expect(await pendingCount('again')).toBe(changes.length);
+  await drain(worker);
+  expect(receiver.received.map((r) => r.id)).toEqual(changes.map((c) => c.change_id));
+});
