@@ -3,6 +3,7 @@ import { feedBusName, settings } from '../config';
 import { BOUNDED_HTTP, inTime } from '../invocation';
 import { loadOnce } from '../load-once';
 import { causeOf, log } from '../log';
+import { batchesOf } from './batches';
 import type { BusEntry } from './consume';
 
 /**
@@ -36,23 +37,6 @@ function entryOf({ bus, change }: BusEntry, stackBus: string | undefined): { ent
   return { entry, bytes: sized(detail) };
 }
 
-/** Consecutive runs of entries within both limits of one call. */
-function batches<T extends { bytes: number }>(sized: T[]): T[][] {
-  const out: T[][] = [];
-  let bytes = 0;
-  for (const item of sized) {
-    const last = out.at(-1);
-    if (!last || last.length === PUT_EVENTS.maxEntries || bytes + item.bytes > PUT_EVENTS.maxBytes) {
-      out.push([item]);
-      bytes = item.bytes;
-    } else {
-      last.push(item);
-      bytes += item.bytes;
-    }
-  }
-  return out;
-}
-
 /**
  * Puts each change on its subscription's bus, `source: recordgate`, `detail-type: <model>.<op>`,
  * in calls of PutEvents' size; answers the ids of the entries EventBridge did not take
@@ -73,7 +57,8 @@ export async function publish(entries: ReadonlyArray<BusEntry>): Promise<string[
   }
   const { PutEventsCommand, EventBridgeClient } = await eventBridgeApi();
   client ??= new EventBridgeClient({ region: settings().AWS_REGION, requestHandler: BOUNDED_HTTP });
-  for (const batch of batches(sized.filter((s) => s.entry.EventBusName !== undefined))) {
+  const routable = sized.filter((s) => s.entry.EventBusName !== undefined);
+  for (const batch of batchesOf(routable, (s) => s.bytes, PUT_EVENTS.maxEntries, PUT_EVENTS.maxBytes)) {
     try {
       const { FailedEntryCount = 0, Entries = [] } = await client.send(new PutEventsCommand({ Entries: batch.map((s) => s.entry) }), inTime());
       if (FailedEntryCount === 0) continue;
