@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs';
 import { ArnFormat, Duration, Stack, Validations } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, type Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { EventBus } from 'aws-cdk-lib/aws-events';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { FilterCriteria, StartingPosition, type Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
@@ -14,6 +13,7 @@ import { Construct } from 'constructs';
 import { DEPLOYED_VARIABLES } from '../shared/config';
 import { RETRY_SCHEDULE_SECONDS } from '../shared/feed/schedule';
 import { checkSubscriptions } from '../shared/feed/check-subscriptions';
+import { DEAD_LETTER_LOG_CODE } from '../shared/feed/deliver-queued';
 import type { Subscription } from '../shared/feed/subscriptions';
 import { FEED_DELIVERY } from '../shared/limits';
 import { allModels } from '../shared/models/every-model';
@@ -82,13 +82,7 @@ export const FEED_THRESHOLDS = {
   deadLetters: 1,
 };
 
-/**
- * The line functions/feed_delivery logs for each dead letter (shared/feed/deliver-queued.ts):
- * a log metric filter counts it, free where an own metric call would cost a request each.
- */
-export const DEAD_LETTER_LOG_CODE = 'feed_dead_letter';
-
-/** A subscription's bus as PutEvents names it ("default": the stack's bus), as an ARN for the grant. */
+/** A bus a subscription names other than "default", as an ARN for the grant: a name is this account's and region's. */
 const busArn = (scope: Construct, bus: string): string =>
   bus.startsWith('arn:')
     ? bus
@@ -155,7 +149,6 @@ export class ChangeFeed extends Construct {
   constructor(scope: Construct, id: string, props: ChangeFeedProps) {
     super(scope, id);
     const encrypted = { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true, removalPolicy: props.logRemovalPolicy };
-    const table: ITableV2 = props.table;
 
     this.bus = new EventBus(this, 'Bus', {
       eventBusName: `${Stack.of(this).stackName}-feed`,
@@ -178,7 +171,7 @@ export class ChangeFeed extends Construct {
 
     this.consumer = serviceFunction(this, 'feed', props);
     this.consumer.addEventSource(
-      new DynamoEventSource(table, {
+      new DynamoEventSource(props.table, {
         // A new mapping starts at the stream's tip: one made by a later deploy must not send the last 24 h again.
         startingPosition: StartingPosition.LATEST,
         batchSize: FEED_STREAM.batchSize,
@@ -198,7 +191,8 @@ export class ChangeFeed extends Construct {
       new SqsEventSource(this.deliveries, { batchSize: FEED_QUEUE.batchSize, reportBatchItemFailures: true, maxConcurrency: FEED_QUEUE.maxConcurrency }),
     );
     for (const fn of [this.consumer, this.delivery]) fn.addEnvironment(DEPLOYED_VARIABLES.feedQueueUrl, this.deliveries.queueUrl);
-    // A term match, not a JSON field: Lambda's JSON log format wraps the deliverer's own JSON line in its `message`.
+    // Dead letters counted from the deliverer's log, with nothing added to it. A term match, not a
+    // JSON field: Lambda's JSON log format wraps the deliverer's own JSON line in its `message`.
     const counted = new MetricFilter(this, 'DeadLetterCount', {
       logGroup: this.delivery.logGroup,
       filterPattern: FilterPattern.allTerms(DEAD_LETTER_LOG_CODE),

@@ -1,6 +1,7 @@
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBRecord, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { DEAD_LETTER_LOG_CODE, FEED_QUEUE, recordItemsFilter } from '../../infra/feed';
+import { FEED_QUEUE, recordItemsFilter } from '../../infra/feed';
+import { DEAD_LETTER_LOG_CODE } from '../../shared/feed/deliver-queued';
 import type { Change } from '../../shared/feed/change';
 import { deadLetters } from '../../shared/feed/dead-letters';
 import { RETRY_SCHEDULE_SECONDS } from '../../shared/feed/schedule';
