@@ -8,7 +8,7 @@ import type { Subscription } from './subscriptions';
 /** A subscription that delivers to a webhook (the other kind goes to an EventBridge bus). */
 export type WebhookSubscription = Extract<Subscription, { url: string }>;
 
-export const isWebhook = (subscription: Subscription): subscription is WebhookSubscription => 'url' in subscription;
+export const isWebhook = <S extends Subscription>(subscription: S): subscription is Extract<S, { url: string }> => 'url' in subscription;
 
 /** What one attempt came to, and so what happens to the delivery next. */
 export type AttemptOutcome =
