@@ -6,6 +6,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { HEALTH_METRICS } from '../shared/health/metrics';
 import type { ServiceAlarms } from './alarms';
+import type { ChangeFeed, FeedWatch } from './feed';
 import type { HealthCheck } from './health-check';
 
 export interface ServiceDashboardProps {
@@ -14,6 +15,7 @@ export interface ServiceDashboardProps {
   api: HttpApi;
   table: ITableV2;
   healthCheck: HealthCheck;
+  feed: Pick<ChangeFeed, 'deliveries'> & { metrics: FeedWatch<IMetric>; alarms?: FeedWatch<Alarm> };
 }
 
 /** One dashboard with the figures the alarms watch, each alarm the level made drawn with its threshold. */
@@ -25,8 +27,8 @@ export class ServiceDashboard extends Construct {
     const perFunction = (metric: (fn: IFunction) => IMetric) => [...props.functions].map(([, fn]) => metric(fn));
     const graph = (title: string, left: IMetric[]) => new GraphWidget({ title, left, width: 8 });
     // A figure an alarm watches, drawn with its threshold, or alone where the alarm level made none.
-    const watched = (title: string, alarm: Alarm | undefined, metric: IMetric) =>
-      alarm ? new AlarmWidget({ title, alarm, width: 8 }) : graph(title, [metric]);
+    const watched = (title: string, alarm: Alarm | undefined, metric: IMetric, width = 8) =>
+      alarm ? new AlarmWidget({ title, alarm, width }) : new GraphWidget({ title, left: [metric], width });
     const statuses = [
       alarms.composite,
       alarms.health,
@@ -36,6 +38,7 @@ export class ServiceDashboard extends Construct {
       alarms.tableSystemErrors,
       alarms.overdueBots,
       ...alarms.functionAlarms,
+      ...Object.values(props.feed.alarms ?? {}),
     ].filter((a) => a !== undefined);
 
     new Dashboard(this, 'Dashboard', {
@@ -78,6 +81,22 @@ export class ServiceDashboard extends Construct {
           ]),
           watched('DynamoDB throttle events', alarms.tableThrottles, alarms.metrics.tableThrottles),
           watched('DynamoDB system errors', alarms.tableSystemErrors, alarms.metrics.tableSystemErrors),
+        ],
+        [
+          watched('Change feed: iterator age (ms)', props.feed.alarms?.iteratorAge, props.feed.metrics.iteratorAge, 6),
+          watched('Change feed: batches given up', props.feed.alarms?.failedBatches, props.feed.metrics.failedBatches, 6),
+          watched('Change feed: poison deliveries', props.feed.alarms?.poisonDeliveries, props.feed.metrics.poisonDeliveries, 6),
+          watched('Change feed: dead letters', props.feed.alarms?.deadLetters, props.feed.metrics.deadLetters, 6),
+        ],
+        [
+          new GraphWidget({
+            title: 'Webhook deliveries waiting and in flight',
+            width: 24,
+            left: [
+              props.feed.deliveries.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period }),
+              props.feed.deliveries.metricApproximateNumberOfMessagesNotVisible({ statistic: 'Maximum', period }),
+            ],
+          }),
         ],
       ],
     });

@@ -17,11 +17,13 @@ import { startDynalite } from './local/engine';
 import { startLocalServer } from './local/server';
 import { scheduleDrain } from './local/spool-drain';
 import { drain, DRAIN_MS, FORCING_SIGNAL, RequestTracker, watchParent } from './local/shutdown';
+import { type LocalFeed, readSubscriptions, startLocalFeed } from './local/feed';
 import { buildInBackground, checkDataDir, checkPort, loadModels, readConfig, StartupError } from './local/startup';
 
 async function main(): Promise<void> {
   const config = readConfig(process.env, (dir) => resolve(dir));
   const models = loadModels();
+  const subscriptions = await readSubscriptions(process.env.SUBSCRIPTIONS);
   await checkPort(config.host, config.port);
   await checkDataDir(config.dataDir);
   process.env.TABLE_NAME = config.tableName;
@@ -46,10 +48,15 @@ async function main(): Promise<void> {
       `DynamoDB at ${endpoint} does not answer (${(error as Error).name}: ${(error as Error).message}); serving anyway: the routes that use the table answer 503 database_unavailable and OneBot deliveries are kept in ${spoolDir()} until it does; trying again every ${DATABASE_RETRY_MS / 1000} s`,
     );
   }
+  let feed: LocalFeed | undefined;
   const reached = ({ created }: PreparedDatabase) => {
     console.log(`table ${config.tableName} ${created ? 'created' : 'found'} at ${endpoint}`);
     // OneBot events kept while the database was unreachable (a previous run's too) are stored now.
     scheduleDrain();
+    if (subscriptions.length === 0) return;
+    // From the stream's checkpoint in DATA_DIR: what a previous run committed but did not hand on is handed on now.
+    feed = startLocalFeed({ endpoint, tableName: config.tableName, dataDir: config.dataDir, subscriptions });
+    console.log(`change feed: ${subscriptions.map((s) => s.name).join(', ')}`);
   };
   if (database) reached(database);
   const { server, url } = await startLocalServer({ port: config.port, host: config.host, databaseReady: () => database !== undefined });
@@ -70,7 +77,11 @@ async function main(): Promise<void> {
             engine!.server.closeAllConnections();
           })
         : Promise.resolve();
-    const { drained, cut } = await drain(server, requests, closeEngine);
+    // The feed stops before the engine closes: its batch in hand keeps its checkpoint, its attempts their outcome.
+    const { drained, cut } = await drain(server, requests, async () => {
+      await feed?.stop();
+      await closeEngine();
+    });
     console.log(`stopped: ${drained} request(s) drained${cut > 0 ? `, ${cut} cut off after ${DRAIN_MS / 1000} s` : ''}, engine closed`);
     process.exit(cut > 0 ? 1 : exitCode);
   };

@@ -14,8 +14,13 @@ import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
  * - the event source mapping deletes the messages of a batch that are not batch item failures;
  *   a failure is left as it is, visible again when its visibility timeout passes; a function
  *   that throws fails the whole batch.
- * ChangeMessageVisibilityBatch and SendMessage are served over HTTP (AWS JSON 1.0), so the
- * service's own SQS client reaches it through the queue URL.
+ * A FIFO queue (`fifo: true`) holds to its own rules too:
+ * - a message group's messages are received in the order sent, and none of them while one of
+ *   the group is in flight (received, neither deleted nor visible again);
+ * - a message sent with the MessageDeduplicationId of one sent in the last five minutes is
+ *   taken but not queued again.
+ * ChangeMessageVisibilityBatch, SendMessage and SendMessageBatch are served over HTTP (AWS JSON
+ * 1.0), so the service's own SQS client reaches it through the queue URL.
  */
 export interface QueueSettings {
   visibilitySeconds: number;
@@ -23,6 +28,7 @@ export interface QueueSettings {
   retentionSeconds: number;
   deadLetterRetentionSeconds: number;
   batchSize: number;
+  fifo?: true;
 }
 
 export interface ModelMessage {
@@ -34,7 +40,10 @@ export interface ModelMessage {
   receipt?: string;
   /** When it reached the dead-letter queue. */
   deadLetteredAt?: number;
+  groupId?: string;
 }
+
+const DEDUPLICATION_MS = 5 * 60_000;
 
 export type Consumer = (event: SQSEvent) => Promise<SQSBatchResponse>;
 
@@ -48,6 +57,8 @@ export class SqsModel {
   readonly deleted: ModelMessage[] = [];
   invocations = 0;
   url = '';
+  /** FIFO: when each deduplication id was last sent. */
+  private readonly deduplicated = new Map<string, number>();
   private server?: Server;
 
   constructor(
@@ -57,18 +68,26 @@ export class SqsModel {
     this.now = start;
   }
 
-  send(body: string): string {
+  send(body: string, fifo: { groupId?: string; deduplicationId?: string } = {}): string {
     const messageId = randomUUID();
-    this.queue.set(messageId, { messageId, body, sentAt: this.now, receiveCount: 0, visibleAt: this.now });
+    const { groupId, deduplicationId } = fifo;
+    if (deduplicationId !== undefined) {
+      if (this.now - (this.deduplicated.get(deduplicationId) ?? Number.NEGATIVE_INFINITY) < DEDUPLICATION_MS) return messageId;
+      this.deduplicated.set(deduplicationId, this.now);
+    }
+    this.queue.set(messageId, { messageId, body, sentAt: this.now, receiveCount: 0, visibleAt: this.now, ...(groupId ? { groupId } : {}) });
     return messageId;
   }
 
   /** What one poll of the event source mapping receives: visible messages, oldest first; the over-received go to the DLQ. */
   private receive(): ModelMessage[] {
     const batch: ModelMessage[] = [];
+    // Sent in one millisecond, messages keep the order they were sent in (the Map's).
     const visible = [...this.queue.values()].filter((m) => m.visibleAt <= this.now).sort((a, b) => a.sentAt - b.sentAt);
+    const busy = new Set([...this.queue.values()].filter((m) => this.settings.fifo && m.visibleAt > this.now && m.receiveCount > 0).map((m) => m.groupId));
     for (const message of visible) {
       if (batch.length === this.settings.batchSize) break;
+      if (this.settings.fifo && busy.has(message.groupId)) continue;
       if (message.receiveCount >= this.settings.maxReceiveCount) {
         this.queue.delete(message.messageId);
         this.deadLetters.push({ ...message, deadLetteredAt: this.now });
@@ -104,7 +123,8 @@ export class SqsModel {
         await this.invoke(consumer, batch);
         continue;
       }
-      const due = Math.min(...[...this.queue.values()].map((m) => m.visibleAt));
+      // Nothing receivable now (a FIFO group's messages may be visible behind one in flight): the next change is a message's visibility ending.
+      const due = Math.min(...[...this.queue.values()].map((m) => m.visibleAt).filter((at) => at > this.now));
       if (!Number.isFinite(due) || due > until) return;
       this.now = Math.max(due, this.now);
     }
@@ -136,6 +156,7 @@ export class SqsModel {
         SentTimestamp: String(m.sentAt),
         SenderId: 'AROAEXAMPLE',
         ApproximateFirstReceiveTimestamp: String(m.sentAt),
+        ...(m.groupId ? { MessageGroupId: m.groupId } : {}),
       },
       messageAttributes: {},
       md5OfBody: md5(m.body),
@@ -167,6 +188,15 @@ export class SqsModel {
         switch (req.headers['x-amz-target']) {
           case 'AmazonSQS.SendMessage':
             return answer(200, { MessageId: this.send(input.MessageBody), MD5OfMessageBody: md5(input.MessageBody) });
+          case 'AmazonSQS.SendMessageBatch':
+            return answer(200, {
+              Successful: input.Entries.map((e: { Id: string; MessageBody: string; MessageGroupId?: string; MessageDeduplicationId?: string }) => ({
+                Id: e.Id,
+                MessageId: this.send(e.MessageBody, { groupId: e.MessageGroupId, deduplicationId: e.MessageDeduplicationId }),
+                MD5OfMessageBody: md5(e.MessageBody),
+              })),
+              Failed: [],
+            });
           case 'AmazonSQS.ChangeMessageVisibilityBatch': {
             const Successful: Array<{ Id: string }> = [];
             const Failed: Array<{ Id: string; Code: string; SenderFault: boolean }> = [];

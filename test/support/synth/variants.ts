@@ -23,11 +23,19 @@ export const SYNTH_VARIANTS = {
       onebotSelfIds: '10001, 10002',
       corsOrigins: 'https://app.example.com, https://*.example.org',
       throttles: '{"stage": {"rate": 50, "burst": 80}, "create": {"rate": 10, "burst": 20}, "update": {"rate": 2, "burst": 3}}',
+      subscriptionsFile: 'test/support/synth/subscriptions.json',
     },
     env: { account, region: 'us-east-1' },
   },
   /** A region with the extension for x86_64 only, removal=retain, an existing table and the essential alarms. */
-  x86Region: { context: { tableName: 'Recordgate-RecordsTable-KEPT', alarms: 'essential' }, env: { account, region: 'eu-central-2' } },
+  x86Region: {
+    context: {
+      tableName: 'Recordgate-RecordsTable-KEPT',
+      tableStreamArn: `arn:aws:dynamodb:eu-central-2:${account}:table/Recordgate-RecordsTable-KEPT/stream/2026-11-27T07:30:00.000`,
+      alarms: 'essential',
+    },
+    env: { account, region: 'eu-central-2' },
+  },
   /** A region aws-cdk-lib knows no layer for: synth refuses it without the option... */
   unknownRegion: { context: {}, env: { account, region: 'ca-west-1' } },
   /** ...and takes the layer ARN AWS lists; no alarms. */

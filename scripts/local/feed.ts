@@ -1,0 +1,54 @@
+import { consumeStream } from '../../shared/feed/consume';
+import { type CheckedSubscription, checkSubscriptions, SubscriptionsInvalid } from '../../shared/feed/check-subscriptions';
+import { isWebhook } from '../../shared/feed/deliver';
+import { Outbox } from '../../shared/feed/outbox';
+import { OutboxWorker } from '../../shared/feed/outbox-worker';
+import { startFeedPoller } from './feed-poller';
+import { StartupError } from './startup';
+
+/**
+ * SUBSCRIPTIONS for `npm start`, checked before anything is created (shared/feed/check-subscriptions.ts):
+ * a bad entry stops the start in one line naming where it is, never what it holds (the text holds
+ * the webhooks' secrets). A bus is AWS's: refused here, as the stack would have none to send to.
+ */
+export async function readSubscriptions(text: string | undefined): Promise<CheckedSubscription[]> {
+  let subscriptions: CheckedSubscription[];
+  try {
+    subscriptions = await checkSubscriptions(text);
+  } catch (error) {
+    if (!(error instanceof SubscriptionsInvalid)) throw error;
+    throw new StartupError(`${error.message}; fix SUBSCRIPTIONS (docs/feed.md), or unset it`);
+  }
+  const buses = subscriptions.flatMap((s, i) => (isWebhook(s) ? [] : [`SUBSCRIPTIONS[${i}] (${s.name})`]));
+  if (buses.length > 0) throw new StartupError(`${buses.join(', ')}: an EventBridge bus is for the deployed stack only; give npm start webhook subscriptions`);
+  return subscriptions;
+}
+
+export interface LocalFeed {
+  /** Lets the batch in hand and the attempts under way finish (each within its 15 s), then stops. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The change feed of `npm start`: the table's stream read by the poller (./feed-poller.ts) into
+ * the consumer, which leaves webhook deliveries in the outbox, drained by the worker. Everything
+ * lives in the table or DATA_DIR, so a kill -9 loses nothing: the stream is read again from the
+ * checkpoint and the outbox is where it was.
+ */
+export function startLocalFeed(options: {
+  endpoint: string;
+  tableName: string;
+  dataDir: string;
+  subscriptions: ReadonlyArray<CheckedSubscription>;
+}): LocalFeed {
+  const { subscriptions } = options;
+  const worker = new OutboxWorker({ subscriptions: subscriptions.filter(isWebhook) });
+  const queue = new Outbox(Date.now, () => void worker.wake());
+  const poller = startFeedPoller({ ...options, consume: (records) => consumeStream(records, { subscriptions, queue }) });
+  worker.start();
+  return {
+    async stop() {
+      await Promise.all([poller.stop(), worker.stop()]);
+    },
+  };
+}

@@ -1,0 +1,66 @@
+import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { settings } from '../config';
+import { inTime } from '../invocation';
+import { db } from '../store/client';
+import { TABLE_KEY } from '../store/table';
+import { packChange, unpackChange } from './group';
+import type { Delivery } from './queue';
+
+/**
+ * Deliveries whose last scheduled attempt failed, kept in the table until an operator replays
+ * them (POST /api/feed/{subscription}/replay, `npm run feed -- replay`): one item each, under a
+ * partition per subscription no model can have (model names start with a letter), in the
+ * order their changes committed. No TTL: a dead letter is a change a subscriber never got.
+ */
+export const deadLetterPartition = (subscription: string) => `_feed_dead#${subscription}`;
+
+export interface DeadLetter {
+  delivery: Delivery;
+  /** How many attempts were made. */
+  attempts: number;
+  /** The last attempt's status or error (shared/feed/deliver.ts). */
+  failure: string;
+  /** When it became a dead letter, ISO 8601. */
+  at: string;
+}
+
+const keyOf = ({ subscription, change }: Delivery) => ({
+  [TABLE_KEY.partitionKey]: deadLetterPartition(subscription),
+  [TABLE_KEY.sortKey]: `${change.time}#${change.change_id}`,
+});
+
+/** Written again by a worker that died before it let go of the delivery: the same item. */
+export async function writeDeadLetter(letter: DeadLetter): Promise<void> {
+  const { delivery, attempts, failure, at } = letter;
+  await db().send(
+    new PutCommand({ TableName: settings().TABLE_NAME, Item: { ...keyOf(delivery), c: packChange(delivery.change), n: attempts, last: failure, at } }),
+    inTime(),
+  );
+}
+
+/** A subscription's dead letters, oldest change first. */
+export async function* deadLetters(subscription: string): AsyncGenerator<DeadLetter> {
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new QueryCommand({
+        TableName: settings().TABLE_NAME,
+        KeyConditionExpression: '#pk = :pk',
+        ExpressionAttributeNames: { '#pk': TABLE_KEY.partitionKey },
+        ExpressionAttributeValues: { ':pk': deadLetterPartition(subscription) },
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+      inTime(),
+    );
+    for (const item of page.Items ?? []) {
+      yield { delivery: { subscription, change: unpackChange(item.c) }, attempts: Number(item.n), failure: String(item.last), at: String(item.at) };
+    }
+    start = page.LastEvaluatedKey;
+  } while (start);
+}
+
+/** Removes a dead letter once its delivery is queued again. */
+export async function dropDeadLetter(delivery: Delivery): Promise<void> {
+  await db().send(new DeleteCommand({ TableName: settings().TABLE_NAME, Key: keyOf(delivery) }), inTime());
+}

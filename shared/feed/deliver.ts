@@ -1,0 +1,71 @@
+import { callSignal } from '../invocation';
+import type { WebhookBody } from './change';
+import type { Delivery } from './queue';
+import { ATTEMPT_TIMEOUT_MS, delayBefore } from './schedule';
+import { signatureHeaders } from './signature';
+import type { Subscription } from './subscriptions';
+
+/** A subscription that delivers to a webhook (the other kind goes to an EventBridge bus). */
+export type WebhookSubscription = Extract<Subscription, { url: string }>;
+
+export const isWebhook = <S extends Subscription>(subscription: S): subscription is Extract<S, { url: string }> => 'url' in subscription;
+
+/** What one attempt came to, and so what happens to the delivery next. */
+export type AttemptOutcome =
+  | { kind: 'delivered'; status: number }
+  /** Attempted again `afterSeconds` from now, as the schedule says. */
+  | { kind: 'retry'; afterSeconds: number; failure: string }
+  /** The schedule's last attempt failed: the delivery becomes a dead letter (./dead-letters.ts). */
+  | { kind: 'dead'; failure: string };
+
+export interface AttemptSettings {
+  /** 1-based: the first attempt is 1. */
+  attempt: number;
+  /** Epoch ms, for `webhook-timestamp`; a test moves it. */
+  now?: () => number;
+  /** ATTEMPT_TIMEOUT_MS unless a test shortens it (a hung receiver is waited for this long). */
+  timeoutMs?: number;
+}
+
+/** The body a subscriber receives, as Standard Webhooks' payload structure has it: the event's own time, not the attempt's. */
+export const webhookBody = ({ change }: Delivery): WebhookBody => ({ type: `${change.model}.${change.op}`, timestamp: change.time, data: change });
+
+/** What follows a failed attempt: the next on the schedule, or the dead letters after its last. */
+export function afterFailure(attempt: number, failure: string): AttemptOutcome {
+  const afterSeconds = delayBefore(attempt + 1);
+  return afterSeconds === undefined ? { kind: 'dead', failure } : { kind: 'retry', afterSeconds, failure };
+}
+
+/**
+ * One attempt of a delivery: a signed POST of the change, `webhook-id` its change_id on every
+ * attempt, so that a receiver dedupes retries and replays alike. Any 2xx is delivered; any other
+ * status, no answer within the timeout or no connection is a failure. Redirects are not followed
+ * (a 3xx is a failure): Standard Webhooks asks senders to, since the signed body would otherwise
+ * go where the subscription never named, and the fix is the subscription's URL. The failure
+ * says the status or the error's code, never a header: the request carries the signature only.
+ */
+export async function attemptDelivery(delivery: Delivery, subscription: WebhookSubscription, settings: AttemptSettings): Promise<AttemptOutcome> {
+  const { attempt, now = Date.now, timeoutMs = ATTEMPT_TIMEOUT_MS } = settings;
+  const body = JSON.stringify(webhookBody(delivery));
+  const headers = {
+    'content-type': 'application/json',
+    ...signatureHeaders(delivery.change.change_id, Math.floor(now() / 1000), body, subscription.secret),
+  };
+  let status: number;
+  try {
+    const response = await fetch(subscription.url, { method: 'POST', headers, body, redirect: 'manual', signal: callSignal(timeoutMs) });
+    status = response.status;
+    // Only the status counts: the body is let go, and with it the connection's hold.
+    await response.body?.cancel().catch(() => undefined);
+  } catch (error) {
+    return afterFailure(attempt, failureOf(error));
+  }
+  return status >= 200 && status < 300 ? { kind: 'delivered', status } : afterFailure(attempt, `status ${status}`);
+}
+
+function failureOf(error: unknown): string {
+  const { name, message, cause } = error as { name?: string; message?: string; cause?: { code?: string; message?: string } };
+  if (name === 'TimeoutError' || name === 'AbortError') return 'no answer in time';
+  // fetch's TypeError says only "fetch failed": the reason is its cause.
+  return cause?.code ?? cause?.message ?? message ?? 'failed';
+}

@@ -1,0 +1,150 @@
+import { causeOf, log } from '../log';
+import { attemptDelivery, type AttemptOutcome, type WebhookSubscription } from './deliver';
+import { noteDelivered } from './delivered';
+import { writeDeadLetter } from './dead-letters';
+import { headOf, heads, postpone, release, type Pending } from './outbox';
+
+export interface WorkerSettings {
+  subscriptions: ReadonlyArray<WebhookSubscription>;
+  /** Attempts under way at once, across groups and subscriptions. */
+  concurrency?: number;
+  /** Epoch ms; a test moves it instead of waiting out the schedule. */
+  now?: () => number;
+  /** Shortened by tests only (shared/feed/schedule.ts ATTEMPT_TIMEOUT_MS). */
+  timeoutMs?: number;
+}
+
+/**
+ * Drains the outbox (./outbox.ts) for `npm start`, as functions/feed_delivery drains the SQS
+ * FIFO queue in AWS: each group's first waiting delivery is attempted once it is due, many
+ * groups at once (bounded), a group's next only once its first is delivered or dead, so a
+ * record's changes reach a subscription in commit order and a slow endpoint holds back only its
+ * own groups. State lives in the table only: a worker killed mid-attempt attempts it again
+ * after the restart (at least once).
+ */
+export class OutboxWorker {
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly subscriptions: Map<string, WebhookSubscription>;
+  private readonly concurrency: number;
+  private readonly now: () => number;
+  private scan?: Promise<void>;
+  private timer?: NodeJS.Timeout;
+  private rescan = false;
+  private stopped = false;
+
+  constructor(private readonly settings: WorkerSettings) {
+    this.subscriptions = new Map(settings.subscriptions.map((s) => [s.name, s]));
+    this.concurrency = settings.concurrency ?? 8;
+    this.now = settings.now ?? Date.now;
+  }
+
+  /** Looks for due deliveries now (one look at a time; a wake during one makes one more). */
+  wake(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    if (this.scan) {
+      this.rescan = true;
+      return this.scan;
+    }
+    this.scan = this.scanAll()
+      .catch((error: unknown) => log.error('feed_outbox_failed', causeOf(error)))
+      .finally(() => {
+        this.scan = undefined;
+        if (this.rescan) {
+          this.rescan = false;
+          void this.wake();
+        }
+      });
+    return this.scan;
+  }
+
+  /** Resolves once nothing is under way and nothing is due at `now()`: a test then moves its clock to `nextDue`. */
+  async settle(): Promise<void> {
+    for (;;) {
+      await this.wake();
+      while (this.scan || this.inFlight.size > 0) await Promise.all([this.scan, ...this.inFlight.values()]);
+      const due = await this.nextDue();
+      if (due === undefined || due > this.now()) return;
+    }
+  }
+
+  /** When the earliest waiting attempt is due (epoch ms), or undefined when nothing waits. */
+  async nextDue(): Promise<number | undefined> {
+    let earliest: number | undefined;
+    for (const name of this.subscriptions.keys()) for await (const head of heads(name)) earliest = Math.min(earliest ?? head.due, head.due);
+    return earliest;
+  }
+
+  /** Looks every `everyMs` for a retry come due (a send wakes it at once, through the Outbox's `sent`). */
+  start(everyMs = 1000): void {
+    this.timer = setInterval(() => void this.wake(), everyMs);
+    void this.wake();
+  }
+
+  /** Starts no more attempts and waits for those under way (each bounded by the attempt timeout). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    await Promise.all([this.scan, ...this.inFlight.values()]);
+  }
+
+  private async scanAll(): Promise<void> {
+    for (const name of this.subscriptions.keys()) {
+      for await (const head of heads(name)) {
+        if (this.inFlight.size >= this.concurrency) return;
+        this.begin(head);
+      }
+    }
+  }
+
+  private begin(head: Pending): void {
+    const key = `${head.delivery.subscription}#${head.group}`;
+    if (this.stopped || this.inFlight.has(key) || head.due > this.now()) return;
+    const run = this.runGroup(head)
+      .catch((error: unknown) => log.error('feed_outbox_failed', { subscription: head.delivery.subscription, ...causeOf(error) }))
+      .finally(() => {
+        this.inFlight.delete(key);
+        // A slot is free: another group may be waiting for one.
+        void this.wake();
+      });
+    this.inFlight.set(key, run);
+  }
+
+  /** Attempts the group's deliveries in order while they are due and delivered (or dead). */
+  private async runGroup(first: Pending): Promise<void> {
+    for (let head: Pending | undefined = first; head && !this.stopped && head.due <= this.now(); ) {
+      if (!(await this.attempt(head))) return;
+      head = await headOf(head.delivery.subscription, head.group);
+    }
+  }
+
+  /** One attempt, and what it leaves in the table; true when the group may go on to its next. */
+  private async attempt(pending: Pending): Promise<boolean> {
+    const subscription = this.subscriptions.get(pending.delivery.subscription)!;
+    const attempt = pending.attempts + 1;
+    const outcome: AttemptOutcome = await attemptDelivery(pending.delivery, subscription, {
+      attempt,
+      now: this.now,
+      timeoutMs: this.settings.timeoutMs,
+    });
+    const at = new Date(this.now()).toISOString();
+    switch (outcome.kind) {
+      case 'delivered':
+        await noteDelivered(pending.delivery, at);
+        await release(pending);
+        return true;
+      case 'retry':
+        await postpone(pending, this.now() + outcome.afterSeconds * 1000, outcome.failure);
+        return false;
+      case 'dead':
+        log.warn('feed_dead_letter', {
+          subscription: subscription.name,
+          change_id: pending.delivery.change.change_id,
+          attempts: attempt,
+          failure: outcome.failure,
+        });
+        await writeDeadLetter({ delivery: pending.delivery, attempts: attempt, failure: outcome.failure, at });
+        await release(pending);
+        return true;
+    }
+  }
+}

@@ -1,0 +1,194 @@
+import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { settings } from '../config';
+import { inTime } from '../invocation';
+import { db } from '../store/client';
+import { TABLE_KEY } from '../store/table';
+import { groupOf, packChange, unpackChange } from './group';
+import type { Delivery, DeliveryQueue } from './queue';
+
+/**
+ * The local DeliveryQueue (`npm start`): deliveries waiting for their endpoint, as items of the
+ * table itself, so that they last as the records do (dynalite keeps them on disk through a
+ * kill -9) and are written by the same client. One partition per subscription, no model can
+ * have it (model names start with a letter); the sort key is the group (./group.ts), then the
+ * order it was sent in, so a group's deliveries are adjacent and in send order, which is commit
+ * order: the consumer sends one record's changes one after another (shared/feed/consume.ts).
+ * Not the change's time and version: the time is whole seconds, and a record deleted and
+ * created again within one second starts again at version 1. Drained by ./outbox-worker.ts.
+ */
+export const pendingPartition = (subscription: string) => `_feed#${subscription}`;
+
+const keyOf = (subscription: string, sortKey: string) => ({ [TABLE_KEY.partitionKey]: pendingPartition(subscription), [TABLE_KEY.sortKey]: sortKey });
+
+/** A waiting delivery as the worker sees it. */
+export interface Pending {
+  delivery: Delivery;
+  group: string;
+  /** Its item's sort key. */
+  key: string;
+  /** Attempts made so far. */
+  attempts: number;
+  /** When the next attempt is due, epoch ms. */
+  due: number;
+  /** The last attempt's status or error. */
+  failure?: string;
+}
+
+/** Sends at most this many puts at once: a bulk write's thousand changes do not open a thousand connections. */
+const PUTS_AT_ONCE = 16;
+
+export class Outbox implements DeliveryQueue {
+  /** Orders sends within one millisecond. */
+  private sends = 0;
+
+  /** `sent` is told after each send (the worker of the same process wakes); `now` is epoch ms, moved by tests. */
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly sent: () => void = () => undefined,
+  ) {}
+
+  async send(deliveries: ReadonlyArray<Delivery>): Promise<void> {
+    // Numbered before any put starts: the puts run side by side, the order is the array's.
+    const queue = deliveries.map((delivery) => ({
+      delivery,
+      order: `${String(this.now()).padStart(15, '0')}.${String(this.sends++ % 1_000_000).padStart(6, '0')}`,
+    }));
+    const putNext = async (): Promise<void> => {
+      for (let next = queue.shift(); next; next = queue.shift()) await this.put(next.delivery, next.order);
+    };
+    await Promise.all(Array.from({ length: Math.min(PUTS_AT_ONCE, queue.length) }, putNext));
+    if (deliveries.length > 0) this.sent();
+  }
+
+  /**
+   * Kept as it is when already waiting: a stream record read again must not restart its attempts
+   * nor be sent twice. Looked for in its group, which holds a few items while the endpoint is
+   * healthy; one poller sends (scripts/local/feed-poller.ts), so no other send races this one.
+   */
+  private async put(delivery: Delivery, order: string): Promise<void> {
+    const group = groupOf(delivery);
+    if (await this.waits(delivery, group)) return;
+    await db().send(
+      new PutCommand({
+        TableName: settings().TABLE_NAME,
+        Item: { ...keyOf(delivery.subscription, `${group}#${order}`), cid: delivery.change.change_id, c: packChange(delivery.change), n: 0, due: this.now() },
+      }),
+      inTime(),
+    );
+  }
+
+  /** Whether the change waits in its group already, looked for page by page. */
+  private async waits(delivery: Delivery, group: string): Promise<boolean> {
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await query(delivery.subscription, `${group}#`, { cid: delivery.change.change_id }, undefined, start);
+      if ((page.Count ?? 0) > 0) return true;
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return false;
+  }
+}
+
+const groupOfKey = (sortKey: string) => sortKey.slice(0, sortKey.indexOf('#'));
+
+function pendingOf(subscription: string, item: Record<string, unknown>): Pending {
+  const failure = item.last === undefined ? {} : { failure: String(item.last) };
+  const key = String(item[TABLE_KEY.sortKey]);
+  return {
+    delivery: { subscription, change: unpackChange(item.c as Uint8Array) },
+    group: groupOfKey(key),
+    key,
+    attempts: Number(item.n),
+    due: Number(item.due),
+    ...failure,
+  };
+}
+
+/** The subscription's waiting deliveries, or a group's (`startsWith`), or one change's in a group (`only`). */
+async function query(subscription: string, startsWith?: string, only?: { cid: string }, limit?: number, start?: Record<string, unknown>) {
+  const names: Record<string, string> = { '#pk': TABLE_KEY.partitionKey };
+  const values: Record<string, unknown> = { ':pk': pendingPartition(subscription) };
+  if (startsWith !== undefined) {
+    names['#sk'] = TABLE_KEY.sortKey;
+    values[':group'] = startsWith;
+  }
+  if (only) {
+    names['#cid'] = 'cid';
+    values[':cid'] = only.cid;
+  }
+  return db().send(
+    new QueryCommand({
+      TableName: settings().TABLE_NAME,
+      KeyConditionExpression: startsWith === undefined ? '#pk = :pk' : '#pk = :pk AND begins_with(#sk, :group)',
+      FilterExpression: only ? '#cid = :cid' : undefined,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+      ConsistentRead: true,
+      Limit: limit,
+      ExclusiveStartKey: start,
+    }),
+    inTime(),
+  );
+}
+
+/** The first waiting delivery of each of the subscription's groups: the only one of its group that may be attempted. */
+export async function* heads(subscription: string): AsyncGenerator<Pending> {
+  let start: Record<string, unknown> | undefined;
+  let previous: string | undefined;
+  do {
+    const page = await query(subscription, undefined, undefined, undefined, start);
+    for (const item of page.Items ?? []) {
+      const group = groupOfKey(String(item[TABLE_KEY.sortKey]));
+      if (group !== previous) yield pendingOf(subscription, item);
+      previous = group;
+    }
+    start = page.LastEvaluatedKey;
+  } while (start);
+}
+
+/** The group's first waiting delivery, once the one before it is gone. */
+export async function headOf(subscription: string, group: string): Promise<Pending | undefined> {
+  const { Items = [] } = await query(subscription, `${group}#`, undefined, 1);
+  return Items[0] && pendingOf(subscription, Items[0]);
+}
+
+/** How many deliveries of the subscription wait. */
+export async function pendingCount(subscription: string): Promise<number> {
+  let count = 0;
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new QueryCommand({
+        TableName: settings().TABLE_NAME,
+        KeyConditionExpression: '#pk = :pk',
+        ExpressionAttributeNames: { '#pk': TABLE_KEY.partitionKey },
+        ExpressionAttributeValues: { ':pk': pendingPartition(subscription) },
+        Select: 'COUNT',
+        ExclusiveStartKey: start,
+      }),
+      inTime(),
+    );
+    count += page.Count ?? 0;
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return count;
+}
+
+/** The attempt failed and another is due at `due`. */
+export async function postpone(pending: Pending, due: number, failure: string): Promise<void> {
+  await db().send(
+    new UpdateCommand({
+      TableName: settings().TABLE_NAME,
+      Key: keyOf(pending.delivery.subscription, pending.key),
+      UpdateExpression: 'SET n = :n, due = :due, #last = :last',
+      ExpressionAttributeNames: { '#last': 'last' },
+      ExpressionAttributeValues: { ':n': pending.attempts + 1, ':due': due, ':last': failure },
+    }),
+    inTime(),
+  );
+}
+
+/** Delivered, or a dead letter now: the group's next may go. */
+export async function release(pending: Pending): Promise<void> {
+  await db().send(new DeleteCommand({ TableName: settings().TABLE_NAME, Key: keyOf(pending.delivery.subscription, pending.key) }), inTime());
+}

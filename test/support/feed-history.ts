@@ -1,0 +1,51 @@
+import type { Change } from '../../shared/feed/change';
+import type { Received } from './webhook-receiver';
+
+let sequence = 0;
+const T0 = Date.parse('2026-11-27T08:00:00.000Z');
+
+/** The changes of `records` records of the model order, `versions` each, in commit order, interleaved across records. */
+export function changeHistory(prefix: string, records: number, versions: number): Change[] {
+  const changes: Change[] = [];
+  for (let version = 1; version <= versions; version++) {
+    for (let r = 0; r < records; r++) {
+      sequence++;
+      const id = `${prefix}-rec-${r}`;
+      changes.push({
+        change_id: `${prefix}-${String(sequence).padStart(6, '0')}`,
+        model: 'order',
+        id,
+        op: version === 1 ? 'create' : 'update',
+        version,
+        time: new Date(T0 + sequence).toISOString(),
+        after: { id, n: version, _version: version },
+        ...(version > 1 ? { before: { id, n: version - 1, _version: version - 1 } } : {}),
+      });
+    }
+  }
+  return changes;
+}
+
+/** Per record, the versions of its changes in the order the endpoint first answered each with a 2xx. */
+export function firstAcknowledgedVersions(received: ReadonlyArray<Received>): Map<string, number[]> {
+  const firsts = new Map<string, number[]>();
+  const seen = new Set<string>();
+  for (const got of received.filter((r) => r.behaviour === 'ok')) {
+    if (seen.has(got.id)) continue;
+    seen.add(got.id);
+    firsts.set(got.body.data.id, [...(firsts.get(got.body.data.id) ?? []), got.body.data.version]);
+  }
+  return firsts;
+}
+
+/** A seeded generator (mulberry32), so that a failing run can be replayed: tests put the seed in their names. */
+export function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
