@@ -41,6 +41,8 @@ export async function importFile(model: Model, { input, overwrite = false, progr
   const inFlight: Array<{ batch: Batch; outcomes: Promise<KeptOutcome[]> }> = [];
   const idsInFlight = new Set<string>();
   let batch: Batch = [];
+  /** Whether the last batch settled met records stored already: a resumed run reads before it writes, until it is past them. */
+  let meetsStored = false;
   /** Waits for the oldest batch in flight and counts its outcomes: every line up to its last is then settled. */
   const settleOldest = async () => {
     const oldest = inFlight.shift()!;
@@ -52,12 +54,13 @@ export async function importFile(model: Model, { input, overwrite = false, progr
       else if (outcome.kind === 'differs') summary.differs.push(line);
       else summary[outcome.kind] += 1;
     });
+    meetsStored = outcomes.some((outcome) => outcome.kind === 'skipped' || outcome.kind === 'differs' || outcome.kind === 'overwritten');
     progress?.(oldest.batch[oldest.batch.length - 1].line, summary);
   };
   const send = async () => {
     if (batch.length > 0) {
       const records = batch.map((b) => b.record);
-      inFlight.push({ batch, outcomes: putKept(model, records, { overwrite }) });
+      inFlight.push({ batch, outcomes: putKept(model, records, { overwrite, readFirst: meetsStored }) });
       // Settled in order below; a rejection is seen there, not as an unhandled one meanwhile.
       inFlight[inFlight.length - 1].outcomes.catch(() => undefined);
       batch = [];

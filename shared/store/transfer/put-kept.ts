@@ -79,7 +79,11 @@ async function storedUnder(keys: Key[]): Promise<Map<string, Item>> {
  * transaction, conditional on what was read, so it lands whole or not at all, and a run killed
  * anywhere leaves records an import run again finds the same and skips.
  */
-export async function putKept(model: Model, records: ReadonlyArray<KeptRecord>, { overwrite = false } = {}): Promise<KeptOutcome[]> {
+export async function putKept(
+  model: Model,
+  records: ReadonlyArray<KeptRecord>,
+  { overwrite = false, readFirst = false }: { overwrite?: boolean; readFirst?: boolean } = {},
+): Promise<KeptOutcome[]> {
   await modelLayout(model);
   const outcomes: KeptOutcome[] = [];
   const items: Array<Item | undefined> = [];
@@ -92,8 +96,9 @@ export async function putKept(model: Model, records: ReadonlyArray<KeptRecord>, 
     item ? { [TABLE_KEY.partitionKey]: item[TABLE_KEY.partitionKey] as string, [TABLE_KEY.sortKey]: item[TABLE_KEY.sortKey] as string } : undefined,
   );
   for (let attempt = 1; ; attempt++) {
-    // First written as new records without a read, what an import into an empty model meets; a record already there cancels the write, and the batch is read.
-    const stored = attempt === 1 ? new Map<string, Item>() : await storedUnder(keys.filter((key) => key !== undefined));
+    // Written as new records without a read first, unless `readFirst` (the records before were there already: a resumed run):
+    // a record already there cancels the write, and the batch is read.
+    const stored = attempt === 1 && !readFirst ? new Map<string, Item>() : await storedUnder(keys.filter((key) => key !== undefined));
     const writes: NonNullable<TransactWriteCommandInput['TransactItems']> = [];
     items.forEach((item, i) => {
       if (!item) return;
