@@ -67,13 +67,12 @@ export async function importFile(model: Model, { input, overwrite = false, progr
     }
     if (inFlight.length >= IN_FLIGHT) await settleOldest();
   };
-  const now = new Date().toISOString();
   let line = 0;
   for await (const text of createInterface({ input: createReadStream(input), crlfDelay: Infinity })) {
     line += 1;
     if (text.trim() === '') continue;
     summary.read += 1;
-    const record = keptFromLine(text, now);
+    const record = keptFromLine(text);
     if (Array.isArray(record)) {
       summary.refused.push({ line, details: record });
       continue;

@@ -11,9 +11,9 @@ const isTime = (value: unknown): value is string => typeof value === 'string' &&
 
 /**
  * A line read back as the record it holds, or what is wrong with it. Its system fields are kept;
- * a line without any (written by another tool) is a new record: created and updated now, version 1.
+ * a line without any (written by another tool) is a new record (KeptRecord's `system`).
  */
-export function keptFromLine(text: string, now: string): KeptRecord | ErrorDetail[] {
+export function keptFromLine(text: string): KeptRecord | ErrorDetail[] {
   let value: unknown;
   try {
     value = parseExactJson(text);
@@ -33,6 +33,6 @@ export function keptFromLine(text: string, now: string): KeptRecord | ErrorDetai
   }
   if (problems.length > 0) return problems;
   return fresh
-    ? { id: id as string, data, createdAt: now, updatedAt: now, version: 1 }
-    : { id: id as string, data, createdAt: createdAt as string, updatedAt: updatedAt as string, version: version as number };
+    ? { id: id as string, data }
+    : { id: id as string, data, system: { createdAt: createdAt as string, updatedAt: updatedAt as string, version: version as number } };
 }

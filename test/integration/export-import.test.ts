@@ -203,6 +203,9 @@ describe('npm run export and npm run import', () => {
     expect(result.stdout).toContain('line 2 refused: data.big:');
     expect(result.stdout).toContain('line 4 refused: data.stray: unknown property');
     expect(result.stdout).toMatch(/line 6 refused: record: not JSON/);
+    // Run again, the same lines are the same records: a line without system fields by its data.
+    const again = await run('import', target, ['--model', 'ledger', '--in', file]);
+    expect(again.stdout).toContain('5 read, 0 created, 2 skipped (stored the same already), 0 overwritten, 0 left as stored');
     const stored = await recordsIn(ledger, target);
     expect(stored.map((r) => r.id)).toEqual(['fresh', first.id, second.id].sort());
     expect(stored.find((r) => r.id === second.id)).toEqual(changed);

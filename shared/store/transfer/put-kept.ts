@@ -13,7 +13,7 @@ import { modelLayout } from '../layout/layout';
 import { sameValue } from '../operators/same-value';
 import { toRecord } from '../read/projection';
 import type { Item, Key } from '../read/query';
-import { TABLE_KEY, UPDATED_ATTRIBUTE, VERSION_ATTRIBUTE, WRITE_TOKEN_ATTRIBUTE } from '../table';
+import { DATA_ATTRIBUTE, TABLE_KEY, UPDATED_ATTRIBUTE, VERSION_ATTRIBUTE, WRITE_TOKEN_ATTRIBUTE } from '../table';
 import { checkItemSize } from '../write/item-size';
 import { stampedFor } from '../write/row-rules';
 
@@ -21,9 +21,8 @@ import { stampedFor } from '../write/row-rules';
 export interface KeptRecord {
   id: string;
   data: Record<string, unknown>;
-  createdAt: string;
-  updatedAt: string;
-  version: number;
+  /** None: a new record (written by another tool), created and updated when stored, version 1, and the same as a stored one whose data is. */
+  system?: { createdAt: string; updatedAt: string; version: number };
 }
 
 export type KeptOutcome =
@@ -41,15 +40,20 @@ const ATTEMPTS = 5;
 const keyText = (key: Key) => `${key[TABLE_KEY.partitionKey]}\u0000${key[TABLE_KEY.sortKey]}`;
 
 /** The item a kept record is stored as: a new record's, with the times and version it had (its expiry counted from when it was created). */
-function keptItem(model: Model, record: KeptRecord, data: Record<string, unknown>): Item {
-  return { ...storedItem(model, { id: record.id, data }, record.createdAt), [UPDATED_ATTRIBUTE]: record.updatedAt, [VERSION_ATTRIBUTE]: record.version };
+function keptItem(model: Model, record: KeptRecord, data: Record<string, unknown>, now: string): Item {
+  const { createdAt, updatedAt, version } = record.system ?? { createdAt: now, updatedAt: now, version: 1 };
+  return { ...storedItem(model, { id: record.id, data }, createdAt), [UPDATED_ATTRIBUTE]: updatedAt, [VERSION_ATTRIBUTE]: version };
 }
 
+/** Whether the stored item is the record: data and system fields, or its data alone for a record without system fields. */
+const sameRecord = (stored: Item, item: Item, record: KeptRecord): boolean =>
+  record.system ? sameValue(toRecord(stored), toRecord(item)) : sameValue(stored[DATA_ATTRIBUTE], item[DATA_ATTRIBUTE]);
+
 /** The item checked as create checks a new record (shared/store/actions/create/create.ts), or why it is refused. */
-async function checkedItem(model: Model, record: KeptRecord): Promise<Item | ErrorDetail[]> {
+async function checkedItem(model: Model, record: KeptRecord, now: string): Promise<Item | ErrorDetail[]> {
   const { value, details } = await checkAgainst(model.schema, await stampedFor(model, record.data, ['data']), ['data']);
   if (details.length > 0 || !value) return details;
-  const item = keptItem(model, record, value as Record<string, unknown>);
+  const item = keptItem(model, record, value as Record<string, unknown>, now);
   try {
     checkItemSize(item, record.id);
   } catch (error) {
@@ -87,8 +91,9 @@ export async function putKept(
   await modelLayout(model);
   const outcomes: KeptOutcome[] = [];
   const items: Array<Item | undefined> = [];
+  const now = new Date().toISOString();
   for (const record of records) {
-    const checked = await checkedItem(model, record);
+    const checked = await checkedItem(model, record, now);
     items.push(Array.isArray(checked) ? undefined : checked);
     outcomes.push(Array.isArray(checked) ? { kind: 'refused', details: checked } : { kind: 'created' });
   }
@@ -106,7 +111,7 @@ export async function putKept(
       if (!existing) {
         outcomes[i] = { kind: 'created' };
         writes.push({ Put: putParams(item) });
-      } else if (sameValue(toRecord(existing), toRecord(item))) outcomes[i] = { kind: 'skipped' };
+      } else if (sameRecord(existing, item, records[i])) outcomes[i] = { kind: 'skipped' };
       else if (!overwrite) outcomes[i] = { kind: 'differs' };
       else {
         outcomes[i] = { kind: 'overwritten' };
