@@ -25,6 +25,8 @@ export async function openTable(where: Where, { create }: { create: boolean }): 
   if (where.aws) {
     if (where.endpoint) throw new StartupError('--aws and --endpoint name two places: give one');
     if (!process.env.TABLE_NAME) throw new StartupError("--aws needs TABLE_NAME: the stack's TableName output");
+    // Without it the store would take us-east-1 (shared/config.ts), not the profile's region: a table there would be another one.
+    if (!process.env.AWS_REGION) throw new StartupError("--aws needs AWS_REGION: the stack's region");
     delete process.env.DYNAMODB_ENDPOINT;
     return { name: `${process.env.TABLE_NAME} in AWS`, close: () => undefined };
   }
