@@ -13,7 +13,9 @@ import { modelLayout } from '../layout/layout';
 import { sameValue } from '../operators/same-value';
 import { toRecord } from '../read/projection';
 import type { Item, Key } from '../read/query';
-import { DATA_ATTRIBUTE, TABLE_KEY, UPDATED_ATTRIBUTE, VERSION_ATTRIBUTE, WRITE_TOKEN_ATTRIBUTE } from '../table';
+import { DATA_ATTRIBUTE, TABLE_KEY, UPDATED_ATTRIBUTE, VERSION_ATTRIBUTE } from '../table';
+import { unchangedSince } from '../write/write-token';
+import { ExpressionBuilder } from '../filter/expression';
 import { checkItemSize } from '../write/item-size';
 import { stampedFor } from '../write/row-rules';
 
@@ -115,15 +117,8 @@ export async function putKept(
       else if (!overwrite) outcomes[i] = { kind: 'differs' };
       else {
         outcomes[i] = { kind: 'overwritten' };
-        writes.push({
-          Put: {
-            TableName: settings().TABLE_NAME,
-            Item: item,
-            ConditionExpression: '#w = :w',
-            ExpressionAttributeNames: { '#w': WRITE_TOKEN_ATTRIBUTE },
-            ExpressionAttributeValues: { ':w': existing[WRITE_TOKEN_ATTRIBUTE] },
-          },
-        });
+        const x = new ExpressionBuilder();
+        writes.push({ Put: { TableName: settings().TABLE_NAME, Item: item, ConditionExpression: unchangedSince(x, existing), ...x.attributes() } });
       }
     });
     if (writes.length === 0) return outcomes;
