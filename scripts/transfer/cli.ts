@@ -1,3 +1,4 @@
+import { ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { findModel, MODEL_NAMES } from '../../shared/models/catalog';
 import type { Model } from '../../shared/models/model';
@@ -25,12 +26,21 @@ export async function modelNamed(name: string | undefined): Promise<Model> {
   return model;
 }
 
-/** Runs a command: its exit code, a StartupError as one line and exit 2, anything else with its stack. */
+/** What the command says instead of a stack: a StartupError's message, or the missing table named. */
+function oneLine(error: unknown): string | undefined {
+  if (error instanceof StartupError) return error.message;
+  if (error instanceof ResourceNotFoundException)
+    return `table ${process.env.TABLE_NAME} does not exist there: set TABLE_NAME, --endpoint or --aws to where it is`;
+  return undefined;
+}
+
+/** Runs a command: its exit code; exit 2 with one line when it cannot run, or with the error's stack. */
 export function runCommand(name: string, main: () => Promise<number>): void {
   main().then(
     (code) => process.exit(code),
     (error) => {
-      console.error(error instanceof StartupError ? `${name} cannot run: ${error.message}` : error);
+      const line = oneLine(error);
+      console.error(line === undefined ? error : `${name} cannot run: ${line}`);
       process.exit(2);
     },
   );

@@ -173,10 +173,13 @@ describe('npm run export and npm run import', () => {
     expect(readFileSync(torn).equals(whole)).toBe(true);
   }, 60_000);
 
-  test('an export is never written over without --resume', async () => {
+  test('an export is never written over without --resume, and a table that is not there is named, in one line', async () => {
     const result = await run('export', SOURCE, ['--model', 'ledger', '--out', exported]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`${exported} exists: pass --resume to continue it`);
+    const missing = await run('export', `${SOURCE}_none`, ['--model', 'ledger']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain(`export cannot run: table ${SOURCE}_none does not exist there`);
   }, 30_000);
 
   test('import refuses what create refuses, by line, leaves another record under an id as it is, and replaces it only with --overwrite', async () => {
