@@ -122,3 +122,26 @@ export function ruledModel(name = 'ruled_bookmark') {
     fields: { note: { visibleTo: { claim: 'reviewer' } }, rating: { visibleTo: { scope: 'admin' } }, status: { readOnly: true } },
   });
 }
+
+/**
+ * Numbers only exact arithmetic keeps (big integers, long decimals), an object field, and an owner
+ * and a tenant: what an export must carry to the digit, across every tenant and owner. Its moved
+ * twin (`ledger_moved`) is the same records re-keyed: other shards, another field indexed first.
+ */
+export function ledgerModel(name = 'ledger', { shards = 3, indexed = ['big'] }: { shards?: number; indexed?: Array<'big' | 'amount'> } = {}) {
+  return defineModel({
+    name,
+    description: 'exact numbers, an object, an owner and a tenant',
+    schema: z.strictObject({
+      big: z.number(),
+      amount: z.number(),
+      meta: z.object({ label: z.string(), digits: z.number().optional(), tags: z.array(z.string()).optional() }),
+      owner: z.string().optional(),
+      org: z.string().optional(),
+    }),
+    indexed,
+    shards,
+    owner: 'owner',
+    tenant: { field: 'org', claim: 'org_id' },
+  });
+}

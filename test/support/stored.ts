@@ -3,15 +3,15 @@ import { db } from '../../shared/store/client';
 import { settings } from '../../shared/config';
 import type { Model } from '../../shared/models/define';
 
-/** Every item of a model as stored in the table, read directly (not through the API). */
-export async function storedItems(model: Pick<Model, 'name' | 'shards'>): Promise<Record<string, unknown>[]> {
+/** Every item of a model as stored in the table (this file's, or `table`), read directly (not through the API). */
+export async function storedItems(model: Pick<Model, 'name' | 'shards'>, table = settings().TABLE_NAME): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
   for (let shard = 0; shard < model.shards; shard++) {
     let next: Record<string, unknown> | undefined;
     do {
       const page = await db().send(
         new QueryCommand({
-          TableName: settings().TABLE_NAME,
+          TableName: table,
           KeyConditionExpression: 'pk = :pk',
           ExpressionAttributeValues: { ':pk': `${model.name}#${shard}` },
           ConsistentRead: true,

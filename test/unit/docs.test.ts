@@ -122,6 +122,22 @@ describe('the limits table says what shared/limits.ts enforces', () => {
   });
 });
 
+// Issue 36: the page of gaps states the limits it sends readers around; each is shared/limits.ts's.
+test.each([
+  [`at most ${LIMITS.maxIndexedFields} fields`],
+  [`## More than ${LIMITS.maxIndexedFields} indexed fields`],
+  [`at most ${n(LIMITS.maxScannedPerRequest)} records per page`],
+  [`up to ${LIMITS.maxInValues} values per \`$in\``],
+  [`at most ${n(LIMITS.maxAffected)} records (\`max_affected\`)`],
+  [`## Bulk writes over ${n(LIMITS.maxAffected)} records`],
+  [`One \`create\` takes up to ${LIMITS.maxCreateBatch} records, one transaction ${AWS_LIMITS.transactionActions}`],
+  [`(up to ${AWS_LIMITS.transactionActions} operations`],
+  [`at most ${AWS_LIMITS.dynamoItemBytes / 1024} KB each`],
+  [`at most ${n(LIMITS.maxBodyBytes)} bytes`],
+])('docs/limits-and-alternatives.md says "%s", as shared/limits.ts has it', (phrase) => {
+  expect(read('docs/limits-and-alternatives.md').replace(/\s+/g, ' ')).toContain(phrase);
+});
+
 // Issue 31: a reader follows a request down the layers and never has to go back to a file left behind.
 test.each(['A list request, each file once', 'A OneBot event, each file once'])('docs/architecture.md walks "%s", naming each file once', (title) => {
   const text = read('docs/architecture.md');

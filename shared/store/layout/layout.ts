@@ -145,27 +145,30 @@ export async function inferLayout(model: Model): Promise<Layout | undefined> {
   return { slots, kinds, shards: misplaced ? Number.NaN : model.shards, ...tenant, building, progress: NO_PROGRESS, version: 0 };
 }
 
+/** The way out every refused change offers besides undoing it: the tool, and the steps. */
+const MOVE_RECORDS = 'move the records to a new model with npm run export and npm run import (docs/record-api.md, "Move the records to a new model")';
+
 /** How the definition differs from the stored layout in a way stored records cannot follow, with what to do; undefined when they can. */
 export function incompatibleChange(model: Model, stored: Layout): { change: string; fix: string } | undefined {
   if (stored.shards !== model.shards) {
     const was = Number.isNaN(stored.shards) ? 'another shard count' : `shards: ${stored.shards}`;
     return {
       change: `its records are stored with ${was}, but its definition says shards: ${model.shards}, so records would be looked for in the wrong partitions`,
-      fix: `put shards back${Number.isNaN(stored.shards) ? '' : ` to ${stored.shards}`} (a model's shards are fixed once it holds data), or move the records to a new model`,
+      fix: `put shards back${Number.isNaN(stored.shards) ? '' : ` to ${stored.shards}`} (a model's shards are fixed once it holds data), or ${MOVE_RECORDS}`,
     };
   }
   if (stored.tenant !== model.tenant?.field) {
     const keyed = (field: string | undefined) => (field === undefined ? 'with no tenant rule' : `per tenant, by ${field}`);
     return {
       change: `its records are keyed ${keyed(stored.tenant)}, but its definition keys them ${keyed(model.tenant?.field)}, so records would be looked for under the wrong keys`,
-      fix: `put the tenant rule back as it was (a model's tenant rule is fixed once it holds data), or move the records to a new model declared with the rule, creating each in its tenant (docs/security.md, "Row rules in the store")`,
+      fix: `put the tenant rule back as it was (a model's tenant rule is fixed once it holds data), or ${MOVE_RECORDS}, declared with the rule: import keeps each record in the tenant its data names (docs/security.md, "Row rules in the store")`,
     };
   }
   const kept = model.indexed.slice(0, stored.slots.length);
   if (kept.length !== stored.slots.length || kept.some((field, i) => field !== stored.slots[i])) {
     return {
       change: `its records are indexed as [${stored.slots.join(', ')}], but its definition says indexed: [${model.indexed.join(', ')}], which drops or reorders an index slot`,
-      fix: `keep [${stored.slots.join(', ')}] first and in that order (indexed fields are append only: add new ones at the end), or move the records to a new model`,
+      fix: `keep [${stored.slots.join(', ')}] first and in that order (indexed fields are append only: add new ones at the end), or ${MOVE_RECORDS}`,
     };
   }
   // Keys encode numbers and strings apart, and a filter takes only what the field holds now: a
@@ -176,7 +179,7 @@ export function incompatibleChange(model: Model, stored: Layout): { change: stri
     const was = stored.kinds![narrowed].join(' and ');
     return {
       change: `its records' index on ${field} holds ${was} values, but its definition says ${field} holds ${model.indexKinds[narrowed].join(' or ')}, so filters would refuse the stored values and the index would not find them`,
-      fix: `declare ${field} to hold ${was} again (a union with the new type is fine), or move the records to a new model`,
+      fix: `declare ${field} to hold ${was} again (a union with the new type is fine), or ${MOVE_RECORDS}`,
     };
   }
   return undefined;

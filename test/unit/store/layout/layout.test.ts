@@ -40,6 +40,8 @@ describe('incompatibleChange', () => {
     const change = incompatibleChange(note, stored({ shards: 2 }));
     expect(change?.change).toMatch(/stored with shards: 2, but its definition says shards: 4/);
     expect(change?.fix).toMatch(/put shards back to 2/);
+    // The other way out, with the tool that takes it (issue 36).
+    expect(change?.fix).toMatch(/move the records to a new model with npm run export and npm run import \(docs\/record-api.md/);
   });
 
   test('records found outside the partition their id hashes to (NaN shards) are told as another shard count', () => {
