@@ -1,90 +1,13 @@
-import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
-import { createInterface } from 'node:readline';
 import { defaultRouteFor } from '../../shared/manifest/routes';
 import { routeFor } from '../local/route-selection';
 import type { BenchContext } from './context';
 import type { Section } from './report';
 import { groupMessage, ONEBOT_PATH, onebotHeaders } from './requests';
-import { quantile, ratio, round } from './stats';
+import { load, type Load, SENDERS, startServer } from './local-server';
+import { ratio } from './stats';
 
-const SENDERS = 16;
 const SECRET = 'bench-onebot-secret';
 const SELF_ID = 3_000_000_002;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-/** `npm start` in a child process (the local server, the deployed handlers) against the bench engine. */
-async function startServer(endpoint: string): Promise<{ url: string; stop: () => Promise<void> }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'scripts/serve.ts'], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DYNAMODB_ENDPOINT: endpoint, ONEBOT_SECRET: SECRET, API_TOKENS: '' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  await new Promise<void>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`local server exited with ${code}`)));
-    createInterface({ input: child.stdout! }).on('line', (line) => line.includes('listening on') && resolve());
-  });
-  child.removeAllListeners('exit');
-  // Its stdout stays read until it exits, or its shutdown message would hit a closed pipe.
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  return {
-    url: `http://127.0.0.1:${port}`,
-    stop: () => {
-      child.kill();
-      return exited;
-    },
-  };
-}
-
-interface Load {
-  sent: number;
-  ok: number;
-  failed: Record<string, number>;
-  perSecond: number;
-  p50: number;
-  p99: number;
-}
-
-/** `SENDERS` loops, each sending its next request as soon as the last is answered, for `seconds`. */
-async function load(
-  seconds: number,
-  next: (n: number) => { path: string; method: string; body?: string; headers?: Record<string, string> },
-  url: string,
-): Promise<Load> {
-  const latencies: number[] = [];
-  const failed: Record<string, number> = {};
-  let counter = 0;
-  let ok = 0;
-  const deadline = performance.now() + seconds * 1000;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: SENDERS }, async () => {
-      while (performance.now() < deadline) {
-        const request = next(counter++);
-        const t = performance.now();
-        try {
-          const response = await fetch(`${url}${request.path}`, { method: request.method, body: request.body, headers: request.headers });
-          await response.arrayBuffer();
-          if (response.status < 300) ok++;
-          else failed[response.status] = (failed[response.status] ?? 0) + 1;
-        } catch (error) {
-          failed[(error as Error).name] = (failed[(error as Error).name] ?? 0) + 1;
-        }
-        latencies.push(performance.now() - t);
-      }
-    }),
-  );
-  const elapsed = (performance.now() - started) / 1000;
-  return { sent: counter, ok, failed, perSecond: round(ok / elapsed), p50: round(quantile(latencies, 0.5)), p99: round(quantile(latencies, 0.99)) };
-}
 
 async function storedEvents(url: string): Promise<number> {
   const response = await fetch(`${url}/api/db/onebot_event/count`, { method: 'POST', body: '{"consistent": true}' });
@@ -116,7 +39,7 @@ server and the engine share this machine's cores.`,
       data: null,
     };
   }
-  const server = await startServer(ctx.endpoint);
+  const server = await startServer(ctx.endpoint, { ONEBOT_SECRET: SECRET });
   try {
     const before = await storedEvents(server.url);
     const baseline = await load(baselineSeconds, () => ({ method: 'GET', path: '/api/db/health' }), server.url);

@@ -11,6 +11,7 @@ import { db } from '../../shared/store/client';
 import { bulkBench } from './bulk';
 import { capacityBench } from './capacity';
 import { coldStartBench } from './cold-start';
+import { feedCostBench } from './feed-cost';
 import type { BenchContext } from './context';
 import { startBenchEngine } from './engine';
 import { Meter } from './meter';
@@ -26,6 +27,7 @@ const BENCHMARKS: Record<string, (ctx: BenchContext) => Promise<Section>> = {
   scaling: scalingBench,
   bulk: bulkBench,
   'receiver-load': receiverLoadBench,
+  'feed-cost': feedCostBench,
 };
 
 async function main(): Promise<void> {
