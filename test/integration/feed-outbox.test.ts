@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { deadLetters, dropDeadLetter } from '../../shared/feed/dead-letters';
+import { deadLetters } from '../../shared/feed/dead-letters';
+import { localFeedState, replayDeadLetters } from '../../shared/feed/replay';
 import { lastDelivered } from '../../shared/feed/delivered';
 import type { WebhookSubscription } from '../../shared/feed/deliver';
 import { Outbox, pendingCount } from '../../shared/feed/outbox';
@@ -102,10 +103,8 @@ test('an endpoint that never answers 2xx is tried on the whole schedule, then th
   expect(letters).toEqual([{ delivery: { subscription: 'down', change: first }, attempts: 8, failure: 'status 503', at: expect.any(String) }]);
 
   // Replayed: queued again with the same change, delivered, and the dead letter gone.
-  for (const letter of letters) {
-    await outbox.send([letter.delivery]);
-    await dropDeadLetter(letter.delivery);
-  }
+  expect(await localFeedState('down')).toMatchObject({ pending: 0, dead_letters: 1 });
+  expect(await replayDeadLetters('down', outbox)).toBe(1);
   await drain(worker);
   expect(receiver.received.at(-1)).toMatchObject({ id: first.change_id, behaviour: 'ok' });
   expect(new Set(receiver.received.filter((r) => r.id === first.change_id).map((r) => JSON.stringify(r.body)))).toHaveProperty('size', 1);
