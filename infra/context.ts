@@ -59,6 +59,21 @@ const contextSchema = z
       .string()
       .regex(/^[A-Za-z0-9_.-]{3,255}$/, 'a DynamoDB table name')
       .optional(),
+    /**
+     * With tableName: the existing table's stream (its LatestStreamArn, NEW_AND_OLD_IMAGES), which
+     * the change feed reads; a stack cannot turn on the stream of a table it does not own.
+     */
+    tableStreamArn: z
+      .string()
+      .regex(/^arn:aws[a-z-]*:dynamodb:[a-z0-9-]+:\d{12}:table\/[A-Za-z0-9_.-]{3,255}\/stream\/[0-9A-Za-z:.-]+$/, "a table's stream ARN")
+      .optional(),
+    /**
+     * A JSON file of SUBSCRIPTIONS (docs/feed.md), checked at synth as `npm start` checks the
+     * variable: the buses it names are the only ones the feed may put events on. Its content is
+     * never put into the template (webhook secrets): the operator puts the same file into the
+     * SUBSCRIPTIONS secret. Unset: no subscription to a bus.
+     */
+    subscriptionsFile: z.string().min(1).optional(),
     /** The Parameters and Secrets Lambda Extension layer ARN, for a region aws-cdk-lib has none for (infra/platform.ts). */
     secretsLayerArn: z
       .string()
@@ -67,7 +82,12 @@ const contextSchema = z
   })
   .refine((c) => (c.jwtIssuer === undefined) === (c.jwtAudience === undefined), {
     message: 'jwtIssuer and jwtAudience go together',
-  });
+  })
+  .refine((c) => c.tableName === undefined || c.tableStreamArn !== undefined, {
+    message:
+      "tableName needs tableStreamArn: the change feed reads the table's stream. Turn it on with `aws dynamodb update-table --table-name <name> --stream-specification StreamEnabled=true,StreamViewType=NEW_AND_OLD_IMAGES` and pass its LatestStreamArn",
+  })
+  .refine((c) => c.tableStreamArn === undefined || c.tableName !== undefined, { message: 'tableStreamArn goes with tableName' });
 
 /** Every `-c` option the stack reads, for docs/deploying.md's table (a test compares them). */
 export const CONTEXT_OPTIONS = Object.keys(contextSchema.shape);

@@ -6,6 +6,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { HEALTH_METRICS } from '../shared/health/metrics';
 import type { ServiceAlarms } from './alarms';
+import type { ChangeFeed } from './feed';
 import type { HealthCheck } from './health-check';
 
 export interface ServiceDashboardProps {
@@ -14,6 +15,7 @@ export interface ServiceDashboardProps {
   api: HttpApi;
   table: ITableV2;
   healthCheck: HealthCheck;
+  feed: Pick<ChangeFeed, 'deliveries'> & { alarms: ReturnType<ChangeFeed['alarmTo']> };
 }
 
 /** One dashboard with the figures the alarms watch, each alarm drawn with its threshold. */
@@ -42,6 +44,7 @@ export class ServiceDashboard extends Construct {
               alarms.tableSystemErrors,
               alarms.overdueBots,
               ...alarms.functionAlarms,
+              ...Object.values(props.feed.alarms),
             ],
             width: 24,
           }),
@@ -81,6 +84,22 @@ export class ServiceDashboard extends Construct {
           ]),
           alarmGraph('DynamoDB throttle events', alarms.tableThrottles),
           alarmGraph('DynamoDB system errors', alarms.tableSystemErrors),
+        ],
+        [
+          new AlarmWidget({ title: 'Change feed: iterator age (ms)', alarm: props.feed.alarms.iteratorAge, width: 6 }),
+          new AlarmWidget({ title: 'Change feed: batches given up', alarm: props.feed.alarms.failedBatches, width: 6 }),
+          new AlarmWidget({ title: 'Change feed: poison deliveries', alarm: props.feed.alarms.poisonDeliveries, width: 6 }),
+          new AlarmWidget({ title: 'Change feed: dead letters', alarm: props.feed.alarms.deadLetters, width: 6 }),
+        ],
+        [
+          new GraphWidget({
+            title: 'Webhook deliveries waiting and in flight',
+            width: 24,
+            left: [
+              props.feed.deliveries.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period }),
+              props.feed.deliveries.metricApproximateNumberOfMessagesNotVisible({ statistic: 'Maximum', period }),
+            ],
+          }),
         ],
       ],
     });

@@ -5,6 +5,8 @@ import { ServiceAlarms } from './alarms';
 import { ServiceApi } from './api';
 import type { DeployContext } from './context';
 import { ServiceDashboard } from './dashboard';
+import { ChangeFeed } from './feed';
+import type { Subscription } from '../shared/feed/subscriptions';
 import { ApiFunctions } from './api-functions';
 import { HealthCheck } from './health-check';
 import { IndexBuild } from './index-build';
@@ -17,6 +19,8 @@ import { DEPLOYED_VARIABLES } from '../shared/config';
 
 export interface RecordgateStackProps extends StackProps {
   settings: DeployContext;
+  /** The change feed's subscriptions as the synth checked them (infra/feed.ts subscriptionsAtSynth). */
+  subscriptions: ReadonlyArray<Subscription>;
 }
 
 /** The whole service: the table, its secrets, every function, the HTTP API, health alarms and a dashboard. */
@@ -26,7 +30,7 @@ export class RecordgateStack extends Stack {
     const { settings } = props;
     const removalPolicy = settings.removal === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
 
-    const { table } = new RecordTable(this, 'Records', { removalPolicy, existingName: settings.tableName });
+    const { table } = new RecordTable(this, 'Records', { removalPolicy, existingName: settings.tableName, existingStreamArn: settings.tableStreamArn });
     const secrets = new ServiceSecrets(this, 'Secrets', { removalPolicy });
     const platform = lambdaPlatform(this, settings.secretsLayerArn);
     const resources = { table, secrets: secrets.byName, logRemovalPolicy: removalPolicy, platform };
@@ -41,6 +45,7 @@ export class RecordgateStack extends Stack {
     const onebotQueue = receiver ? new OneBotQueue(this, 'OneBotQueue', { ...resources, receiver }) : undefined;
     if (settings.onebotApiRoots)
       for (const fn of [receiver, onebotQueue?.function]) fn?.addEnvironment(DEPLOYED_VARIABLES.onebotApiRoots, settings.onebotApiRoots);
+    const feed = new ChangeFeed(this, 'Feed', { ...resources, subscriptions: props.subscriptions });
     const healthCheck = new HealthCheck(this, 'HealthCheck', resources);
     // After the record functions: the deploy's check runs against the code now serving.
     const indexBuild = new IndexBuild(this, 'IndexBuild', { ...resources, after: apiFunctions });
@@ -58,10 +63,13 @@ export class RecordgateStack extends Stack {
       ['health_check', healthCheck.function],
       ['index_build', indexBuild.function],
       ...(onebotQueue ? [['onebot_queue', onebotQueue.function] as const] : []),
+      ['feed', feed.consumer],
+      ['feed_delivery', feed.delivery],
     ]);
     const alarms = new ServiceAlarms(this, 'Alarms', { functions, api, table, healthCheck, emails: settings.alarmEmail });
     onebotQueue?.alarmTo(alarms.topic);
-    new ServiceDashboard(this, 'Dashboard', { alarms, functions, api, table, healthCheck });
+    const feedAlarms = feed.alarmTo(alarms.topic);
+    new ServiceDashboard(this, 'Dashboard', { alarms, functions, api, table, healthCheck, feed: { ...feed, alarms: feedAlarms } });
 
     acknowledgeFindings(this, table);
 
@@ -69,6 +77,11 @@ export class RecordgateStack extends Stack {
     new CfnOutput(this, 'AlarmTopicArn', { value: alarms.topic.topicArn });
     new CfnOutput(this, 'ApiTokensSecretArn', { value: secrets.byName.API_TOKENS.secretArn, description: 'Put the bearer tokens here (README)' });
     new CfnOutput(this, 'OneBotSecretArn', { value: secrets.byName.ONEBOT_SECRET.secretArn, description: 'The secret OneBot implementations sign with' });
+    new CfnOutput(this, 'SubscriptionsSecretArn', {
+      value: secrets.byName.SUBSCRIPTIONS.secretArn,
+      description: 'Put the change feed subscriptions here: the file -c subscriptionsFile named (docs/feed.md)',
+    });
+    new CfnOutput(this, 'FeedBusName', { value: feed.bus.eventBusName, description: 'The EventBridge bus of subscriptions with "bus": "default"' });
     new CfnOutput(this, 'OneBotAccessTokenArn', {
       value: secrets.byName.ONEBOT_ACCESS_TOKEN.secretArn,
       description: "The access token of the bots' OneBot HTTP APIs (ONEBOT_API_ROOTS)",

@@ -1,5 +1,5 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
-import { AttributeType, Billing, TableV2, type Attribute, type ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, Billing, StreamViewType, TableV2, type Attribute, type ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import { createTableInput, TTL_ATTRIBUTE } from '../shared/store/table';
 
@@ -13,13 +13,13 @@ export class RecordTable extends Construct {
   readonly table: ITableV2;
 
   /** `existingName`: a table this stack does not own (a retained one), re-attached with the same indexes and grants. */
-  constructor(scope: Construct, id: string, props: { removalPolicy: RemovalPolicy; existingName?: string }) {
+  constructor(scope: Construct, id: string, props: { removalPolicy: RemovalPolicy; existingName?: string; existingStreamArn?: string }) {
     super(scope, id);
     const input = createTableInput('unused');
     if (props.existingName) {
       // Naming the indexes makes the grants cover <table>/index/* as they do for an owned table.
       const globalIndexes = (input.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName!);
-      this.table = TableV2.fromTableAttributes(this, 'Table', { tableName: props.existingName, globalIndexes });
+      this.table = TableV2.fromTableAttributes(this, 'Table', { tableName: props.existingName, globalIndexes, tableStreamArn: props.existingStreamArn });
       return;
     }
     const attribute = (name: string): Attribute => {
@@ -40,6 +40,9 @@ export class RecordTable extends Construct {
       deletionProtection: props.removalPolicy !== RemovalPolicy.DESTROY,
       removalPolicy: props.removalPolicy,
       timeToLiveAttribute: TTL_ATTRIBUTE,
+      // The change feed's source (infra/feed.ts): both images, so a change tells before and after.
+      // Added to a deployed table in place (UpdateTable), not by replacing it: test/build/infra/feed.test.ts.
+      dynamoStream: StreamViewType.NEW_AND_OLD_IMAGES,
       globalSecondaryIndexes: (input.GlobalSecondaryIndexes ?? []).map((index) => {
         if (index.Projection?.ProjectionType !== 'ALL') throw new Error(`index ${index.IndexName} must project ALL`);
         return { indexName: index.IndexName!, ...keyOf(index.KeySchema!) };

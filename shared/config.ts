@@ -32,6 +32,7 @@ export const DEPLOYED_VARIABLES = {
   onebotQueueUrl: 'ONEBOT_QUEUE_URL',
   onebotBucket: 'ONEBOT_BUCKET',
   feedQueueUrl: 'FEED_QUEUE_URL',
+  feedBusName: 'FEED_BUS_NAME',
 } as const;
 
 /** The table `npm start` and a function without TABLE_NAME use. */
@@ -78,7 +79,7 @@ export const inLambda = (): boolean => Boolean(env('AWS_LAMBDA_FUNCTION_NAME'));
 export const jwtScopePrefix = (): string => env(DEPLOYED_VARIABLES.jwtScopePrefix) ?? '';
 
 /** The settings that are secrets in AWS: `NAME_SECRET_ARN` there (shared/secrets.ts), `NAME` locally. */
-export type SecretName = 'API_TOKENS' | 'CURSOR_SECRET' | 'ONEBOT_SECRET' | 'ONEBOT_ACCESS_TOKEN';
+export type SecretName = 'API_TOKENS' | 'CURSOR_SECRET' | 'ONEBOT_SECRET' | 'ONEBOT_ACCESS_TOKEN' | 'SUBSCRIPTIONS';
 
 /** Where a deployment names a secret's ARN. */
 export const secretArnVariable = (name: SecretName): `${SecretName}_SECRET_ARN` => `${name}_SECRET_ARN`;
@@ -110,6 +111,9 @@ export const onebotBucket = (): string | undefined => env(DEPLOYED_VARIABLES.one
 
 /** The SQS FIFO queue the change feed's consumer leaves webhook deliveries in (shared/feed/queue-sqs.ts), deployed only. */
 export const feedQueueUrl = (): string | undefined => env(DEPLOYED_VARIABLES.feedQueueUrl) || undefined;
+
+/** The EventBridge bus the stack made for the change feed: where a subscription's `bus: "default"` goes (infra/feed.ts). */
+export const feedBusName = (): string | undefined => env(DEPLOYED_VARIABLES.feedBusName) || undefined;
 
 /**
  * Test runs only (docs/testing.md, "Timing"): how long one SDK call may wait for its answer

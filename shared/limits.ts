@@ -196,6 +196,16 @@ export const ONEBOT_QUEUE = {
 } as const;
 
 /**
+ * The change feed's functions in AWS (infra/feed.ts, which holds the stream's and the queue's
+ * settings: only the stack reads those): the stream's consumer (functions/feed) and the webhook
+ * deliveries' attempts (functions/feed_delivery).
+ */
+export const FEED_CONSUMER = { memoryMb: 512, timeoutSeconds: 60 } as const;
+
+/** One attempt per invocation: up to ATTEMPT_TIMEOUT_MS (15 s, shared/feed/schedule.ts), then the table's note of it. */
+export const FEED_DELIVERY = { memoryMb: 512, timeoutSeconds: 30 } as const;
+
+/**
  * The index build's settings (functions/index_build): each run fills pages until a few seconds
  * before this timeout and records where it stopped, so a larger table takes more runs, not a
  * longer one.

@@ -1,6 +1,6 @@
 import type { DynamoDBRecord } from 'aws-lambda';
-import { CheckpointTrimmed, type Checkpoint, readPage, streamArnOf } from '../../shared/feed/stream/read';
-import { describeShards } from '../../shared/feed/stream/shards';
+import { CheckpointTrimmed, type Checkpoint, readRecords, shardIterator, streamArnOf } from '../../shared/feed/stream/read';
+import { describeShards, type ShardInfo } from '../../shared/feed/stream/shards';
 import { causeOf, log } from '../../shared/log';
 import { adminClient, streamsClient } from './engine';
 import { checkpointFile, readCheckpoint, writeCheckpoint } from './feed-checkpoint';
@@ -29,6 +29,7 @@ export interface FeedPoller {
 export const POLL_MS = 100;
 const BATCH_SIZE = 100;
 const RETRY_MS = 500;
+const SHARDS_MS = 10_000;
 const RETRY_CAP_MS = 30_000;
 
 /**
@@ -46,7 +47,17 @@ export function startFeedPoller(options: FeedPollerOptions): FeedPoller {
   const streams = streamsClient(endpoint);
   let stopping = false;
   let wake: (() => void) | undefined;
-  let stream: { arn: string; checkpoint: Checkpoint; ended: Set<string> } | undefined;
+  let stream:
+    | {
+        arn: string;
+        checkpoint: Checkpoint;
+        ended: Set<string>;
+        /** Per shard, the iterator after the last page read, while it stays valid: one call a poll, not three. */
+        positions: Map<string, string>;
+        shards: ShardInfo[];
+        shardsAt: number;
+      }
+    | undefined;
   let failures = 0;
   /** The last problem logged: one line per episode (an engine down for a minute is not 600 lines). */
   let lastProblem: string | undefined;
@@ -62,20 +73,29 @@ export function startFeedPoller(options: FeedPollerOptions): FeedPoller {
   async function poll(): Promise<boolean> {
     if (!stream) {
       const arn = await streamArnOf(dynamo, tableName);
-      stream = { arn, checkpoint: readCheckpoint(file, arn), ended: new Set() };
+      stream = { arn, checkpoint: readCheckpoint(file, arn), ended: new Set(), positions: new Map(), shards: [], shardsAt: 0 };
     }
-    const shards = await describeShards(streams, stream.arn);
-    const listed = new Set(shards.map((s) => s.id));
+    // The shards change only when one closes or AWS adds one: looked up again now and then.
+    if (Date.now() - stream.shardsAt > SHARDS_MS) {
+      stream.shards = await describeShards(streams, stream.arn);
+      stream.shardsAt = Date.now();
+    }
+    const listed = new Set(stream.shards.map((s) => s.id));
     let more = false;
-    for (const shard of shards) {
+    for (const shard of stream.shards) {
       if (stopping) return false;
       if (stream.ended.has(shard.id)) continue;
       // A child shard waits until its parent is read to its end: an item's records stay in order.
       if (shard.parent && listed.has(shard.parent) && !stream.ended.has(shard.parent)) continue;
-      let page: Awaited<ReturnType<typeof readPage>>;
+      const held = stream.positions.get(shard.id);
+      let page: Awaited<ReturnType<typeof readRecords>>;
       try {
-        page = await readPage(streams, stream.arn, shard.id, stream.checkpoint[shard.id], batchSize);
+        page = await readRecords(streams, stream.arn, held ?? (await shardIterator(streams, stream.arn, shard.id, stream.checkpoint[shard.id])), batchSize);
       } catch (error) {
+        stream.positions.delete(shard.id);
+        // A held iterator expired or refused (DynamoDB Local refuses one taken while its shard was
+        // empty): a fresh one from the checkpoint, at once.
+        if (held !== undefined) return true;
         if (!(error instanceof CheckpointTrimmed)) throw error;
         // Off for longer than the retention: what was written meanwhile is gone from the stream.
         log.error('feed_checkpoint_trimmed', { shard: shard.id, after: stream.checkpoint[shard.id] });
@@ -83,8 +103,13 @@ export function startFeedPoller(options: FeedPollerOptions): FeedPoller {
         stream.checkpoint = rest;
         return true;
       }
+      if (page.next === undefined) stream.positions.delete(shard.id);
+      else stream.positions.set(shard.id, page.next);
       if (page.records.length === 0) {
-        if (page.ended) stream.ended.add(shard.id);
+        if (page.next === undefined) {
+          stream.ended.add(shard.id);
+          stream.shardsAt = 0;
+        }
         continue;
       }
       const handled = await handOver(page.records);
@@ -93,6 +118,8 @@ export function startFeedPoller(options: FeedPollerOptions): FeedPoller {
         writeCheckpoint(file, stream.arn, stream.checkpoint);
       }
       if (handled.length < page.records.length) {
+        // Read again from the checkpoint: the first failed record and every one after it.
+        stream.positions.delete(shard.id);
         failures++;
         return false;
       }

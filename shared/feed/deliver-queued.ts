@@ -13,6 +13,9 @@ import { sqsClient } from './queue-sqs';
 import type { Subscription } from './subscriptions';
 import { attemptNumber, forgetAttempts, noteFailedAttempt } from './tries';
 
+/** Logged once per dead letter: the stack's metric filter counts these lines for its alarm (infra/feed.ts). */
+export const DEAD_LETTER_LOG_CODE = 'feed_dead_letter';
+
 export interface QueuedSettings {
   subscriptions: ReadonlyArray<Subscription>;
   /** Epoch ms; tests move it. */
@@ -81,7 +84,7 @@ async function attempt(delivery: Delivery, record: SQSRecord, settings: QueuedSe
   }
   if (outcome.kind === 'delivered') await noteDelivered(delivery, at);
   else {
-    log.warn('feed_dead_letter', { subscription: delivery.subscription, change_id: delivery.change.change_id, attempts: number, failure: outcome.failure });
+    log.warn(DEAD_LETTER_LOG_CODE, { subscription: delivery.subscription, change_id: delivery.change.change_id, attempts: number, failure: outcome.failure });
     await writeDeadLetter({ delivery, attempts: number, failure: outcome.failure, at });
   }
   if (number > 1) await forgetAttempts(delivery);

@@ -1,6 +1,7 @@
 import { SendMessageBatchCommand, SQSClient, type SendMessageBatchRequestEntry } from '@aws-sdk/client-sqs';
 import { feedQueueUrl, settings } from '../config';
 import { BOUNDED_HTTP, inTime } from '../invocation';
+import { batchesOf } from './batches';
 import { deliveryKeyOf, groupOf } from './group';
 import type { Delivery, DeliveryQueue } from './queue';
 
@@ -27,7 +28,8 @@ export class SqsDeliveryQueue implements DeliveryQueue {
   async send(deliveries: ReadonlyArray<Delivery>): Promise<void> {
     if (deliveries.length === 0) return;
     if (!this.queueUrl) throw new Error('FEED_QUEUE_URL is not set');
-    for (const batch of batches(deliveries.map(entryOf))) await this.sendBatch(batch);
+    for (const batch of batchesOf(deliveries.map(entryOf), (e) => Buffer.byteLength(e.MessageBody!), ENTRIES_PER_BATCH, BYTES_PER_BATCH))
+      await this.sendBatch(batch);
   }
 
   /** Entries SQS refused for a passing reason are sent once more; what still fails throws, and the stream's batch is retried (dedup keeps it once). */
@@ -50,20 +52,3 @@ const entryOf = (delivery: Delivery, index: number): SendMessageBatchRequestEntr
   MessageGroupId: groupOf(delivery),
   MessageDeduplicationId: deliveryKeyOf(delivery),
 });
-
-function batches(entries: SendMessageBatchRequestEntry[]): SendMessageBatchRequestEntry[][] {
-  const out: SendMessageBatchRequestEntry[][] = [];
-  let bytes = 0;
-  for (const entry of entries) {
-    const size = Buffer.byteLength(entry.MessageBody!);
-    const last = out.at(-1);
-    if (!last || last.length === ENTRIES_PER_BATCH || bytes + size > BYTES_PER_BATCH) {
-      out.push([entry]);
-      bytes = size;
-    } else {
-      last.push(entry);
-      bytes += size;
-    }
-  }
-  return out;
-}

@@ -1,6 +1,6 @@
 import type { RouteScope } from '../auth/scopes';
 import type { SecretName } from '../config';
-import { API_THROTTLES, FUNCTION_SETTINGS, INDEX_BUILD_SETTINGS, ONEBOT_QUEUE_CONSUMER } from '../limits';
+import { API_THROTTLES, FEED_CONSUMER, FEED_DELIVERY, FUNCTION_SETTINGS, INDEX_BUILD_SETTINGS, ONEBOT_QUEUE_CONSUMER } from '../limits';
 
 /**
  * The DynamoDB actions a function may be granted; none of them scans or batches. A
@@ -60,7 +60,7 @@ export interface HttpFunction extends Deployed {
 
 /** A function invoked by AWS itself, with no route. */
 export interface EventFunction extends Deployed {
-  trigger: 'schedule' | 'queue';
+  trigger: 'schedule' | 'queue' | 'stream';
 }
 
 // The document and the page that shows it: public, bodiless, no table, no secret; each bundle
@@ -184,6 +184,20 @@ const DESCRIPTORS = {
   },
   // Stores the OneBot deliveries kept in the queue while the table was unreachable, as onebot does.
   onebot_queue: { trigger: 'queue', writes: true, table: ONEBOT, secrets: ['ONEBOT_ACCESS_TOKEN'], lambda: ONEBOT_QUEUE_CONSUMER },
+  // The change feed (infra/feed.ts): the table's stream turned into changes, matched against
+  // SUBSCRIPTIONS, sent to the deliveries' queue or put on a bus. The stream comes in the event
+  // (the event source mapping reads it), so it touches no table.
+  feed: { trigger: 'stream', writes: false, table: [], secrets: ['SUBSCRIPTIONS'], lambda: FEED_CONSUMER },
+  // One attempt per webhook delivery from the FIFO queue (shared/feed/deliver-queued.ts): a failed
+  // attempt's count noted (PutItem) and read on the next receive (GetItem), forgotten when done
+  // (DeleteItem), the subscription's last delivery (UpdateItem), after the last attempt a dead letter (PutItem).
+  feed_delivery: {
+    trigger: 'queue',
+    writes: true,
+    table: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+    secrets: ['SUBSCRIPTIONS'],
+    lambda: FEED_DELIVERY,
+  },
 } as const satisfies Record<string, Declared<HttpFunction> | Declared<EventFunction>>;
 
 export type FunctionName = keyof typeof DESCRIPTORS;

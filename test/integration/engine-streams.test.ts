@@ -9,6 +9,7 @@ import {
   ScanCommand,
   TransactWriteItemsCommand,
   UpdateItemCommand,
+  UpdateTableCommand,
 } from '@aws-sdk/client-dynamodb';
 import {
   DescribeStreamCommand,
@@ -135,6 +136,45 @@ describe('the table and its stream', () => {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: name }));
     expect(Table!.StreamSpecification).toEqual({ StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' });
     expect(Table!.LatestStreamArn).toBeDefined();
+  });
+});
+
+describe('a stream disabled', () => {
+  test('is DISABLED, its one shard closed at its last record: read to the end, GetRecords gives no NextShardIterator; writes after it emit nothing', async () => {
+    const name = `${TableName}_disabled`;
+    await client.send(
+      new CreateTableCommand({
+        TableName: name,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+        KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+        StreamSpecification: { StreamEnabled: true, StreamViewType: 'KEYS_ONLY' },
+      }),
+    );
+    await ensureTable(client, name);
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: name }));
+    for (const id of ['1', '2']) await client.send(new PutItemCommand({ TableName: name, Item: { pk: { S: id } } }));
+    await client.send(new UpdateTableCommand({ TableName: name, StreamSpecification: { StreamEnabled: false } }));
+    await client.send(new PutItemCommand({ TableName: name, Item: { pk: { S: '3' } } }));
+    const after = await client.send(new DescribeTableCommand({ TableName: name }));
+    const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: Table!.LatestStreamArn! }));
+    // DynamoDB Local then answers no StreamSpecification, dynalite StreamEnabled false; both keep the latest stream's ARN.
+    expect(after.Table!.StreamSpecification?.StreamEnabled).not.toBe(true);
+    expect(after.Table!.LatestStreamArn).toBe(Table!.LatestStreamArn);
+    const shard = StreamDescription!.Shards![0];
+    let position = (
+      await streams.send(new GetShardIteratorCommand({ StreamArn: Table!.LatestStreamArn!, ShardId: shard.ShardId!, ShardIteratorType: 'TRIM_HORIZON' }))
+    ).ShardIterator;
+    const keys: string[] = [];
+    for (let reads = 0; position && reads < 50; reads++) {
+      const answer = await streams.send(new GetRecordsCommand({ ShardIterator: position }));
+      keys.push(...(answer.Records ?? []).map((r) => r.dynamodb!.Keys!.pk.S!));
+      position = answer.NextShardIterator;
+    }
+    expect(keys).toEqual(['1', '2']);
+    expect(position).toBeUndefined();
+    expect(StreamDescription).toMatchObject({ StreamStatus: 'DISABLED', StreamViewType: 'KEYS_ONLY' });
+    expect(shard.SequenceNumberRange!.EndingSequenceNumber).toMatch(/^\d{21,}$/);
   });
 });
 

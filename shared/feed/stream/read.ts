@@ -21,17 +21,10 @@ export async function streamArnOf(dynamo: DynamoDBClient, tableName: string): Pr
 }
 
 /**
- * Up to `limit` records of one shard after sequence number `after` (from its trim horizon when
- * absent), shaped as Lambda gives them. `ended`: the shard is closed and read to its end. A fresh
- * iterator each call, so no iterator outlives its 15 minutes between calls.
+ * An iterator of one shard after sequence number `after` (at its trim horizon when absent). An
+ * `after` older than the retention throws CheckpointTrimmed.
  */
-export async function readPage(
-  client: DynamoDBStreamsClient,
-  streamArn: string,
-  shardId: string,
-  after: string | undefined,
-  limit: number,
-): Promise<{ records: DynamoDBRecord[]; ended: boolean }> {
+export async function shardIterator(client: DynamoDBStreamsClient, streamArn: string, shardId: string, after: string | undefined): Promise<string> {
   try {
     const { ShardIterator } = await client.send(
       new GetShardIteratorCommand({
@@ -40,13 +33,26 @@ export async function readPage(
         ...(after === undefined ? { ShardIteratorType: 'TRIM_HORIZON' } : { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: after }),
       }),
     );
-    const page = await client.send(new GetRecordsCommand({ ShardIterator, Limit: limit }));
-    return { records: (page.Records ?? []).map((r) => toLambdaRecord(r, streamArn)), ended: page.NextShardIterator === undefined };
+    return ShardIterator!;
   } catch (error) {
     if (error instanceof TrimmedDataAccessException && after !== undefined)
       throw new CheckpointTrimmed(`shard ${shardId}: the records after ${after} are past the stream's retention`);
     throw error;
   }
+}
+
+/**
+ * Up to `limit` records from an iterator, shaped as Lambda gives them, and the iterator after
+ * them: none when the shard is closed and read to its end.
+ */
+export async function readRecords(
+  client: DynamoDBStreamsClient,
+  streamArn: string,
+  iterator: string,
+  limit: number,
+): Promise<{ records: DynamoDBRecord[]; next: string | undefined }> {
+  const page = await client.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: limit }));
+  return { records: (page.Records ?? []).map((r) => toLambdaRecord(r, streamArn)), next: page.NextShardIterator };
 }
 
 /**

@@ -133,3 +133,14 @@ test.each(['models', 'health', ...Object.keys(RECORD_OPERATIONS)] as FunctionNam
   },
   60_000,
 );
+
+// The change feed runs apart from the writes (issue 34: nothing added to a write in AWS): no
+// bundle but the feed's own holds its code, the EventBridge client or the streams client.
+test.each(FUNCTIONS.filter((fn) => !fn.startsWith('feed')))(
+  'the %s bundle holds nothing of the change feed',
+  async (fn) => {
+    const inputs = await bundleInputs(fn);
+    expect(inputs.filter((i) => i.startsWith('shared/feed/') || /node_modules\/@aws-sdk\/client-(eventbridge|dynamodb-streams)\//.test(i))).toEqual([]);
+  },
+  60_000,
+);

@@ -23,8 +23,8 @@ const optionsContext = SYNTH_VARIANTS.options.context;
 const refused = (context: Record<string, unknown>) => () => readContext({ tryGetContext: (key: string) => context[key] } as Parameters<typeof readContext>[0]);
 const tokenRoutes = ROUTES.filter((r) => tokenScopeOf(r.scope) !== undefined);
 const queues = () => index.ofType('AWS::SQS::Queue').map(([id, q]) => ({ id, ...q.Properties }));
-/** The OneBot queue (the one with a redrive policy) and its dead-letter queue. */
-const sourceQueue = () => queues().find((q) => q.RedrivePolicy)!;
+/** The OneBot queue and its dead-letter queue (the change feed's are test/build/infra/feed.test.ts's). */
+const sourceQueue = () => queues().find((q) => q.id.startsWith('OneBotQueue') && q.RedrivePolicy)!;
 const deadLetterQueue = () => queues().find((q) => q.id === sourceQueue().RedrivePolicy.deadLetterTargetArn['Fn::GetAtt'][0])!;
 
 describe('table', () => {
@@ -83,7 +83,9 @@ describe('functions', () => {
 });
 
 describe('least privilege', () => {
-  const tableActions = (name: string) => [...index.actionsOf(name)].filter((a) => a.startsWith('dynamodb:')).sort();
+  /** The stream's read actions (functions/feed's event source mapping) are not table actions: see the test after. */
+  const STREAM_ACTIONS = /^dynamodb:(DescribeStream|GetRecords|GetShardIterator|ListStreams)$/;
+  const tableActions = (name: string) => [...index.actionsOf(name)].filter((a) => a.startsWith('dynamodb:') && !STREAM_ACTIONS.test(a)).sort();
 
   // Exactly what its descriptor lists; the artifact tests check that each bundle sends no other action.
   test.each(FUNCTIONS)('%s may send exactly its own actions to the table and its indexes, and only then knows the table', (name) => {
@@ -95,8 +97,9 @@ describe('least privilege', () => {
   });
 
   // A TransactWriteItems is authorised per action it holds: only the transaction function may check an item without writing it.
-  test('no function may Scan, batch or read streams; only the transaction function may ConditionCheckItem', () => {
+  test('no function may Scan or batch, only the change feed reads the stream; only the transaction function may ConditionCheckItem', () => {
     for (const name of FUNCTIONS) expect(tableActions(name).filter((a) => /Scan|Batch|Transact|Stream|Shard/.test(a))).toEqual([]);
+    expect(FUNCTIONS.filter((name) => [...index.actionsOf(name)].some((a) => STREAM_ACTIONS.test(a)))).toEqual(['feed']);
     expect(FUNCTIONS.filter((name) => tableActions(name).includes('dynamodb:ConditionCheckItem'))).toEqual(['transaction']);
   });
 
@@ -201,7 +204,7 @@ describe('OneBot queue', () => {
   });
 
   test('the queue feeds onebot_queue, which reports failures one by one, at most a few invocations at once', () => {
-    expect(queues()).toHaveLength(2);
+    expect(queues().filter((q) => q.id.startsWith('OneBotQueue'))).toHaveLength(2);
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       FunctionName: { Ref: index.functionId('onebot_queue') },
       EventSourceArn: { 'Fn::GetAtt': [sourceQueue().id, 'Arn'] },
@@ -261,10 +264,10 @@ describe('index build', () => {
 });
 
 describe('secrets', () => {
-  test('no secret value is in the template; the token table starts empty', () => {
+  test('no secret value is in the template; the token table and the subscriptions start empty', () => {
     const secrets = index.ofType('AWS::SecretsManager::Secret').map(([, s]) => s.Properties);
-    expect(secrets).toHaveLength(4);
-    expect(secrets.filter((s) => s.SecretString !== undefined).map((s) => s.SecretString)).toEqual(['{}']);
+    expect(secrets).toHaveLength(5);
+    expect(secrets.filter((s) => s.SecretString !== undefined).map((s) => s.SecretString)).toEqual(['{}', '[]']);
     expect(secrets.filter((s) => s.GenerateSecretString)).toHaveLength(3);
   });
 });
@@ -344,10 +347,20 @@ describe('alarms', () => {
     expect(named(`${name}-throttles`)).toMatchObject({ MetricName: 'Throttles', Dimensions: dimension, Threshold: THRESHOLDS.lambdaThrottles.atLeast });
   });
 
-  // The OneBot queue's alarms (infra/onebot-queue.ts) name kept events waiting: each notifies on its own.
-  const onTheirOwn = ['Recordgate-bots-overdue', 'Recordgate-onebot-queue-waiting', 'Recordgate-onebot-queue-age', 'Recordgate-onebot-dead-letters'];
+  // The OneBot queue's alarms (infra/onebot-queue.ts) name kept events waiting, and the change feed's
+  // (infra/feed.ts) changes not yet told: each notifies on its own.
+  const onTheirOwn = [
+    'Recordgate-bots-overdue',
+    'Recordgate-onebot-queue-waiting',
+    'Recordgate-onebot-queue-age',
+    'Recordgate-onebot-dead-letters',
+    'Recordgate-feed-iterator-age',
+    'Recordgate-feed-failed-batches',
+    'Recordgate-feed-poison-deliveries',
+    'Recordgate-feed-dead-letters',
+  ];
 
-  test('overdue bots and the OneBot queue alarm on their own; every other alarm feeds the composite, which notifies the topic', () => {
+  test('overdue bots, the OneBot queue and the change feed alarm on their own; every other alarm feeds the composite, which notifies the topic', () => {
     const topicRef = { Ref: index.ofType('AWS::SNS::Topic')[0][0] };
     expect(named('bots-overdue')).toMatchObject({
       MetricName: HEALTH_METRICS.overdueBots,

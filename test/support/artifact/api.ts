@@ -32,6 +32,10 @@ export interface ArtifactOptions {
   invocationEnvironment?: () => Record<string, string>;
   /** Serves the functions that read the model catalog from their bundles built with the test models (test/support/test-catalog.ts). */
   testModels?: boolean;
+  /** Stand-ins for the template's other resources, by the variable that names one (FEED_QUEUE_URL: a queue stand-in's URL). */
+  resources?: Readonly<Record<string, string>>;
+  /** Stand-ins for AWS services the functions call, as the SDK's AWS_ENDPOINT_URL_<SERVICE> variables. */
+  endpoints?: Readonly<Record<string, string>>;
 }
 
 const close = (server: Server) => new Promise((resolve) => server.close(resolve));
@@ -66,6 +70,8 @@ export async function startArtifactApi(options: ArtifactOptions): Promise<Artifa
             if (typeof value === 'string') return value;
             if (name === 'TABLE_NAME') return options.table;
             if (name.endsWith('_SECRET_ARN')) return secretArn(name.replace(/_SECRET_ARN$/, ''));
+            const standIn = options.resources?.[name];
+            if (standIn !== undefined) return standIn;
             // Other resources (the OneBot queue and bucket) have no stand-in: a call there fails, as
             // it would against an unreachable service.
             return `artifact-unresolved-${name.toLowerCase()}`;
@@ -78,6 +84,7 @@ export async function startArtifactApi(options: ArtifactOptions): Promise<Artifa
             AWS_SESSION_TOKEN: SESSION_TOKEN,
             AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint,
             AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
+            ...options.endpoints,
           },
         },
       ),

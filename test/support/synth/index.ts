@@ -52,6 +52,9 @@ export function synthesized(name: SynthVariant): Synthesized {
   return { template: Template.fromJSON(result.template), violations: result.violations };
 }
 
+/** A variant's cloud assembly, for the CDK CLI's `--app`. */
+export const assemblyOf = (name: SynthVariant): string => join(synthesizeAll(), `${name}.assembly`);
+
 /** The message a variant's synthesis stopped with (for the variants that must be refused). */
 export function synthError(name: SynthVariant): string | undefined {
   return read(name).error;

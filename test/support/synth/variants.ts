@@ -22,11 +22,18 @@ export const SYNTH_VARIANTS = {
       onebotApiRoots: '{"10001":"http://bot.example:5700/"}',
       onebotSelfIds: '10001, 10002',
       corsOrigins: 'https://app.example.com, https://*.example.org',
+      subscriptionsFile: 'test/support/synth/subscriptions.json',
     },
     env: { account, region: 'us-east-1' },
   },
   /** A region with the extension for x86_64 only, removal=retain and an existing table. */
-  x86Region: { context: { tableName: 'Recordgate-RecordsTable-KEPT' }, env: { account, region: 'eu-central-2' } },
+  x86Region: {
+    context: {
+      tableName: 'Recordgate-RecordsTable-KEPT',
+      tableStreamArn: `arn:aws:dynamodb:eu-central-2:${account}:table/Recordgate-RecordsTable-KEPT/stream/2026-11-27T07:30:00.000`,
+    },
+    env: { account, region: 'eu-central-2' },
+  },
   /** A region aws-cdk-lib knows no layer for: synth refuses it without the option... */
   unknownRegion: { context: {}, env: { account, region: 'ca-west-1' } },
   /** ...and takes the layer ARN AWS lists. */
