@@ -48,7 +48,7 @@ test(`every change sent reaches a flaky endpoint at least once or becomes a dead
   };
   const subscription = subscriptionOf('flaky');
   const worker = new OutboxWorker({ subscriptions: [subscription], timeoutMs: TIMEOUT_MS });
-  const outbox = new Outbox(Date.now, () => void worker.wake());
+  const outbox = new Outbox(Date.now, () => worker.poke());
   const changes = changeHistory('f', 12, 4);
   const deliveries: Delivery[] = changes.map((change) => ({ subscription: 'flaky', change }));
   // Sent in commit order, in batches as the stream's consumer sends them, a batch twice (a stream record read again).
@@ -63,7 +63,7 @@ test(`every change sent reaches a flaky endpoint at least once or becomes a dead
 test('an endpoint that never answers 2xx is tried on the whole schedule, then the change is a dead letter, and the record goes on; replayed, it is delivered with its webhook-id', async () => {
   const subscription = subscriptionOf('down');
   const worker = new OutboxWorker({ subscriptions: [subscription], timeoutMs: TIMEOUT_MS });
-  const outbox = new Outbox(Date.now, () => void worker.wake());
+  const outbox = new Outbox(Date.now, () => worker.poke());
   const [first, second] = changeHistory('d', 1, 2);
   const behaviours: Behaviour[] = ['fail', 'hang', 'fail', 'late', 'fail', 'fail', 'fail', 'fail'];
   receiver.behave = ({ data }) => (data.change_id === first.change_id ? (behaviours.shift() ?? 'ok') : 'ok');
@@ -106,7 +106,7 @@ test('a hung endpoint holds back only its own records: the other subscription is
     const fast: WebhookSubscription = { name: 'fast', models: ['order'], url: other.url, secret: other.secret };
     receiver.behave = () => 'hang';
     const worker = new OutboxWorker({ subscriptions: [slow, fast], timeoutMs: 60_000 });
-    const outbox = new Outbox(Date.now, () => void worker.wake());
+    const outbox = new Outbox(Date.now, () => worker.poke());
     const changes = changeHistory('h', 3, 2);
     await outbox.send(
       changes.flatMap((change) => [
