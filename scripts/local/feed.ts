@@ -43,7 +43,7 @@ export function startLocalFeed(options: {
 }): LocalFeed {
   const { subscriptions } = options;
   const worker = new OutboxWorker({ subscriptions: subscriptions.filter(isWebhook) });
-  const queue = new Outbox(Date.now, () => void worker.wake());
+  const queue = new Outbox(Date.now, () => worker.poke());
   const poller = startFeedPoller({ ...options, consume: (records) => consumeStream(records, { subscriptions, queue }) });
   worker.start();
   return {

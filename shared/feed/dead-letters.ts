@@ -1,9 +1,10 @@
-import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../config';
 import { inTime } from '../invocation';
 import { db } from '../store/client';
 import { TABLE_KEY } from '../store/table';
 import { packChange, unpackChange } from './group';
+import { inPartition, queryPages } from './partition';
 import type { Delivery } from './queue';
 
 /**
@@ -40,24 +41,11 @@ export async function writeDeadLetter(letter: DeadLetter): Promise<void> {
 
 /** A subscription's dead letters, oldest change first. */
 export async function* deadLetters(subscription: string): AsyncGenerator<DeadLetter> {
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: settings().TABLE_NAME,
-        KeyConditionExpression: '#pk = :pk',
-        ExpressionAttributeNames: { '#pk': TABLE_KEY.partitionKey },
-        ExpressionAttributeValues: { ':pk': deadLetterPartition(subscription) },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-      inTime(),
-    );
+  for await (const page of queryPages(inPartition(deadLetterPartition(subscription)))) {
     for (const item of page.Items ?? []) {
       yield { delivery: { subscription, change: unpackChange(item.c) }, attempts: Number(item.n), failure: String(item.last), at: String(item.at) };
     }
-    start = page.LastEvaluatedKey;
-  } while (start);
+  }
 }
 
 /** Removes a dead letter once its delivery is queued again. */

@@ -4,6 +4,8 @@ import { noteDelivered } from './delivered';
 import { writeDeadLetter } from './dead-letters';
 import { headOf, heads, postpone, release, type Pending } from './outbox';
 
+const POKE_MS = 50;
+
 export interface WorkerSettings {
   subscriptions: ReadonlyArray<WebhookSubscription>;
   /** Attempts under way at once, across groups and subscriptions. */
@@ -29,6 +31,7 @@ export class OutboxWorker {
   private readonly now: () => number;
   private scan?: Promise<void>;
   private timer?: NodeJS.Timeout;
+  private soon?: NodeJS.Timeout;
   private rescan = false;
   private stopped = false;
 
@@ -57,6 +60,18 @@ export class OutboxWorker {
     return this.scan;
   }
 
+  /**
+   * A look shortly: what a send or a finished attempt asks for. Many in a row make one look, not
+   * one each: a look reads every waiting delivery, and a bulk write sends a thousand.
+   */
+  poke(): void {
+    if (this.stopped) return;
+    this.soon ??= setTimeout(() => {
+      this.soon = undefined;
+      void this.wake();
+    }, POKE_MS);
+  }
+
   /** Resolves once nothing is under way and nothing is due at `now()`: a test then moves its clock to `nextDue`. */
   async settle(): Promise<void> {
     for (;;) {
@@ -74,7 +89,7 @@ export class OutboxWorker {
     return earliest;
   }
 
-  /** Looks every `everyMs` for a retry come due (a send wakes it at once, through the Outbox's `sent`). */
+  /** Looks every `everyMs` for a retry come due (a send pokes it, through the Outbox's `sent`). */
   start(everyMs = 1000): void {
     this.timer = setInterval(() => void this.wake(), everyMs);
     void this.wake();
@@ -84,6 +99,7 @@ export class OutboxWorker {
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
+    clearTimeout(this.soon);
     await Promise.all([this.scan, ...this.inFlight.values()]);
   }
 
@@ -104,7 +120,7 @@ export class OutboxWorker {
       .finally(() => {
         this.inFlight.delete(key);
         // A slot is free: another group may be waiting for one.
-        void this.wake();
+        this.poke();
       });
     this.inFlight.set(key, run);
   }

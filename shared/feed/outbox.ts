@@ -1,9 +1,10 @@
-import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../config';
 import { inTime } from '../invocation';
 import { db } from '../store/client';
 import { TABLE_KEY } from '../store/table';
 import { groupOf, packChange, unpackChange } from './group';
+import { inPartition, queryPages } from './partition';
 import type { Delivery, DeliveryQueue } from './queue';
 
 /**
@@ -77,14 +78,12 @@ export class Outbox implements DeliveryQueue {
     );
   }
 
-  /** Whether the change waits in its group already, looked for page by page. */
+  /** Whether the change waits in its group already. */
   private async waits(delivery: Delivery, group: string): Promise<boolean> {
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await query(delivery.subscription, `${group}#`, { cid: delivery.change.change_id }, undefined, start);
-      if ((page.Count ?? 0) > 0) return true;
-      start = page.LastEvaluatedKey;
-    } while (start);
+    const query = inPartition(pendingPartition(delivery.subscription), `${group}#`);
+    query.ExpressionAttributeNames['#cid'] = 'cid';
+    query.ExpressionAttributeValues[':cid'] = delivery.change.change_id;
+    for await (const page of queryPages({ ...query, FilterExpression: '#cid = :cid' })) if ((page.Count ?? 0) > 0) return true;
     return false;
   }
 }
@@ -104,73 +103,29 @@ function pendingOf(subscription: string, item: Record<string, unknown>): Pending
   };
 }
 
-/** The subscription's waiting deliveries, or a group's (`startsWith`), or one change's in a group (`only`). */
-async function query(subscription: string, startsWith?: string, only?: { cid: string }, limit?: number, start?: Record<string, unknown>) {
-  const names: Record<string, string> = { '#pk': TABLE_KEY.partitionKey };
-  const values: Record<string, unknown> = { ':pk': pendingPartition(subscription) };
-  if (startsWith !== undefined) {
-    names['#sk'] = TABLE_KEY.sortKey;
-    values[':group'] = startsWith;
-  }
-  if (only) {
-    names['#cid'] = 'cid';
-    values[':cid'] = only.cid;
-  }
-  return db().send(
-    new QueryCommand({
-      TableName: settings().TABLE_NAME,
-      KeyConditionExpression: startsWith === undefined ? '#pk = :pk' : '#pk = :pk AND begins_with(#sk, :group)',
-      FilterExpression: only ? '#cid = :cid' : undefined,
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
-      ConsistentRead: true,
-      Limit: limit,
-      ExclusiveStartKey: start,
-    }),
-    inTime(),
-  );
-}
-
 /** The first waiting delivery of each of the subscription's groups: the only one of its group that may be attempted. */
 export async function* heads(subscription: string): AsyncGenerator<Pending> {
-  let start: Record<string, unknown> | undefined;
   let previous: string | undefined;
-  do {
-    const page = await query(subscription, undefined, undefined, undefined, start);
+  for await (const page of queryPages(inPartition(pendingPartition(subscription)))) {
     for (const item of page.Items ?? []) {
       const group = groupOfKey(String(item[TABLE_KEY.sortKey]));
       if (group !== previous) yield pendingOf(subscription, item);
       previous = group;
     }
-    start = page.LastEvaluatedKey;
-  } while (start);
+  }
 }
 
 /** The group's first waiting delivery, once the one before it is gone. */
 export async function headOf(subscription: string, group: string): Promise<Pending | undefined> {
-  const { Items = [] } = await query(subscription, `${group}#`, undefined, 1);
-  return Items[0] && pendingOf(subscription, Items[0]);
+  for await (const { Items = [] } of queryPages({ ...inPartition(pendingPartition(subscription), `${group}#`), Limit: 1 })) {
+    return Items[0] && pendingOf(subscription, Items[0]);
+  }
 }
 
 /** How many deliveries of the subscription wait. */
 export async function pendingCount(subscription: string): Promise<number> {
   let count = 0;
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: settings().TABLE_NAME,
-        KeyConditionExpression: '#pk = :pk',
-        ExpressionAttributeNames: { '#pk': TABLE_KEY.partitionKey },
-        ExpressionAttributeValues: { ':pk': pendingPartition(subscription) },
-        Select: 'COUNT',
-        ExclusiveStartKey: start,
-      }),
-      inTime(),
-    );
-    count += page.Count ?? 0;
-    start = page.LastEvaluatedKey;
-  } while (start);
+  for await (const page of queryPages({ ...inPartition(pendingPartition(subscription)), Select: 'COUNT' })) count += page.Count ?? 0;
   return count;
 }
 

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { deadLetters, dropDeadLetter } from '../../shared/feed/dead-letters';
+import { deadLetters } from '../../shared/feed/dead-letters';
+import { localFeedState, replayDeadLetters } from '../../shared/feed/replay';
 import { lastDelivered } from '../../shared/feed/delivered';
 import type { WebhookSubscription } from '../../shared/feed/deliver';
 import { Outbox, pendingCount } from '../../shared/feed/outbox';
@@ -7,7 +8,7 @@ import { OutboxWorker } from '../../shared/feed/outbox-worker';
 import type { Delivery } from '../../shared/feed/queue';
 import { RETRY_SCHEDULE_SECONDS } from '../../shared/feed/schedule';
 import { useClock } from '../support/clock';
-import { changeHistory, firstAcknowledgedVersions, seeded } from '../support/feed-history';
+import { changeHistory, expectDeliveredOrDead, seeded } from '../support/feed-history';
 import { type Behaviour, WebhookReceiver } from '../support/webhook-receiver';
 
 // The local delivery path of the change feed, from DeliveryQueue.send to a receiver that fails,
@@ -47,7 +48,7 @@ test(`every change sent reaches a flaky endpoint at least once or becomes a dead
   };
   const subscription = subscriptionOf('flaky');
   const worker = new OutboxWorker({ subscriptions: [subscription], timeoutMs: TIMEOUT_MS });
-  const outbox = new Outbox(Date.now, () => void worker.wake());
+  const outbox = new Outbox(Date.now, () => worker.poke());
   const changes = changeHistory('f', 12, 4);
   const deliveries: Delivery[] = changes.map((change) => ({ subscription: 'flaky', change }));
   // Sent in commit order, in batches as the stream's consumer sends them, a batch twice (a stream record read again).
@@ -55,27 +56,14 @@ test(`every change sent reaches a flaky endpoint at least once or becomes a dead
   await outbox.send(deliveries.slice(10, 20));
   await drain(worker);
 
-  expect(receiver.refused).toEqual([]);
-  const dead = new Set<string>();
-  for await (const letter of deadLetters('flaky')) {
-    expect(letter.attempts).toBe(RETRY_SCHEDULE_SECONDS.length);
-    dead.add(letter.delivery.change.change_id);
-  }
-  const acknowledged = receiver.acknowledged();
-  for (const change of changes) expect(acknowledged.has(change.change_id) || dead.has(change.change_id)).toBe(true);
-  // Retries and duplicates carry the same id with the same change.
-  for (const got of receiver.received) {
-    expect(got.body).toEqual({ type: `order.${got.body.data.op}`, timestamp: got.body.data.time, data: changes.find((c) => c.change_id === got.id) });
-  }
-  // Per record, the endpoint's first 2xx of each change comes in commit order: a group's next waits for its first.
-  for (const versions of firstAcknowledgedVersions(receiver.received).values()) expect(versions).toEqual([...versions].sort((a, b) => a - b));
+  await expectDeliveredOrDead('flaky', changes, receiver);
   expect(await pendingCount('flaky')).toBe(0);
 }, 120_000);
 
 test('an endpoint that never answers 2xx is tried on the whole schedule, then the change is a dead letter, and the record goes on; replayed, it is delivered with its webhook-id', async () => {
   const subscription = subscriptionOf('down');
   const worker = new OutboxWorker({ subscriptions: [subscription], timeoutMs: TIMEOUT_MS });
-  const outbox = new Outbox(Date.now, () => void worker.wake());
+  const outbox = new Outbox(Date.now, () => worker.poke());
   const [first, second] = changeHistory('d', 1, 2);
   const behaviours: Behaviour[] = ['fail', 'hang', 'fail', 'late', 'fail', 'fail', 'fail', 'fail'];
   receiver.behave = ({ data }) => (data.change_id === first.change_id ? (behaviours.shift() ?? 'ok') : 'ok');
@@ -102,10 +90,8 @@ test('an endpoint that never answers 2xx is tried on the whole schedule, then th
   expect(letters).toEqual([{ delivery: { subscription: 'down', change: first }, attempts: 8, failure: 'status 503', at: expect.any(String) }]);
 
   // Replayed: queued again with the same change, delivered, and the dead letter gone.
-  for (const letter of letters) {
-    await outbox.send([letter.delivery]);
-    await dropDeadLetter(letter.delivery);
-  }
+  expect(await localFeedState('down')).toMatchObject({ pending: 0, dead_letters: 1 });
+  expect(await replayDeadLetters('down', outbox)).toBe(1);
   await drain(worker);
   expect(receiver.received.at(-1)).toMatchObject({ id: first.change_id, behaviour: 'ok' });
   expect(new Set(receiver.received.filter((r) => r.id === first.change_id).map((r) => JSON.stringify(r.body)))).toHaveProperty('size', 1);
@@ -120,7 +106,7 @@ test('a hung endpoint holds back only its own records: the other subscription is
     const fast: WebhookSubscription = { name: 'fast', models: ['order'], url: other.url, secret: other.secret };
     receiver.behave = () => 'hang';
     const worker = new OutboxWorker({ subscriptions: [slow, fast], timeoutMs: 60_000 });
-    const outbox = new Outbox(Date.now, () => void worker.wake());
+    const outbox = new Outbox(Date.now, () => worker.poke());
     const changes = changeHistory('h', 3, 2);
     await outbox.send(
       changes.flatMap((change) => [

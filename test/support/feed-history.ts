@@ -1,5 +1,7 @@
 import type { Change } from '../../shared/feed/change';
-import type { Received } from './webhook-receiver';
+import { deadLetters } from '../../shared/feed/dead-letters';
+import { RETRY_SCHEDULE_SECONDS } from '../../shared/feed/schedule';
+import type { Received, WebhookReceiver } from './webhook-receiver';
 
 let sequence = 0;
 const T0 = Date.parse('2026-11-27T08:00:00.000Z');
@@ -48,4 +50,23 @@ export function seeded(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+/**
+ * What a drained feed owes a flaky endpoint: each change acknowledged, or a dead letter after the
+ * whole schedule; every request signed (none refused) and carrying its change as sent; per
+ * record, the first acknowledgements in commit order.
+ */
+export async function expectDeliveredOrDead(subscription: string, changes: ReadonlyArray<Change>, receiver: WebhookReceiver): Promise<void> {
+  expect(receiver.refused).toEqual([]);
+  const dead = new Set<string>();
+  for await (const letter of deadLetters(subscription)) {
+    expect(letter.attempts).toBe(RETRY_SCHEDULE_SECONDS.length);
+    dead.add(letter.delivery.change.change_id);
+  }
+  const acknowledged = receiver.acknowledged();
+  for (const change of changes) expect(acknowledged.has(change.change_id) || dead.has(change.change_id)).toBe(true);
+  for (const got of receiver.received)
+    expect(got.body).toEqual({ type: `order.${got.body.data.op}`, timestamp: got.body.data.time, data: changes.find((c) => c.change_id === got.id) });
+  for (const versions of firstAcknowledgedVersions(receiver.received).values()) expect(versions).toEqual([...versions].sort((a, b) => a - b));
 }
