@@ -5,7 +5,8 @@ import { StoreError } from '../../shared/store/errors';
 import { parseFilter } from '../../shared/store/filter/parse';
 import { compareForOrder, matches, type Item } from '../support/filter-reference';
 import { parseOrder, planAccess } from '../../shared/store/read/plan';
-import { countRecords, createRecords, deleteRecords, getOneRecord, listRecords, updateRecords, type ApiRecord } from '../../shared/store/records';
+import { countRecords, createRecords, getOneRecord, listRecords, type ApiRecord } from '../../shared/store/records';
+import { deleteWhole, updateWhole } from '../support/whole-bulk';
 import { FIXED_RECORDS, filter, orderBy, recordData } from '../support/filter-arbitraries';
 import { FUZZ, fuzzed } from '../support/fuzz';
 import { fuzzModel } from '../support/models';
@@ -131,16 +132,16 @@ test.each(MODELS.map((m) => [m.name, m]))(
         const before = await storedItems(model);
         const expected = expectedIds(before, parsed.node);
         const mark = `run${run++}`;
-        const updated = await updateRecords(model, { filters, values: { mark }, allow_all: true });
-        expect(updated.updated).toBe(expected.length);
+        const updated = await updateWhole(model, { filters, values: { mark }, allow_all: true });
+        expect(updated.changed).toBe(expected.length);
         const marked = (await storedItems(model)).filter((item) => (item.d as { mark?: string }).mark === mark).map((item) => item.id);
         expect(marked.sort()).toEqual([...expected].sort());
 
         // The update may have changed what matches (_version, for one): the model reads the table again.
         const updatedItems = await storedItems(model);
         const doomed = expectedIds(updatedItems, parsed.node);
-        const deleted = await deleteRecords(model, { filters, allow_all: true });
-        expect(deleted.deleted).toBe(doomed.length);
+        const deleted = await deleteWhole(model, { filters, allow_all: true });
+        expect(deleted.changed).toBe(doomed.length);
         const left = new Set((await storedItems(model)).map((item) => item.id));
         const removed = updatedItems.filter((item) => !left.has(item.id));
         expect(removed.map((item) => item.id).sort()).toEqual([...doomed].sort());
