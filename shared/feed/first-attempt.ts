@@ -89,8 +89,9 @@ export class FirstAttemptQueue implements DeliveryQueue {
     const { subscription } = delivery;
     if (this.slow.has(subscription)) {
       if (worker.busy(subscription) || (await anyWaiting(subscription))) return false;
+      // Its groups stay in `waiting`, each let go by its own look below: another group's put may
+      // be under way now, unseen by the look just made.
       this.slow.delete(subscription);
-      for (const held of this.waiting) if (held.startsWith(`${subscription}#`)) this.waiting.delete(held);
     }
     if (this.waiting.has(key)) {
       const group = groupOf(delivery);
