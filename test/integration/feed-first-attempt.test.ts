@@ -5,7 +5,7 @@ import { Outbox, pendingCount } from '../../shared/feed/outbox';
 import { OutboxWorker } from '../../shared/feed/outbox-worker';
 import type { Delivery } from '../../shared/feed/queue';
 import { useClock } from '../support/clock';
-import { changeHistory, expectDeliveredOrDead, seeded } from '../support/feed-history';
+import { changeHistory, drain, expectDeliveredOrDead, seeded } from '../support/feed-history';
 import { streamSoFar } from '../support/stream-records';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
@@ -39,16 +39,6 @@ async function sendAsConsumer(queue: FirstAttemptQueue, deliveries: ReadonlyArra
   await Promise.all([...byRecord.values()].map(async (ds) => ds.reduce((sent, d) => sent.then(() => queue.send([d])), Promise.resolve())));
 }
 
-/** Runs the worker until nothing waits, moving the clock to each due retry. */
-async function drain(worker: OutboxWorker): Promise<void> {
-  for (;;) {
-    await worker.settle();
-    const due = await worker.nextDue();
-    if (due === undefined) return;
-    clock.advance(Math.max(0, due - Date.now()));
-  }
-}
-
 const SEED = Number(process.env.FEED_SEED ?? Date.now() % 100_000);
 
 test(`each change reaches a flaky endpoint at least once or becomes a dead letter, in commit order per record, whether delivered at once or through the outbox (seed ${SEED})`, async () => {
@@ -63,7 +53,7 @@ test(`each change reaches a flaky endpoint at least once or becomes a dead lette
   // In batches as the poller hands them over, one of them twice (a stream record read again).
   for (let i = 0; i < deliveries.length; i += 10) await sendAsConsumer(queue, deliveries.slice(i, i + 10));
   await sendAsConsumer(queue, deliveries.slice(10, 20));
-  await drain(worker);
+  await drain(worker, clock);
   await worker.stop();
   await queue.flush();
 
@@ -95,7 +85,7 @@ test('a change sent while the one before it of the same record waits in the outb
   await queue.send([{ subscription: 'behind', change: first }]);
   await queue.send([{ subscription: 'behind', change: second }]);
   expect(await pendingCount('behind')).toBe(2);
-  await drain(worker);
+  await drain(worker, clock);
   await worker.stop();
   expect(receiver.received.map((r) => [r.id, r.behaviour])).toEqual([
     [first.change_id, 'fail'],
