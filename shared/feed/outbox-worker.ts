@@ -166,9 +166,14 @@ export class OutboxWorker {
     this.inFlight.set(key, run);
   }
 
-  /** Attempts the group's deliveries in order while they are due and delivered (or dead). */
-  private async runGroup(first: Pending): Promise<void> {
-    for (let head: Pending | undefined = first; head && !this.stopped && head.due <= this.now(); ) {
+  /**
+   * Attempts the group's deliveries in order while they are due and delivered (or dead). The head
+   * is read again once the group is held: the look that found it may have read the outbox before
+   * a run of the same group, ended since, let it go, and a stale head would be attempted again
+   * after the group's later changes.
+   */
+  private async runGroup(found: Pending): Promise<void> {
+    for (let head = await headOf(found.delivery.subscription, found.group); head && !this.stopped && head.due <= this.now(); ) {
       if (!(await this.attempt(head))) return;
       head = await headOf(head.delivery.subscription, head.group);
     }
