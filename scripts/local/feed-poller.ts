@@ -115,7 +115,7 @@ export function startFeedPoller(options: FeedPollerOptions): FeedPoller {
       const handled = await handOver(page.records);
       if (handled.length > 0) {
         stream.checkpoint = { ...stream.checkpoint, [shard.id]: handled.at(-1)!.dynamodb!.SequenceNumber! };
-        writeCheckpoint(file, stream.arn, stream.checkpoint);
+        await writeCheckpoint(file, stream.arn, stream.checkpoint);
       }
       if (handled.length < page.records.length) {
         // Read again from the checkpoint: the first failed record and every one after it.

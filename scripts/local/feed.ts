@@ -1,6 +1,7 @@
 import { consumeStream } from '../../shared/feed/consume';
 import { type CheckedSubscription, checkSubscriptions, SubscriptionsInvalid } from '../../shared/feed/check-subscriptions';
 import { isWebhook } from '../../shared/feed/deliver';
+import { FirstAttemptQueue } from '../../shared/feed/first-attempt';
 import { Outbox } from '../../shared/feed/outbox';
 import { OutboxWorker } from '../../shared/feed/outbox-worker';
 import { startFeedPoller } from './feed-poller';
@@ -31,9 +32,10 @@ export interface LocalFeed {
 
 /**
  * The change feed of `npm start`: the table's stream read by the poller (./feed-poller.ts) into
- * the consumer, which leaves webhook deliveries in the outbox, drained by the worker. Everything
- * lives in the table or DATA_DIR, so a kill -9 loses nothing: the stream is read again from the
- * checkpoint and the outbox is where it was.
+ * the consumer, which attempts each webhook delivery at once and leaves in the outbox only what
+ * was not delivered within a second (shared/feed/first-attempt.ts), drained by the worker. A
+ * record is checkpointed only once its deliveries are delivered or in the outbox, so a kill -9
+ * loses nothing: the stream is read again from the checkpoint and the outbox is where it was.
  */
 export function startLocalFeed(options: {
   endpoint: string;
@@ -42,13 +44,16 @@ export function startLocalFeed(options: {
   subscriptions: ReadonlyArray<CheckedSubscription>;
 }): LocalFeed {
   const { subscriptions } = options;
-  const worker = new OutboxWorker({ subscriptions: subscriptions.filter(isWebhook) });
-  const queue = new Outbox(Date.now, () => worker.poke());
+  const webhooks = subscriptions.filter(isWebhook);
+  const worker = new OutboxWorker({ subscriptions: webhooks });
+  const outbox = new Outbox(Date.now, () => worker.poke());
+  const queue = new FirstAttemptQueue({ outbox, worker, subscriptions: webhooks.map((s) => s.name) });
   const poller = startFeedPoller({ ...options, consume: (records) => consumeStream(records, { subscriptions, queue }) });
   worker.start();
   return {
     async stop() {
       await Promise.all([poller.stop(), worker.stop()]);
+      await queue.flush();
     },
   };
 }

@@ -2,7 +2,9 @@ import { causeOf, log } from '../log';
 import { attemptDelivery, type AttemptOutcome, type WebhookSubscription } from './deliver';
 import { noteDelivered } from './delivered';
 import { writeDeadLetter } from './dead-letters';
+import { groupOf } from './group';
 import { headOf, heads, postpone, release, type Pending } from './outbox';
+import type { Delivery } from './queue';
 
 const POKE_MS = 50;
 
@@ -26,6 +28,12 @@ export interface WorkerSettings {
  */
 export class OutboxWorker {
   private readonly inFlight = new Map<string, Promise<void>>();
+  /**
+   * First attempts made outside the outbox (./first-attempt.ts) whose delivery was kept in it
+   * while they went on: their groups are not started here until they end. Apart from
+   * `inFlight`, so that a hung endpoint's attempts never take the slots other groups' retries need.
+   */
+  private readonly carried = new Map<string, Promise<void>>();
   private readonly subscriptions: Map<string, WebhookSubscription>;
   private readonly concurrency: number;
   private readonly now: () => number;
@@ -76,7 +84,7 @@ export class OutboxWorker {
   async settle(): Promise<void> {
     for (;;) {
       await this.wake();
-      while (this.scan || this.inFlight.size > 0) await Promise.all([this.scan, ...this.inFlight.values()]);
+      while (this.scan || this.inFlight.size > 0 || this.carried.size > 0) await Promise.all([this.scan, ...this.inFlight.values(), ...this.carried.values()]);
       const due = await this.nextDue();
       if (due === undefined || due > this.now()) return;
     }
@@ -100,7 +108,40 @@ export class OutboxWorker {
     this.stopped = true;
     clearInterval(this.timer);
     clearTimeout(this.soon);
-    await Promise.all([this.scan, ...this.inFlight.values()]);
+    await Promise.all([this.scan, ...this.inFlight.values(), ...this.carried.values()]);
+  }
+
+  /** Whether an attempt of the subscription (of one group, given `group`) is under way here. */
+  busy(subscription: string, group?: string): boolean {
+    const prefix = group === undefined ? `${subscription}#` : `${subscription}#${group}`;
+    return [...this.inFlight.keys(), ...this.carried.keys()].some((key) => (group === undefined ? key.startsWith(prefix) : key === prefix));
+  }
+
+  /** The first attempt of a delivery, made at once and outside the outbox (./first-attempt.ts). */
+  attemptFirst(delivery: Delivery): Promise<AttemptOutcome> {
+    const subscription = this.subscriptions.get(delivery.subscription)!;
+    return attemptDelivery(delivery, subscription, { attempt: 1, now: this.now, timeoutMs: this.settings.timeoutMs });
+  }
+
+  /**
+   * Takes over a first attempt still under way, whose delivery `keep` puts into the outbox (as
+   * not yet attempted, so that a kill -9 leaves it to be attempted again): its outcome is then
+   * written as this worker's own attempts' are. The group is held from now, before the put, so
+   * that no look starts it beside the attempt. Resolves once the delivery is kept.
+   */
+  carry(delivery: Delivery, outcome: Promise<AttemptOutcome>, keep: () => Promise<Pending>): Promise<void> {
+    const key = `${delivery.subscription}#${groupOf(delivery)}`;
+    const kept = keep();
+    const run = Promise.all([kept, outcome])
+      .then(([pending, settled]) => this.writeOutcome(pending, 1, settled))
+      .then(() => undefined)
+      .catch((error: unknown) => log.error('feed_outbox_failed', { subscription: delivery.subscription, ...causeOf(error) }))
+      .finally(() => {
+        this.carried.delete(key);
+        this.poke();
+      });
+    this.carried.set(key, run);
+    return kept.then(() => undefined);
   }
 
   private async scanAll(): Promise<void> {
@@ -114,7 +155,7 @@ export class OutboxWorker {
 
   private begin(head: Pending): void {
     const key = `${head.delivery.subscription}#${head.group}`;
-    if (this.stopped || this.inFlight.has(key) || head.due > this.now()) return;
+    if (this.stopped || this.inFlight.has(key) || this.carried.has(key) || head.due > this.now()) return;
     const run = this.runGroup(head)
       .catch((error: unknown) => log.error('feed_outbox_failed', { subscription: head.delivery.subscription, ...causeOf(error) }))
       .finally(() => {
@@ -125,9 +166,14 @@ export class OutboxWorker {
     this.inFlight.set(key, run);
   }
 
-  /** Attempts the group's deliveries in order while they are due and delivered (or dead). */
-  private async runGroup(first: Pending): Promise<void> {
-    for (let head: Pending | undefined = first; head && !this.stopped && head.due <= this.now(); ) {
+  /**
+   * Attempts the group's deliveries in order while they are due and delivered (or dead). The head
+   * is read again once the group is held: the look that found it may have read the outbox before
+   * a run of the same group, ended since, let it go, and a stale head would be attempted again
+   * after the group's later changes.
+   */
+  private async runGroup(found: Pending): Promise<void> {
+    for (let head = await headOf(found.delivery.subscription, found.group); head && !this.stopped && head.due <= this.now(); ) {
       if (!(await this.attempt(head))) return;
       head = await headOf(head.delivery.subscription, head.group);
     }
@@ -137,11 +183,13 @@ export class OutboxWorker {
   private async attempt(pending: Pending): Promise<boolean> {
     const subscription = this.subscriptions.get(pending.delivery.subscription)!;
     const attempt = pending.attempts + 1;
-    const outcome: AttemptOutcome = await attemptDelivery(pending.delivery, subscription, {
-      attempt,
-      now: this.now,
-      timeoutMs: this.settings.timeoutMs,
-    });
+    const outcome = await attemptDelivery(pending.delivery, subscription, { attempt, now: this.now, timeoutMs: this.settings.timeoutMs });
+    return this.writeOutcome(pending, attempt, outcome);
+  }
+
+  /** What attempt number `attempt` came to, written to the table; true when the group may go on to its next. */
+  private async writeOutcome(pending: Pending, attempt: number, outcome: AttemptOutcome): Promise<boolean> {
+    const subscription = this.subscriptions.get(pending.delivery.subscription)!;
     const at = new Date(this.now()).toISOString();
     switch (outcome.kind) {
       case 'delivered':

@@ -122,6 +122,12 @@ export async function headOf(subscription: string, group: string): Promise<Pendi
   }
 }
 
+/** Whether any delivery of the subscription waits. */
+export async function anyWaiting(subscription: string): Promise<boolean> {
+  for await (const page of queryPages({ ...inPartition(pendingPartition(subscription)), Limit: 1 })) return (page.Count ?? 0) > 0;
+  return false;
+}
+
 /** How many deliveries of the subscription wait. */
 export async function pendingCount(subscription: string): Promise<number> {
   let count = 0;

@@ -8,7 +8,7 @@ import { OutboxWorker } from '../../shared/feed/outbox-worker';
 import type { Delivery } from '../../shared/feed/queue';
 import { RETRY_SCHEDULE_SECONDS } from '../../shared/feed/schedule';
 import { useClock } from '../support/clock';
-import { changeHistory, expectDeliveredOrDead, seeded } from '../support/feed-history';
+import { changeHistory, drain, expectDeliveredOrDead, seeded } from '../support/feed-history';
 import { type Behaviour, WebhookReceiver } from '../support/webhook-receiver';
 
 // The local delivery path of the change feed, from DeliveryQueue.send to a receiver that fails,
@@ -28,16 +28,6 @@ afterEach(() => receiver.close());
 
 const subscriptionOf = (name: string): WebhookSubscription => ({ name, models: ['order'], url: receiver.url, secret: receiver.secret });
 
-/** Runs the worker until nothing waits, moving the clock to each due retry. */
-async function drain(worker: OutboxWorker): Promise<void> {
-  for (;;) {
-    await worker.settle();
-    const due = await worker.nextDue();
-    if (due === undefined) return;
-    clock.advance(Math.max(0, due - Date.now()));
-  }
-}
-
 const SEED = Number(process.env.FEED_SEED ?? Date.now() % 100_000);
 
 test(`every change sent reaches a flaky endpoint at least once or becomes a dead letter, in commit order per record, with one webhook-id through its retries (seed ${SEED})`, async () => {
@@ -54,7 +44,7 @@ test(`every change sent reaches a flaky endpoint at least once or becomes a dead
   // Sent in commit order, in batches as the stream's consumer sends them, a batch twice (a stream record read again).
   for (let i = 0; i < deliveries.length; i += 10) await outbox.send(deliveries.slice(i, i + 10));
   await outbox.send(deliveries.slice(10, 20));
-  await drain(worker);
+  await drain(worker, clock);
 
   await expectDeliveredOrDead('flaky', changes, receiver);
   expect(await pendingCount('flaky')).toBe(0);
@@ -72,7 +62,7 @@ test('an endpoint that never answers 2xx is tried on the whole schedule, then th
     { subscription: 'down', change: first },
     { subscription: 'down', change: second },
   ]);
-  await drain(worker);
+  await drain(worker, clock);
 
   const attempts = receiver.received.filter((r) => r.id === first.change_id);
   expect(attempts.map((r) => r.behaviour)).toEqual(['fail', 'hang', 'fail', 'late', 'fail', 'fail', 'fail', 'fail']);
@@ -92,7 +82,7 @@ test('an endpoint that never answers 2xx is tried on the whole schedule, then th
   // Replayed: queued again with the same change, delivered, and the dead letter gone.
   expect(await localFeedState('down')).toMatchObject({ pending: 0, dead_letters: 1 });
   expect(await replayDeadLetters('down', outbox)).toBe(1);
-  await drain(worker);
+  await drain(worker, clock);
   expect(receiver.received.at(-1)).toMatchObject({ id: first.change_id, behaviour: 'ok' });
   expect(new Set(receiver.received.filter((r) => r.id === first.change_id).map((r) => JSON.stringify(r.body)))).toHaveProperty('size', 1);
   for await (const _ of deadLetters('down')) throw new Error('a dead letter left after its replay');
@@ -139,6 +129,6 @@ test('a record deleted and created again within one second is delivered in the o
   await outbox.send(deliveries.slice(1));
   await outbox.send(deliveries);
   expect(await pendingCount('again')).toBe(changes.length);
-  await drain(worker);
+  await drain(worker, clock);
   expect(receiver.received.map((r) => r.id)).toEqual(changes.map((c) => c.change_id));
 });

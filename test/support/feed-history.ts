@@ -1,5 +1,6 @@
 import type { Change } from '../../shared/feed/change';
 import { deadLetters } from '../../shared/feed/dead-letters';
+import type { OutboxWorker } from '../../shared/feed/outbox-worker';
 import { RETRY_SCHEDULE_SECONDS } from '../../shared/feed/schedule';
 import type { Received, WebhookReceiver } from './webhook-receiver';
 
@@ -69,4 +70,14 @@ export async function expectDeliveredOrDead(subscription: string, changes: Reado
   for (const got of receiver.received)
     expect(got.body).toEqual({ type: `order.${got.body.data.op}`, timestamp: got.body.data.time, data: changes.find((c) => c.change_id === got.id) });
   for (const versions of firstAcknowledgedVersions(receiver.received).values()) expect(versions).toEqual([...versions].sort((a, b) => a - b));
+}
+
+/** Runs the worker until nothing waits, moving the clock (test/support/clock.ts) to each due retry. */
+export async function drain(worker: OutboxWorker, clock: { advance(ms: number): void }): Promise<void> {
+  for (;;) {
+    await worker.settle();
+    const due = await worker.nextDue();
+    if (due === undefined) return;
+    clock.advance(Math.max(0, due - Date.now()));
+  }
 }

@@ -9,10 +9,10 @@ test('none kept: read from the start of the stream', () => {
   expect(readCheckpoint(checkpointFile(dir()), 'arn:1')).toEqual({});
 });
 
-test('what was written is read back for its stream, and only for it: a table made again starts from its new stream', () => {
+test('what was written is read back for its stream, and only for it: a table made again starts from its new stream', async () => {
   const file = checkpointFile(dir());
-  writeCheckpoint(file, 'arn:1', { 'shardId-1': '000000000000000000007' });
-  writeCheckpoint(file, 'arn:1', { 'shardId-1': '000000000000000000009', 'shardId-2': '000000000000000000010' });
+  await writeCheckpoint(file, 'arn:1', { 'shardId-1': '000000000000000000007' });
+  await writeCheckpoint(file, 'arn:1', { 'shardId-1': '000000000000000000009', 'shardId-2': '000000000000000000010' });
   expect(readCheckpoint(file, 'arn:1')).toEqual({ 'shardId-1': '000000000000000000009', 'shardId-2': '000000000000000000010' });
   expect(readCheckpoint(file, 'arn:2')).toEqual({});
   // Replaced by a rename: no half-written file is left beside it.
