@@ -1,13 +1,15 @@
 import type { DynamoDBRecord } from 'aws-lambda';
+import { FEED_NEWEST_DEAD_LETTERS } from '../limits';
 import { type CheckedSubscription, matches } from './check-subscriptions';
-import { deadLetters, dropDeadLetter } from './dead-letters';
+import type { Change } from './change';
+import { type DeadLetter, deadLetterCount, deadLetters, dropDeadLetter, newestDeadLetters } from './dead-letters';
 import { lastDelivered } from './delivered';
 import { changeOf } from './from-stream';
 import { pendingCount } from './outbox';
 import type { DeliveryQueue } from './queue';
 
 /**
- * Replays for an operator (docs/feed.md, "Replay"): the changes go through the DeliveryQueue
+ * Replays for an operator (docs/feed.md, "Dead letters and replay"; POST /api/feed/{subscription}/replay): the changes go through the DeliveryQueue
  * again with their own change_id, so a receiver that kept the first tells a replay from a new
  * change by its `webhook-id`, and a record's changes keep their order.
  */
@@ -41,18 +43,58 @@ export async function replaySince(subscription: CheckedSubscription, pages: Asyn
   return count;
 }
 
-/** A subscription's delivery state, as GET /api/feed and `npm run feed -- status` tell it. */
+/** A dead letter as the delivery state shows it: which change, and how its attempts ended; not the records it carries. */
+export interface DeadLetterSummary {
+  change_id: string;
+  model: string;
+  tenant?: string;
+  id: string;
+  op: Change['op'];
+  version: number;
+  attempts: number;
+  last_failure: string;
+  /** When it became a dead letter. */
+  at: string;
+}
+
+/** A subscription's delivery state, as GET /api/feed tells it. */
 export interface FeedState {
   name: string;
-  /** Deliveries waiting for their endpoint (the local outbox; in AWS, the queue's approximate count for all). */
+  /** Deliveries waiting for their endpoint: counted in the local outbox; absent in AWS, where SQS counts only the whole queue. */
   pending?: number;
   dead_letters: number;
+  newest_dead_letters: DeadLetterSummary[];
   last_delivered?: { change_id: string; at: string };
 }
 
-export async function localFeedState(subscription: string): Promise<FeedState> {
-  let dead = 0;
-  for await (const _ of deadLetters(subscription)) dead++;
-  const last = await lastDelivered(subscription);
-  return { name: subscription, pending: await pendingCount(subscription), dead_letters: dead, ...(last ? { last_delivered: last } : {}) };
+const summaryOf = ({ delivery: { change }, attempts, failure, at }: DeadLetter): DeadLetterSummary => ({
+  change_id: change.change_id,
+  model: change.model,
+  ...(change.tenant === undefined ? {} : { tenant: change.tenant }),
+  id: change.id,
+  op: change.op,
+  version: change.version,
+  attempts,
+  last_failure: failure,
+  at,
+});
+
+/** The delivery state of a subscription; `countPending` where its waiting deliveries can be counted. */
+export async function feedState(subscription: string, countPending?: (subscription: string) => Promise<number>): Promise<FeedState> {
+  const [pending, dead, newest, last] = await Promise.all([
+    countPending?.(subscription),
+    deadLetterCount(subscription),
+    newestDeadLetters(subscription, FEED_NEWEST_DEAD_LETTERS),
+    lastDelivered(subscription),
+  ]);
+  return {
+    name: subscription,
+    ...(pending === undefined ? {} : { pending }),
+    dead_letters: dead,
+    newest_dead_letters: newest.map(summaryOf),
+    ...(last ? { last_delivered: last } : {}),
+  };
 }
+
+/** The delivery state on `npm start`, whose outbox counts each subscription's pending deliveries. */
+export const localFeedState = (subscription: string): Promise<FeedState> => feedState(subscription, pendingCount);
