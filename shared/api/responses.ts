@@ -199,7 +199,10 @@ export const feedStatusAnswerSchema = z.strictObject({
           .optional()
           .describe('Deliveries waiting for the endpoint, retries included (npm start; absent in AWS, where SQS counts the whole queue only: see queued)'),
         dead_letters: counter.describe('Changes whose every attempt failed, kept until replayed'),
-        newest_dead_letters: z.array(deadLetterSchema).max(FEED_NEWEST_DEAD_LETTERS).describe(`The newest dead letters, newest first: at most ${FEED_NEWEST_DEAD_LETTERS}`),
+        newest_dead_letters: z
+          .array(deadLetterSchema)
+          .max(FEED_NEWEST_DEAD_LETTERS)
+          .describe(`The newest dead letters, newest first: at most ${FEED_NEWEST_DEAD_LETTERS}`),
         last_delivered: z
           .strictObject({ change_id: z.string(), at: z.iso.datetime() })
           .optional()
@@ -207,9 +210,7 @@ export const feedStatusAnswerSchema = z.strictObject({
       }),
     )
     .describe('Each webhook subscription of SUBSCRIPTIONS, in its order (an EventBridge bus keeps no delivery state here)'),
-  queued: counter
-    .optional()
-    .describe("AWS only: the deliveries in the stack's SQS queue, every subscription together, as SQS approximates them"),
+  queued: counter.optional().describe("AWS only: the deliveries in the stack's SQS queue, every subscription together, as SQS approximates them"),
 });
 
 export const feedReplayAnswerSchema = z.strictObject({

@@ -460,7 +460,7 @@ export const SERVICE_OPERATIONS: Record<string, (route: Route) => OperationDoc> 
         in: 'path',
         required: true,
         schema: { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]{0,62}$' },
-        description: 'The subscription\'s name in SUBSCRIPTIONS',
+        description: "The subscription's name in SUBSCRIPTIONS",
       },
     ],
     request: { schema: feedReplayRequest, examples: { dead_letters: { dead_letters: true }, since: { since: '2026-11-27T08:00:00Z' } } },

@@ -3,9 +3,7 @@ import * as zm from '../../zod';
 /** A replay asks for one thing: the dead letters, or the stream since a time. */
 export const feedReplayRequest = zm
   .strictObject({
-    dead_letters: zm
-      .optional(zm.literal(true))
-      .check(zm.describe("true: queue the subscription's dead letters again, oldest first, each removed once queued")),
+    dead_letters: zm.optional(zm.literal(true)).check(zm.describe("true: queue the subscription's dead letters again, oldest first, each removed once queued")),
     since: zm
       .optional(zm.iso.datetime({ offset: true }))
       .check(

@@ -251,7 +251,7 @@ describe('the admin routes', () => {
   });
 });
 
-test('the write path is untouched: no function but the feed\'s and its admin routes\' learns of the feed, reaches its queues, bus or secret, or reads the stream', () => {
+test("the write path is untouched: no function but the feed's and its admin routes' learns of the feed, reaches its queues, bus or secret, or reads the stream", () => {
   const feedIds = [
     ...queues()
       .map((q) => q.id)
