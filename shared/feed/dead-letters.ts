@@ -9,7 +9,7 @@ import type { Delivery } from './queue';
 
 /**
  * Deliveries whose last scheduled attempt failed, kept in the table until an operator replays
- * them (POST /api/feed/{subscription}/replay, `npm run feed -- replay`): one item each, under a
+ * them (POST /api/feed/{subscription}/replay): one item each, under a
  * partition per subscription no model can have (model names start with a letter), in the
  * order their changes committed. No TTL: a dead letter is a change a subscriber never got.
  */
