@@ -9,9 +9,10 @@ import { pendingCount } from './outbox';
 import type { DeliveryQueue } from './queue';
 
 /**
- * Replays for an operator (docs/feed.md, "Dead letters and replay"; POST /api/feed/{subscription}/replay): the changes go through the DeliveryQueue
- * again with their own change_id, so a receiver that kept the first tells a replay from a new
- * change by its `webhook-id`, and a record's changes keep their order.
+ * Replays for an operator (POST /api/feed/{subscription}/replay; docs/feed.md, "Dead letters and
+ * replay"): the changes go through the DeliveryQueue again with their own change_id, so a
+ * receiver that kept the first tells a replay from a new change by its `webhook-id`, and a
+ * record's changes keep their order.
  */
 
 /** Queues every dead letter of the subscription again, oldest first, each dropped once queued; returns how many. */
