@@ -28,18 +28,19 @@ export async function replayDeadLetters(subscription: string, queue: DeliveryQue
 
 /**
  * Queues again every change the subscription matches among the stream's records since a time
- * (shared/feed/stream/read.ts readSince, within the stream's 24 h), one after another in stream
- * order; returns how many.
+ * (shared/feed/stream/read.ts readSince, within the stream's 24 h), a page of the stream per
+ * send, in stream order: both queues keep a send's order within a group, and a send per change
+ * made a replay of 2,000 changes outlast the local server's 29 s; returns how many.
  */
 export async function replaySince(subscription: CheckedSubscription, pages: AsyncIterable<DynamoDBRecord[]>, queue: DeliveryQueue): Promise<number> {
   let count = 0;
   for await (const records of pages) {
-    for (const record of records) {
-      const change = await changeOf(record);
-      if (!change || !matches(subscription, change)) continue;
-      await queue.send([{ subscription: subscription.name, change }]);
-      count++;
-    }
+    const changes = await Promise.all(records.map(changeOf));
+    const matched = changes
+      .filter((change): change is Change => change !== undefined && matches(subscription, change))
+      .map((change) => ({ subscription: subscription.name, change }));
+    await queue.send(matched);
+    count += matched.length;
   }
   return count;
 }
