@@ -1,13 +1,13 @@
 import type * as z from 'zod';
 import { settings } from '../config';
 import type { Operation } from '../contract';
+import { adminSubscriptions } from './feed-subscriptions';
 import { ApiError } from '../errors';
 import { isWebhook } from '../feed/deliver';
 import { queueHere } from '../feed/queue-here';
 import { replayDeadLetters, replaySince } from '../feed/replay';
 import { streams } from '../feed/stream/client';
 import { readSince, STREAM_RETENTION_HOURS, streamArnOf } from '../feed/stream/read';
-import { currentSubscriptions } from '../feed/subscriptions-setting';
 import { tableClient } from '../store/client';
 import { parseBody } from './record-operation';
 import { feedReplayRequest } from './requests/feed-replay';
@@ -30,7 +30,7 @@ function checkWithinRetention(since: string): Date {
  */
 export const feedReplayOperation: Operation = async ({ params, body }) => {
   const name = params.subscription;
-  const subscription = (await currentSubscriptions()).find((s) => s.name === name);
+  const subscription = (await adminSubscriptions()).find((s) => s.name === name);
   if (!subscription) throw new ApiError('not_found', `No subscription named ${JSON.stringify(name)} in SUBSCRIPTIONS`, { subscription: name });
   if (!isWebhook(subscription))
     throw new ApiError('invalid_request', `${name} sends to an EventBridge bus, which keeps no deliveries here: replay its events with an EventBridge archive`);

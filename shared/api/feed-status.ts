@@ -1,10 +1,10 @@
 import type * as z from 'zod';
 import type { Operation } from '../contract';
+import { adminSubscriptions } from './feed-subscriptions';
 import { isWebhook } from '../feed/deliver';
 import { queueHere } from '../feed/queue-here';
 import { SqsDeliveryQueue } from '../feed/queue-sqs';
 import { feedState, localFeedState } from '../feed/replay';
-import { currentSubscriptions } from '../feed/subscriptions-setting';
 import type { feedStatusAnswerSchema } from './responses';
 
 type Answer = z.infer<typeof feedStatusAnswerSchema>;
@@ -15,7 +15,7 @@ type Answer = z.infer<typeof feedStatusAnswerSchema>;
  * a queue, not a message group, so in AWS the answer gives the whole queue's approximate count.
  */
 export const feedStatusOperation: Operation = async () => {
-  const webhooks = (await currentSubscriptions()).filter(isWebhook);
+  const webhooks = (await adminSubscriptions()).filter(isWebhook);
   const queue = queueHere();
   const inSqs = queue instanceof SqsDeliveryQueue;
   const [subscriptions, queued] = await Promise.all([
