@@ -16,7 +16,10 @@ afterAll(() => {
 
 test.each([
   ['GET /api/feed', () => feedStatusOperation({} as ApiRequest)],
-  ['POST /api/feed/{subscription}/replay', () => feedReplayOperation({ params: { subscription: 'hearts' }, body: { dead_letters: true } } as unknown as ApiRequest)],
+  [
+    'POST /api/feed/{subscription}/replay',
+    () => feedReplayOperation({ params: { subscription: 'hearts' }, body: { dead_letters: true } } as unknown as ApiRequest),
+  ],
 ])('%s answers misconfigured, naming the place and not the secret', async (_, call) => {
   const refused = await call().catch((error: unknown) => error);
   expect(refused).toBeInstanceOf(ApiError);
