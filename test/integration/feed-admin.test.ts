@@ -87,6 +87,8 @@ test('a dead letter shows in GET /api/feed and, replayed, reaches the recovered 
   });
   const first = changesOf('dl-1')[0].body.data;
   const dead = changesOf('dl-2')[0].body.data as Change;
+  // The worker notes a delivery after its endpoint answered: looked for, not assumed.
+  await until('dl-1 noted as delivered', async () => (await state()).subscriptions[0].last_delivered !== undefined);
   expect(await state()).toEqual({
     subscriptions: [
       { name: 'hearts', pending: 1, dead_letters: 0, newest_dead_letters: [], last_delivered: { change_id: first.change_id, at: expect.any(String) } },
