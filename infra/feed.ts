@@ -128,6 +128,8 @@ export function recordItemsFilter() {
 
 export interface ChangeFeedProps extends FunctionResources {
   subscriptions: ReadonlyArray<Subscription>;
+  /** The admin routes' functions (GET /api/feed, POST /api/feed/{subscription}/replay), which find the deliveries' queue as the consumer does. */
+  admin: { status: LambdaFunction; replay: LambdaFunction };
 }
 
 /**
@@ -198,7 +200,11 @@ export class ChangeFeed extends Construct {
     this.delivery.addEventSource(
       new SqsEventSource(this.deliveries, { batchSize: FEED_QUEUE.batchSize, reportBatchItemFailures: true, maxConcurrency: FEED_QUEUE.maxConcurrency }),
     );
-    for (const fn of [this.consumer, this.delivery]) fn.addEnvironment(DEPLOYED_VARIABLES.feedQueueUrl, this.deliveries.queueUrl);
+    const { status, replay } = props.admin;
+    for (const fn of [this.consumer, this.delivery, status, replay]) fn.addEnvironment(DEPLOYED_VARIABLES.feedQueueUrl, this.deliveries.queueUrl);
+    // The state counts the queue (SQS counts no message group); a replay sends to it as the consumer does.
+    this.deliveries.grant(status, 'sqs:GetQueueAttributes');
+    this.deliveries.grantSendMessages(replay);
     // Dead letters counted from the deliverer's log, with nothing added to it. A term match, not a
     // JSON field: Lambda's JSON log format wraps the deliverer's own JSON line in its `message`.
     const counted = new MetricFilter(this, 'DeadLetterCount', {

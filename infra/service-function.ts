@@ -94,6 +94,7 @@ export function serviceFunction(scope: Construct, name: FunctionName, resources:
   });
 
   if (access.tableActions.length > 0) resources.table.grant(fn, ...access.tableActions);
+  if (descriptor.readsStream) resources.table.grantStreamRead(fn);
   for (const secretName of access.secrets) resources.secrets[secretName].grantRead(fn);
   return fn;
 }

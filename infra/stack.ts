@@ -45,7 +45,11 @@ export class RecordgateStack extends Stack {
     const onebotQueue = receiver ? new OneBotQueue(this, 'OneBotQueue', { ...resources, receiver }) : undefined;
     if (settings.onebotApiRoots)
       for (const fn of [receiver, onebotQueue?.function]) fn?.addEnvironment(DEPLOYED_VARIABLES.onebotApiRoots, settings.onebotApiRoots);
-    const feed = new ChangeFeed(this, 'Feed', { ...resources, subscriptions: props.subscriptions });
+    const feed = new ChangeFeed(this, 'Feed', {
+      ...resources,
+      subscriptions: props.subscriptions,
+      admin: { status: apiFunctions.byName.get('feed_status')!, replay: apiFunctions.byName.get('feed_replay')! },
+    });
     const healthCheck = new HealthCheck(this, 'HealthCheck', resources);
     // After the record functions: the deploy's check runs against the code now serving.
     const indexBuild = new IndexBuild(this, 'IndexBuild', { ...resources, after: apiFunctions });

@@ -205,6 +205,15 @@ export const FEED_CONSUMER = { memoryMb: 512, timeoutSeconds: 60 } as const;
 /** One attempt per invocation: up to ATTEMPT_TIMEOUT_MS (15 s, shared/feed/schedule.ts), then the table's note of it. */
 export const FEED_DELIVERY = { memoryMb: 512, timeoutSeconds: 30 } as const;
 
+/** How many of a subscription's dead letters GET /api/feed shows, newest first: enough to tell what fails and since when. */
+export const FEED_NEWEST_DEAD_LETTERS = 10;
+
+/**
+ * POST /api/feed/{subscription}/replay reads the stream, up to its 24 hours, in one request: as
+ * long as the HTTP API waits for an integration (AWS_LIMITS.integrationTimeoutMs), less a second.
+ */
+export const FEED_REPLAY = { memoryMb: 512, timeoutSeconds: 29 } as const;
+
 /**
  * The index build's settings (functions/index_build): each run fills pages until a few seconds
  * before this timeout and records where it stopped, so a larger table takes more runs, not a

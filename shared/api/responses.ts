@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { documentedSchema } from './field-rules/described';
+import { FEED_NEWEST_DEAD_LETTERS } from '../limits';
 import { SYSTEM_FIELDS, type Model, type ModelAccess, type ModelSchema, type SystemField } from '../models/model';
 
 /**
@@ -175,4 +176,44 @@ export const transactionAnswerSchema = z.strictObject({
       ]),
     )
     .describe("Each operation's result, in the request's order"),
+});
+
+const deadLetterSchema = z.strictObject({
+  change_id: z.string().describe("The change's id: its webhook-id, the same when it is replayed"),
+  model: z.string(),
+  tenant: z.string().optional().describe('Models with a tenant rule only'),
+  id: z.string(),
+  op: z.enum(['create', 'update', 'delete']),
+  version: counter,
+  attempts: counter.describe('Attempts made before it became a dead letter'),
+  last_failure: z.string().describe("The last attempt's status or error (never a header)"),
+  at: z.iso.datetime().describe('When it became a dead letter'),
+});
+
+export const feedStatusAnswerSchema = z.strictObject({
+  subscriptions: z
+    .array(
+      z.strictObject({
+        name: z.string(),
+        pending: counter
+          .optional()
+          .describe('Deliveries waiting for the endpoint, retries included (npm start; absent in AWS, where SQS counts the whole queue only: see queued)'),
+        dead_letters: counter.describe('Changes whose every attempt failed, kept until replayed'),
+        newest_dead_letters: z
+          .array(deadLetterSchema)
+          .max(FEED_NEWEST_DEAD_LETTERS)
+          .describe(`The newest dead letters, newest first: at most ${FEED_NEWEST_DEAD_LETTERS}`),
+        last_delivered: z
+          .strictObject({ change_id: z.string(), at: z.iso.datetime() })
+          .optional()
+          .describe('The last delivery the endpoint acknowledged (2xx), and when; absent until one was'),
+      }),
+    )
+    .describe('Each webhook subscription of SUBSCRIPTIONS, in its order (an EventBridge bus keeps no delivery state here)'),
+  queued: counter.optional().describe("AWS only: the deliveries in the stack's SQS queue, every subscription together, as SQS approximates them"),
+});
+
+export const feedReplayAnswerSchema = z.strictObject({
+  subscription: z.string(),
+  queued: counter.describe('Deliveries queued again: dead letters, or matching changes of the stream'),
 });

@@ -1,7 +1,7 @@
 import * as zm from '../zod';
 
 /**
- * What a token may do. Scopes do not imply each other: `admin` (delete, `allow_all`) is kept
+ * What a token may do. Scopes do not imply each other: `admin` (delete, `allow_all`, the feed's routes) is kept
  * apart from `write` so that a token able to wipe a model has to be handed out on purpose.
  */
 export const scopeSchema = zm.enum(['read', 'write', 'admin']);

@@ -9,7 +9,7 @@ import type { Delivery } from './queue';
 
 /**
  * Deliveries whose last scheduled attempt failed, kept in the table until an operator replays
- * them (POST /api/feed/{subscription}/replay, `npm run feed -- replay`): one item each, under a
+ * them (POST /api/feed/{subscription}/replay): one item each, under a
  * partition per subscription no model can have (model names start with a letter), in the
  * order their changes committed. No TTL: a dead letter is a change a subscriber never got.
  */
@@ -39,13 +39,33 @@ export async function writeDeadLetter(letter: DeadLetter): Promise<void> {
   );
 }
 
+const letterOf = (subscription: string, item: Record<string, unknown>): DeadLetter => ({
+  delivery: { subscription, change: unpackChange(item.c as Uint8Array) },
+  attempts: Number(item.n),
+  failure: String(item.last),
+  at: String(item.at),
+});
+
 /** A subscription's dead letters, oldest change first. */
 export async function* deadLetters(subscription: string): AsyncGenerator<DeadLetter> {
   for await (const page of queryPages(inPartition(deadLetterPartition(subscription)))) {
-    for (const item of page.Items ?? []) {
-      yield { delivery: { subscription, change: unpackChange(item.c) }, attempts: Number(item.n), failure: String(item.last), at: String(item.at) };
-    }
+    for (const item of page.Items ?? []) yield letterOf(subscription, item);
   }
+}
+
+/** How many dead letters the subscription has: counted by DynamoDB, no change read. */
+export async function deadLetterCount(subscription: string): Promise<number> {
+  let count = 0;
+  for await (const page of queryPages({ ...inPartition(deadLetterPartition(subscription)), Select: 'COUNT' })) count += page.Count ?? 0;
+  return count;
+}
+
+/** The subscription's `limit` newest dead letters (by their change's commit), newest first. */
+export async function newestDeadLetters(subscription: string, limit: number): Promise<DeadLetter[]> {
+  for await (const { Items = [] } of queryPages({ ...inPartition(deadLetterPartition(subscription)), ScanIndexForward: false, Limit: limit })) {
+    return Items.map((item) => letterOf(subscription, item));
+  }
+  return [];
 }
 
 /** Removes a dead letter once its delivery is queued again. */

@@ -38,10 +38,14 @@ export interface Pending {
 /** Sends at most this many puts at once: a bulk write's thousand changes do not open a thousand connections. */
 const PUTS_AT_ONCE = 16;
 
-export class Outbox implements DeliveryQueue {
-  /** Orders sends within one millisecond. */
-  private sends = 0;
+/**
+ * Orders sends within one millisecond: one count for the process, not per Outbox, since the
+ * poller's and a replay's (POST /api/feed/{subscription}/replay) send side by side, and two
+ * sends of one group in one millisecond with the same count would write one item over the other.
+ */
+let sends = 0;
 
+export class Outbox implements DeliveryQueue {
   /** `sent` is told after each send (the worker of the same process wakes); `now` is epoch ms, moved by tests. */
   constructor(
     private readonly now: () => number = Date.now,
@@ -52,7 +56,7 @@ export class Outbox implements DeliveryQueue {
     // Numbered before any put starts: the puts run side by side, the order is the array's.
     const queue = deliveries.map((delivery) => ({
       delivery,
-      order: `${String(this.now()).padStart(15, '0')}.${String(this.sends++ % 1_000_000).padStart(6, '0')}`,
+      order: `${String(this.now()).padStart(15, '0')}.${String(sends++ % 1_000_000).padStart(6, '0')}`,
     }));
     const putNext = async (): Promise<void> => {
       for (let next = queue.shift(); next; next = queue.shift()) await this.put(next.delivery, next.order);
@@ -64,7 +68,9 @@ export class Outbox implements DeliveryQueue {
   /**
    * Kept as it is when already waiting: a stream record read again must not restart its attempts
    * nor be sent twice. Looked for in its group, which holds a few items while the endpoint is
-   * healthy; one poller sends (scripts/local/feed-poller.ts), so no other send races this one.
+   * healthy. Only a replay sending a change at the moment the poller's consumer sends it too
+   * (scripts/local/feed-poller.ts) races this look; the change then waits twice and goes out twice
+   * with one webhook-id, as at least once allows.
    */
   private async put(delivery: Delivery, order: string): Promise<void> {
     const group = groupOf(delivery);

@@ -1,4 +1,4 @@
-import { SendMessageBatchCommand, SQSClient, type SendMessageBatchRequestEntry } from '@aws-sdk/client-sqs';
+import { GetQueueAttributesCommand, SendMessageBatchCommand, SQSClient, type SendMessageBatchRequestEntry } from '@aws-sdk/client-sqs';
 import { feedQueueUrl, settings } from '../config';
 import { BOUNDED_HTTP, inTime } from '../invocation';
 import { batchesOf } from './batches';
@@ -30,6 +30,20 @@ export class SqsDeliveryQueue implements DeliveryQueue {
     if (!this.queueUrl) throw new Error('FEED_QUEUE_URL is not set');
     for (const batch of batchesOf(deliveries.map(entryOf), (e) => Buffer.byteLength(e.MessageBody!), ENTRIES_PER_BATCH, BYTES_PER_BATCH))
       await this.sendBatch(batch);
+  }
+
+  /**
+   * The deliveries in the queue, every subscription together, as SQS approximates them: those
+   * waiting to be received and those received or hidden until their next attempt. SQS counts a
+   * queue, not a message group, so a subscription's own count cannot be had.
+   */
+  async approximateCount(): Promise<number> {
+    if (!this.queueUrl) throw new Error('FEED_QUEUE_URL is not set');
+    const { Attributes = {} } = await sqsClient().send(
+      new GetQueueAttributesCommand({ QueueUrl: this.queueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }),
+      inTime(),
+    );
+    return Number(Attributes.ApproximateNumberOfMessages ?? 0) + Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0);
   }
 
   /** Entries SQS refused for a passing reason are sent once more; what still fails throws, and the stream's batch is retried (dedup keeps it once). */

@@ -1,15 +1,18 @@
 import type { DynamoDBRecord } from 'aws-lambda';
+import { FEED_NEWEST_DEAD_LETTERS } from '../limits';
 import { type CheckedSubscription, matches } from './check-subscriptions';
-import { deadLetters, dropDeadLetter } from './dead-letters';
+import type { Change } from './change';
+import { type DeadLetter, deadLetterCount, deadLetters, dropDeadLetter, newestDeadLetters } from './dead-letters';
 import { lastDelivered } from './delivered';
 import { changeOf } from './from-stream';
 import { pendingCount } from './outbox';
 import type { DeliveryQueue } from './queue';
 
 /**
- * Replays for an operator (docs/feed.md, "Replay"): the changes go through the DeliveryQueue
- * again with their own change_id, so a receiver that kept the first tells a replay from a new
- * change by its `webhook-id`, and a record's changes keep their order.
+ * Replays for an operator (POST /api/feed/{subscription}/replay; docs/feed.md, "Dead letters and
+ * replay"): the changes go through the DeliveryQueue again with their own change_id, so a
+ * receiver that kept the first tells a replay from a new change by its `webhook-id`, and a
+ * record's changes keep their order.
  */
 
 /** Queues every dead letter of the subscription again, oldest first, each dropped once queued; returns how many. */
@@ -25,34 +28,75 @@ export async function replayDeadLetters(subscription: string, queue: DeliveryQue
 
 /**
  * Queues again every change the subscription matches among the stream's records since a time
- * (shared/feed/stream/read.ts readSince, within the stream's 24 h), one after another in stream
- * order; returns how many.
+ * (shared/feed/stream/read.ts readSince, within the stream's 24 h), a page of the stream per
+ * send, in stream order: both queues keep a send's order within a group, and a send per change
+ * made a replay of 2,000 changes outlast the local server's 29 s; returns how many.
  */
 export async function replaySince(subscription: CheckedSubscription, pages: AsyncIterable<DynamoDBRecord[]>, queue: DeliveryQueue): Promise<number> {
   let count = 0;
   for await (const records of pages) {
-    for (const record of records) {
-      const change = await changeOf(record);
-      if (!change || !matches(subscription, change)) continue;
-      await queue.send([{ subscription: subscription.name, change }]);
-      count++;
-    }
+    const changes = await Promise.all(records.map(changeOf));
+    const matched = changes
+      .filter((change): change is Change => change !== undefined && matches(subscription, change))
+      .map((change) => ({ subscription: subscription.name, change }));
+    await queue.send(matched);
+    count += matched.length;
   }
   return count;
 }
 
-/** A subscription's delivery state, as GET /api/feed and `npm run feed -- status` tell it. */
+/** A dead letter as the delivery state shows it: which change, and how its attempts ended; not the records it carries. */
+export interface DeadLetterSummary {
+  change_id: string;
+  model: string;
+  tenant?: string;
+  id: string;
+  op: Change['op'];
+  version: number;
+  attempts: number;
+  last_failure: string;
+  /** When it became a dead letter. */
+  at: string;
+}
+
+/** A subscription's delivery state, as GET /api/feed tells it. */
 export interface FeedState {
   name: string;
-  /** Deliveries waiting for their endpoint (the local outbox; in AWS, the queue's approximate count for all). */
+  /** Deliveries waiting for their endpoint: counted in the local outbox; absent in AWS, where SQS counts only the whole queue. */
   pending?: number;
   dead_letters: number;
+  newest_dead_letters: DeadLetterSummary[];
   last_delivered?: { change_id: string; at: string };
 }
 
-export async function localFeedState(subscription: string): Promise<FeedState> {
-  let dead = 0;
-  for await (const _ of deadLetters(subscription)) dead++;
-  const last = await lastDelivered(subscription);
-  return { name: subscription, pending: await pendingCount(subscription), dead_letters: dead, ...(last ? { last_delivered: last } : {}) };
+const summaryOf = ({ delivery: { change }, attempts, failure, at }: DeadLetter): DeadLetterSummary => ({
+  change_id: change.change_id,
+  model: change.model,
+  ...(change.tenant === undefined ? {} : { tenant: change.tenant }),
+  id: change.id,
+  op: change.op,
+  version: change.version,
+  attempts,
+  last_failure: failure,
+  at,
+});
+
+/** The delivery state of a subscription; `countPending` where its waiting deliveries can be counted. */
+export async function feedState(subscription: string, countPending?: (subscription: string) => Promise<number>): Promise<FeedState> {
+  const [pending, dead, newest, last] = await Promise.all([
+    countPending?.(subscription),
+    deadLetterCount(subscription),
+    newestDeadLetters(subscription, FEED_NEWEST_DEAD_LETTERS),
+    lastDelivered(subscription),
+  ]);
+  return {
+    name: subscription,
+    ...(pending === undefined ? {} : { pending }),
+    dead_letters: dead,
+    newest_dead_letters: newest.map(summaryOf),
+    ...(last ? { last_delivered: last } : {}),
+  };
 }
+
+/** The delivery state on `npm start`, whose outbox counts each subscription's pending deliveries. */
+export const localFeedState = (subscription: string): Promise<FeedState> => feedState(subscription, pendingCount);

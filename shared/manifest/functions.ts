@@ -1,9 +1,10 @@
 import type { RouteScope } from '../auth/scopes';
 import type { SecretName } from '../config';
-import { API_THROTTLES, FEED_CONSUMER, FEED_DELIVERY, FUNCTION_SETTINGS, INDEX_BUILD_SETTINGS, ONEBOT_QUEUE_CONSUMER } from '../limits';
+import { API_THROTTLES, FEED_CONSUMER, FEED_DELIVERY, FEED_REPLAY, FUNCTION_SETTINGS, INDEX_BUILD_SETTINGS, ONEBOT_QUEUE_CONSUMER } from '../limits';
 
 /**
- * The DynamoDB actions a function may be granted; none of them scans or batches. A
+ * The DynamoDB actions a function may be granted; none of them scans or batches (DescribeTable
+ * reads the table's description: its stream's ARN). A
  * TransactWriteItems is authorised per action it holds (AWS, "Using IAM with DynamoDB
  * transactions"): PutItem, UpdateItem, DeleteItem, ConditionCheckItem.
  */
@@ -13,13 +14,14 @@ export type DynamoAction =
   | 'dynamodb:PutItem'
   | 'dynamodb:UpdateItem'
   | 'dynamodb:DeleteItem'
-  | 'dynamodb:ConditionCheckItem';
+  | 'dynamodb:ConditionCheckItem'
+  | 'dynamodb:DescribeTable';
 
 export type LambdaSettings = { readonly [K in keyof typeof FUNCTION_SETTINGS]: number };
 export type Throttle = { readonly [K in keyof typeof API_THROTTLES.stage]: number };
 
 /** The OpenAPI tags of operations that name no model (shared/openapi/document.ts describes each). */
-export type ServiceTag = 'service' | 'onebot' | 'documentation';
+export type ServiceTag = 'service' | 'onebot' | 'documentation' | 'feed';
 
 interface Deployed {
   /** It changes stored records: a read-only model refuses it, and OpenAPI leaves it out there. */
@@ -34,6 +36,8 @@ interface Deployed {
   docsAssets?: true;
   /** Its bundle carries the OpenAPI document, built when bundling (shared/openapi/serve.ts). */
   openApiDocument?: true;
+  /** It reads the table's stream itself (a replay from a time): the stream's read actions, its ARN from DescribeTable. */
+  readsStream?: true;
 }
 
 /** A function behind API Gateway routes (shared/manifest/routes.ts), its handler made by httpHandler. */
@@ -197,6 +201,23 @@ const DESCRIPTORS = {
     table: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
     secrets: ['SUBSCRIPTIONS'],
     lambda: FEED_DELIVERY,
+  },
+  // The feed's admin routes (docs/feed.md "Dead letters and replay"); each finds the deliveries'
+  // queue as the consumer does (shared/feed/queue-here.ts): SQS in AWS, granted by infra/feed.ts.
+  // Delivery state: the dead letters' count and newest (Query), the last delivery (GetItem).
+  feed_status: { trigger: 'http', scope: 'admin', body: 'none', writes: false, tag: 'feed', table: QUERY, secrets: ['SUBSCRIPTIONS'] },
+  // Dead letters read (Query) and dropped once queued again (DeleteItem); a replay from a time
+  // reads the stream, as long as the HTTP API waits (FEED_REPLAY).
+  feed_replay: {
+    trigger: 'http',
+    scope: 'admin',
+    body: 'json',
+    writes: true,
+    tag: 'feed',
+    table: ['dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:DescribeTable'],
+    readsStream: true,
+    secrets: ['SUBSCRIPTIONS'],
+    lambda: FEED_REPLAY,
   },
 } as const satisfies Record<string, Declared<HttpFunction> | Declared<EventFunction>>;
 

@@ -34,6 +34,13 @@ const DECLARED: ReadonlyArray<RouteDeclaration> = [
   recordRoute('update', 'Update every record matching filters'),
   recordRoute('delete', 'Delete every record matching filters'),
   { method: 'POST', path: '/api/db/transaction', function: 'transaction', summary: 'Apply up to 100 operations across models, all or none' },
+  { method: 'GET', path: '/api/feed', function: 'feed_status', summary: "Each change feed subscription's delivery state" },
+  {
+    method: 'POST',
+    path: '/api/feed/{subscription}/replay',
+    function: 'feed_replay',
+    summary: "Send a subscription's dead letters, or the changes since a time, again",
+  },
   { method: 'GET', path: '/openapi.json', function: 'openapi', summary: 'This API as an OpenAPI 3.1 document' },
   { method: 'GET', path: '/docs', function: 'docs', summary: 'Interactive API documentation (Swagger UI)' },
   { method: 'GET', path: '/docs/{asset}', function: 'docs', summary: 'A file of the documentation page' },

@@ -24,6 +24,7 @@ const SERVICE_TAGS: Readonly<Record<ServiceTag, string>> = {
   service: 'Models and health',
   onebot: 'OneBot 11 HTTP POST receivers',
   documentation: 'This document and the page that shows it',
+  feed: "The change feed's delivery state and replays (admin)",
 };
 
 /** Named schemas: the first id given to a schema object is its component name, later uses refer to it. */

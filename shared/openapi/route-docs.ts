@@ -10,9 +10,12 @@ import {
   modelsAnswerSchema,
   readRecordSchema,
   recordSchema,
+  feedReplayAnswerSchema,
+  feedStatusAnswerSchema,
   transactionAnswerSchema,
   updateAnswerSchema,
 } from '../api/responses';
+import { feedReplayRequest } from '../api/requests/feed-replay';
 import { countRequest } from '../api/requests/count';
 import { createRequest } from '../api/requests/create';
 import { deleteRequest } from '../api/requests/delete';
@@ -439,6 +442,35 @@ export const SERVICE_OPERATIONS: Record<string, (route: Route) => OperationDoc> 
       record_busy: 'Other transactions held its records until the function ran out of time; nothing was written. Retry',
     },
     ...IDEMPOTENT,
+  }),
+  feed_status: () => ({
+    description:
+      'Each webhook subscription of SUBSCRIPTIONS: its pending deliveries, its dead letters (how many, and the newest with how their attempts ended) and the last delivery its endpoint acknowledged (docs/feed.md, "Dead letters and replay").',
+    success: { status: 200, description: "The subscriptions' delivery state", data: feedStatusAnswerSchema },
+    errors: ['internal', 'secret_unavailable', 'misconfigured', 'database_unavailable'],
+  }),
+  feed_replay: () => ({
+    description:
+      'Queues changes again for one webhook subscription, each with its own change_id (its webhook-id), so a receiver drops what it already has: ' +
+      '`{"dead_letters": true}` its dead letters, oldest first, each removed once queued; `{"since": "<ISO time>"}` every change of the stream since then ' +
+      "that the subscription matches, in commit order, within the stream's 24 hours. A change already waiting to be delivered is not queued twice.",
+    parameters: [
+      {
+        name: 'subscription',
+        in: 'path',
+        required: true,
+        schema: { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]{0,62}$' },
+        description: "The subscription's name in SUBSCRIPTIONS",
+      },
+    ],
+    request: { schema: feedReplayRequest, examples: { dead_letters: { dead_letters: true }, since: { since: '2026-11-27T08:00:00Z' } } },
+    success: { status: 200, description: 'What was queued again', data: feedReplayAnswerSchema },
+    errors: ['malformed_json', 'invalid_request', 'not_found', 'payload_too_large', 'internal', 'secret_unavailable', 'misconfigured', 'database_unavailable'],
+    meanings: {
+      invalid_request:
+        "The body is not one of dead_letters: true or since (an ISO 8601 time); since is older than the stream's 24 hours; or the subscription sends to an EventBridge bus",
+      not_found: 'SUBSCRIPTIONS has no subscription of that name',
+    },
   }),
   openapi: () => ({
     description: 'Generated from the same zod schemas that check requests. Import it into Postman, API Gateway or a client generator.',

@@ -7,6 +7,7 @@ import { LIMITS } from '../limits';
 import { trackAttempts } from './attempts';
 
 let documentClient: DynamoDBDocumentClient | undefined;
+let baseClient: DynamoDBClient | undefined;
 
 /**
  * One document client per container, made on first use so that module load stays cheap.
@@ -18,7 +19,7 @@ export function db(): DynamoDBDocumentClient {
   if (!documentClient) {
     const { DYNAMODB_ENDPOINT, AWS_REGION, AWS_ACCESS_KEY_ID } = settings();
     const local = DYNAMODB_ENDPOINT !== undefined && !AWS_ACCESS_KEY_ID;
-    const client = new DynamoDBClient({
+    baseClient = new DynamoDBClient({
       region: AWS_REGION,
       endpoint: DYNAMODB_ENDPOINT,
       // Local engines accept any key; a real account never reaches this branch.
@@ -27,11 +28,17 @@ export function db(): DynamoDBDocumentClient {
       maxAttempts: LIMITS.dynamoAttempts,
       requestHandler: BOUNDED_HTTP,
     });
-    documentClient = DynamoDBDocumentClient.from(client, {
+    documentClient = DynamoDBDocumentClient.from(baseClient, {
       marshallOptions: { removeUndefinedValues: true },
       unmarshallOptions: { wrapNumbers: toExactNumber },
     });
     trackAttempts(documentClient);
   }
   return documentClient;
+}
+
+/** The client under db(), for the table's own calls the document client does not type (DescribeTable: the stream's ARN). */
+export function tableClient(): DynamoDBClient {
+  db();
+  return baseClient!;
 }

@@ -80,7 +80,22 @@ test('an endpoint that never answers 2xx is tried on the whole schedule, then th
   expect(letters).toEqual([{ delivery: { subscription: 'down', change: first }, attempts: 8, failure: 'status 503', at: expect.any(String) }]);
 
   // Replayed: queued again with the same change, delivered, and the dead letter gone.
-  expect(await localFeedState('down')).toMatchObject({ pending: 0, dead_letters: 1 });
+  expect(await localFeedState('down')).toMatchObject({
+    pending: 0,
+    dead_letters: 1,
+    newest_dead_letters: [
+      {
+        change_id: first.change_id,
+        model: first.model,
+        id: first.id,
+        op: first.op,
+        version: first.version,
+        attempts: 8,
+        last_failure: 'status 503',
+        at: letters[0].at,
+      },
+    ],
+  });
   expect(await replayDeadLetters('down', outbox)).toBe(1);
   await drain(worker, clock);
   expect(receiver.received.at(-1)).toMatchObject({ id: first.change_id, behaviour: 'ok' });

@@ -1,6 +1,8 @@
 import { adminClient } from '../../scripts/local/engine';
 import { checkSubscriptions } from '../../shared/feed/check-subscriptions';
 import { changeOf } from '../../shared/feed/from-stream';
+import { writeDeadLetter } from '../../shared/feed/dead-letters';
+import { FEED_NEWEST_DEAD_LETTERS } from '../../shared/limits';
 import { Outbox } from '../../shared/feed/outbox';
 import { OutboxWorker } from '../../shared/feed/outbox-worker';
 import { localFeedState, replaySince } from '../../shared/feed/replay';
@@ -44,7 +46,7 @@ test('a replay since a time re-sends each matching change of the stream with its
   const outbox = new Outbox();
   const arn = await streamArnOf(adminClient(settings().DYNAMODB_ENDPOINT!), settings().TABLE_NAME);
   expect(await replaySince(subscription, readSince(streams(), arn, since), outbox)).toBe(hearts.length);
-  expect(await localFeedState('hearts')).toEqual({ name: 'hearts', pending: hearts.length, dead_letters: 0 });
+  expect(await localFeedState('hearts')).toEqual({ name: 'hearts', pending: hearts.length, dead_letters: 0, newest_dead_letters: [] });
   await worker.settle();
   // Each once, with the change as first told; per record in commit order (records apart go side by side).
   const byId = (a: { change_id: string }, b: { change_id: string }) => a.change_id.localeCompare(b.change_id);
@@ -55,6 +57,48 @@ test('a replay since a time re-sends each matching change of the stream with its
     name: 'hearts',
     pending: 0,
     dead_letters: 0,
+    newest_dead_letters: [],
     last_delivered: { change_id: hearts.at(-1)!.change_id, at: expect.any(String) },
+  });
+});
+
+test('the state counts every dead letter and shows the newest few, newest change first, without the records they carry', async () => {
+  // Dead letters of changes committed a second apart, written in a shuffled order: the table keeps them by commit.
+  const count = FEED_NEWEST_DEAD_LETTERS + 3;
+  const changes = Array.from({ length: count }, (_, i) => ({
+    change_id: `dead-${String(i).padStart(2, '0')}`,
+    model: 'reaction',
+    id: `d${i}`,
+    op: 'update' as const,
+    version: i + 2,
+    time: new Date(Date.UTC(2026, 10, 27, 8, 0, i)).toISOString(),
+    before: { id: `d${i}`, user_id: 1, content: 'heart', _created_at: '2026-11-27T07:00:00.000Z', _updated_at: '2026-11-27T07:00:00.000Z', _version: i + 1 },
+    after: { id: `d${i}`, user_id: 1, content: 'heart', _created_at: '2026-11-27T07:00:00.000Z', _updated_at: '2026-11-27T08:00:00.000Z', _version: i + 2 },
+  }));
+  for (const i of [...changes.keys()].sort((a, b) => ((a * 7) % count) - ((b * 7) % count)))
+    await writeDeadLetter({
+      delivery: { subscription: 'window', change: changes[i] },
+      attempts: 8,
+      failure: `status ${500 + i}`,
+      at: `2026-11-28T10:00:${String(i).padStart(2, '0')}.000Z`,
+    });
+  const state = await localFeedState('window');
+  expect(state).toEqual({
+    name: 'window',
+    pending: 0,
+    dead_letters: count,
+    newest_dead_letters: changes
+      .map((c, i) => ({
+        change_id: c.change_id,
+        model: 'reaction',
+        id: c.id,
+        op: 'update',
+        version: c.version,
+        attempts: 8,
+        last_failure: `status ${500 + i}`,
+        at: `2026-11-28T10:00:${String(i).padStart(2, '0')}.000Z`,
+      }))
+      .reverse()
+      .slice(0, FEED_NEWEST_DEAD_LETTERS),
   });
 });

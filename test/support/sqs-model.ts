@@ -19,7 +19,7 @@ import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
  *   the group is in flight (received, neither deleted nor visible again);
  * - a message sent with the MessageDeduplicationId of one sent in the last five minutes is
  *   taken but not queued again.
- * ChangeMessageVisibilityBatch, SendMessage and SendMessageBatch are served over HTTP (AWS JSON
+ * ChangeMessageVisibilityBatch, SendMessage, SendMessageBatch and GetQueueAttributes are served over HTTP (AWS JSON
  * 1.0), so the service's own SQS client reaches it through the queue URL.
  */
 export interface QueueSettings {
@@ -174,6 +174,14 @@ export class SqsModel {
     return undefined;
   }
 
+  /** The queue's counts as GetQueueAttributes names them (exact here; SQS approximates them): visible, and received or hidden. */
+  private attributes(names: ReadonlyArray<string>): Record<string, string> {
+    const messages = [...this.queue.values()];
+    const visible = messages.filter((m) => m.visibleAt <= this.now).length;
+    const counts: Record<string, number> = { ApproximateNumberOfMessages: visible, ApproximateNumberOfMessagesNotVisible: messages.length - visible };
+    return Object.fromEntries(names.filter((name) => name in counts).map((name) => [name, String(counts[name])]));
+  }
+
   /** Serves the queue at `url` (http://127.0.0.1:<port>/000000000000/onebot-queue). */
   async listen(): Promise<void> {
     this.server = createServer((req, res) => {
@@ -207,6 +215,8 @@ export class SqsModel {
             }
             return answer(200, { Successful, Failed });
           }
+          case 'AmazonSQS.GetQueueAttributes':
+            return answer(200, { Attributes: this.attributes(input.AttributeNames ?? []) });
           default:
             return answer(400, { __type: 'com.amazonaws.sqs#UnsupportedOperation', message: String(req.headers['x-amz-target']) });
         }

@@ -5,6 +5,9 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { toLambdaRecord } from './lambda-record';
 import { describeShards } from './shards';
 
+/** How long DynamoDB Streams keeps a record: a replay from a time reaches back no further. */
+export const STREAM_RETENTION_HOURS = 24;
+
 /** Per shard, the sequence number of the last record handled: where reading resumes. */
 export type Checkpoint = Readonly<Record<string, string>>;
 

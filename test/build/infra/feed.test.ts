@@ -7,6 +7,7 @@ import { DEAD_LETTER_LOG_CODE } from '../../../shared/feed/deliver-queued';
 import { readContext } from '../../../infra/context';
 import { RETRY_SCHEDULE_SECONDS } from '../../../shared/feed/schedule';
 import { FUNCTION_DESCRIPTORS, FUNCTIONS } from '../../../shared/manifest/functions';
+import { AWS_LIMITS } from '../../../shared/limits';
 import { allModels } from '../../../shared/models/every-model';
 import { SYNTH_VARIANTS, assemblyOf, synthesized, templateIndex } from '../../support/synth';
 
@@ -18,10 +19,14 @@ const index = templateIndex(template);
 const options = templateIndex(synthesized('options').template);
 const existing = templateIndex(synthesized('x86Region').template);
 const FEED_FUNCTIONS = ['feed', 'feed_delivery'];
+// GET /api/feed and POST /api/feed/{subscription}/replay: admin routes that reach the queue and the secret.
+const ADMIN_FUNCTIONS = ['feed_status', 'feed_replay'];
+const STREAM_READS = ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'];
 
 const queues = (ix = index) => ix.ofType('AWS::SQS::Queue').map(([id, q]) => ({ id, ...q.Properties }));
 const queue = (prefix: string, ix = index) => queues(ix).find((q) => q.id.startsWith(prefix))!;
 const arnOf = (id: string) => ({ 'Fn::GetAtt': [id, 'Arn'] });
+const deliveries = () => queue('FeedDeliveries');
 const mappingOf = (name: string, ix = index) =>
   ix.ofType('AWS::Lambda::EventSourceMapping').find(([, m]) => m.Properties.FunctionName.Ref === ix.functionId(name))![1].Properties;
 
@@ -104,7 +109,6 @@ test('the synth refuses a catalog whose filter would not fit, rather than a depl
 });
 
 describe('the webhook deliveries', () => {
-  const deliveries = () => queue('FeedDeliveries');
   const poison = () => queue('FeedPoisonDeliveries');
 
   test('a FIFO queue, one group per subscription and record, that keeps a delivery through the whole schedule', () => {
@@ -201,14 +205,60 @@ describe('EventBridge', () => {
   });
 });
 
-test('the write path is untouched: no other function learns of the feed or may reach its queues, bus or secret', () => {
+describe('the admin routes', () => {
+  const tableId = () => index.ofType('AWS::DynamoDB::GlobalTable')[0][0];
+  const onDeliveries = (name: string) =>
+    index
+      .statementsOf(name)
+      .filter((s) => JSON.stringify(s.resources) === JSON.stringify([arnOf(deliveries().id)]))
+      .flatMap((s) => s.actions);
+
+  test('both know the queue (FEED_QUEUE_URL) and read SUBSCRIPTIONS, take admin, and come from the manifest behind their routes', () => {
+    for (const name of ADMIN_FUNCTIONS) {
+      expect(FUNCTION_DESCRIPTORS[name as 'feed_status' | 'feed_replay'].scope).toBe('admin');
+      expect(index.functionProps(name).Environment.Variables).toMatchObject({
+        FEED_QUEUE_URL: { Ref: deliveries().id },
+        SUBSCRIPTIONS_SECRET_ARN: { Ref: expect.stringMatching(/^SecretsSubscriptions/) },
+      });
+    }
+    const routeKeys = index.ofType('AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties.RouteKey);
+    expect(routeKeys).toEqual(expect.arrayContaining(['GET /api/feed', 'POST /api/feed/{subscription}/replay']));
+  });
+
+  test('the state counts the queue and may not send to it; a replay sends to it and may not take from it', () => {
+    expect(onDeliveries('feed_status')).toEqual(['sqs:GetQueueAttributes']);
+    expect(onDeliveries('feed_replay')).toEqual(expect.arrayContaining(['sqs:SendMessage', 'sqs:GetQueueAttributes']));
+    for (const name of ADMIN_FUNCTIONS) expect(onDeliveries(name)).not.toEqual(expect.arrayContaining(['sqs:ReceiveMessage']));
+    expect(onDeliveries('feed_status')).not.toContain('sqs:SendMessage');
+  });
+
+  test("a replay reads the table's stream (its ARN from DescribeTable) and drops dead letters; the state reads only", () => {
+    const replay = index.statementsOf('feed_replay');
+    const onStream = replay.find((s) => s.actions.includes('dynamodb:GetRecords'))!;
+    expect(onStream.actions).toEqual(expect.arrayContaining(STREAM_READS));
+    expect(onStream.resources).toEqual([{ 'Fn::GetAtt': [tableId(), 'StreamArn'] }]);
+    expect([...index.actionsOf('feed_replay')]).toEqual(expect.arrayContaining(['dynamodb:DescribeTable', 'dynamodb:Query', 'dynamodb:DeleteItem']));
+    expect([...index.actionsOf('feed_replay')]).not.toEqual(expect.arrayContaining(['dynamodb:PutItem']));
+    expect(JSON.stringify(index.statementsOf('feed_status'))).not.toMatch(/dynamodb:(GetRecords|GetShardIterator|DescribeStream|DeleteItem|PutItem)/);
+    // An existing table's stream is the one its context names.
+    const existingStream = existing.statementsOf('feed_replay').find((s) => s.actions.includes('dynamodb:GetRecords'))!;
+    expect(existingStream.resources).toEqual([SYNTH_VARIANTS.x86Region.context.tableStreamArn]);
+  });
+
+  test('a replay may run as long as the HTTP API waits for it, no longer', () => {
+    expect(index.functionProps('feed_replay').Timeout).toBe(FUNCTION_DESCRIPTORS.feed_replay.lambda.timeoutSeconds);
+    expect(FUNCTION_DESCRIPTORS.feed_replay.lambda.timeoutSeconds * 1000).toBeLessThan(AWS_LIMITS.integrationTimeoutMs);
+  });
+});
+
+test("the write path is untouched: no function but the feed's and its admin routes' learns of the feed, reaches its queues, bus or secret, or reads the stream", () => {
   const feedIds = [
     ...queues()
       .map((q) => q.id)
       .filter((id) => id.startsWith('Feed')),
     index.ofType('AWS::Events::EventBus')[0][0],
   ];
-  for (const name of FUNCTIONS.filter((fn) => !FEED_FUNCTIONS.includes(fn))) {
+  for (const name of FUNCTIONS.filter((fn) => !FEED_FUNCTIONS.includes(fn) && !ADMIN_FUNCTIONS.includes(fn))) {
     const variables = Object.keys(index.functionProps(name).Environment?.Variables ?? {});
     expect(variables.filter((v) => v.startsWith('FEED_') || v.startsWith('SUBSCRIPTIONS'))).toEqual([]);
     const granted = JSON.stringify(index.statementsOf(name));

@@ -97,9 +97,10 @@ describe('least privilege', () => {
   });
 
   // A TransactWriteItems is authorised per action it holds: only the transaction function may check an item without writing it.
-  test('no function may Scan or batch, only the change feed reads the stream; only the transaction function may ConditionCheckItem', () => {
+  test('no function may Scan or batch, only the change feed and its replay read the stream; only the transaction function may ConditionCheckItem', () => {
     for (const name of FUNCTIONS) expect(tableActions(name).filter((a) => /Scan|Batch|Transact|Stream|Shard/.test(a))).toEqual([]);
-    expect(FUNCTIONS.filter((name) => [...index.actionsOf(name)].some((a) => STREAM_ACTIONS.test(a)))).toEqual(['feed']);
+    // The consumer, by its event source mapping; the replay route, for `since` (docs/feed.md).
+    expect(FUNCTIONS.filter((name) => [...index.actionsOf(name)].some((a) => STREAM_ACTIONS.test(a)))).toEqual(['feed', 'feed_replay']);
     expect(FUNCTIONS.filter((name) => tableActions(name).includes('dynamodb:ConditionCheckItem'))).toEqual(['transaction']);
   });
 

@@ -83,6 +83,8 @@ export async function startArtifactApi(options: ArtifactOptions): Promise<Artifa
             AWS_SECRET_ACCESS_KEY: 'artifact',
             AWS_SESSION_TOKEN: SESSION_TOKEN,
             AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint,
+            // The engine serves its stream on the same endpoint: a replay's reads are recorded too.
+            AWS_ENDPOINT_URL_DYNAMODB_STREAMS: proxy.endpoint,
             AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
             ...options.endpoints,
           },

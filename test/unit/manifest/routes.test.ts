@@ -1,5 +1,5 @@
 import { FUNCTION_DESCRIPTORS } from '../../../shared/manifest/functions';
-import { DEFAULT_ROUTE_FUNCTION, DEFAULT_ROUTE_KEY, KEYED_ROUTES, routeKey, routeKeysOf, routeOfKey } from '../../../shared/manifest/routes';
+import { DEFAULT_ROUTE_FUNCTION, DEFAULT_ROUTE_KEY, KEYED_ROUTES, pathPattern, routeKey, routeKeysOf, routeOfKey } from '../../../shared/manifest/routes';
 
 describe('the deployed route table', () => {
   test('no route key ends in "/" but the root', () => {
@@ -29,8 +29,18 @@ describe('route scopes: what the function behind each route key asks of its call
     ['POST /api/db/{model_name}/create', 'write'],
     ['POST /api/db/{model_name}/update', 'write'],
     ['POST /api/db/{model_name}/delete', 'write'],
+    ['GET /api/feed', 'admin'],
+    ['POST /api/feed/{subscription}/replay', 'admin'],
     ['$default', 'public'],
   ])('%s needs %s', (key, scope) => {
     expect(scopeOfKey(key)).toBe(scope);
   });
+});
+
+test('a replay names its subscription by one whole path segment', () => {
+  const replay = pathPattern(routeOfKey('POST /api/feed/{subscription}/replay')!.path);
+  expect(replay.exec('/api/feed/hearts/replay')?.groups).toEqual({ subscription: 'hearts' });
+  for (const path of ['/api/feed//replay', '/api/feed/a/b/replay', '/api/feed/hearts']) expect(replay.test(path)).toBe(false);
+  expect(routeKeysOf('feed_replay')).toEqual(['POST /api/feed/{subscription}/replay']);
+  expect(routeKeysOf('feed_status')).toEqual(['GET /api/feed']);
 });
