@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as zm from '../zod';
 import { changeOps } from './change';
 
 /**
@@ -10,28 +10,29 @@ import { changeOps } from './change';
  */
 const base = {
   /** Names the subscription in delivery state, dead letters and replays: stable across deploys. */
-  name: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'lower-case letters, digits, _ and -, up to 63'),
-  models: z.array(z.string().min(1)).min(1),
+  name: zm.string().check(zm.regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'lower-case letters, digits, _ and -, up to 63')),
+  models: zm.array(zm.string().check(zm.minLength(1))).check(zm.minLength(1)),
   /** Absent: every op. */
-  ops: z.array(z.enum(changeOps)).min(1).optional(),
+  ops: zm.optional(zm.array(zm.enum(changeOps)).check(zm.minLength(1))),
   /** The record API's filter language, applied to `after`, or to `before` for a delete. */
-  filter: z.unknown().optional(),
+  filter: zm.optional(zm.unknown()),
 };
 
 /** `whsec_` then base64 of 24 to 64 bytes, as Standard Webhooks' secrets are written. */
-const webhookSecret = z.string().regex(/^whsec_[A-Za-z0-9+/]{32,88}={0,2}$/, 'whsec_ followed by base64 of 24-64 bytes');
+const webhookSecret = zm.string().check(zm.regex(/^whsec_[A-Za-z0-9+/]{32,88}={0,2}$/, 'whsec_ followed by base64 of 24-64 bytes'));
 
-export const subscriptionSchema = z.union([
-  z.strictObject({
+// zod/mini (../zod.ts): the feed's functions load this at their cold start.
+export const subscriptionSchema = zm.union([
+  zm.strictObject({
     ...base,
-    url: z.url({ protocol: /^https?$/ }),
+    url: zm.url({ protocol: /^https?$/ }),
     /** Several while a secret is rotated: each attempt is signed with each, space-separated. */
-    secret: z.union([webhookSecret, z.array(webhookSecret).min(1).max(5)]),
+    secret: zm.union([webhookSecret, zm.array(webhookSecret).check(zm.minLength(1), zm.maxLength(5))]),
   }),
-  z.strictObject({ ...base, bus: z.string().min(1) }),
+  zm.strictObject({ ...base, bus: zm.string().check(zm.minLength(1)) }),
 ]);
-export type Subscription = z.infer<typeof subscriptionSchema>;
+export type Subscription = zm.infer<typeof subscriptionSchema>;
 
-export const subscriptionsSchema = z
+export const subscriptionsSchema = zm
   .array(subscriptionSchema)
-  .refine((list) => new Set(list.map((s) => s.name)).size === list.length, 'subscription names must be unique');
+  .check(zm.refine((list) => new Set(list.map((s) => s.name)).size === list.length, 'subscription names must be unique'));
