@@ -36,11 +36,12 @@ export function streamsClient(endpoint: string, config: DynamoDBStreamsClientCon
 /**
  * Creates the table unless it exists. `once`: one attempt, each call bounded as the service's are
  * (shared/invocation.ts), for an engine that may be down or hung: its caller tries again.
+ * `stream: false` for a table no change feed reads (shared/store/table.ts ensureTable).
  */
-export async function prepareTable(endpoint: string, tableName: string, { once = false } = {}): Promise<boolean> {
+export async function prepareTable(endpoint: string, tableName: string, { once = false, stream = true } = {}): Promise<boolean> {
   const client = adminClient(endpoint, undefined, once ? { maxAttempts: 1, requestHandler: BOUNDED_HTTP } : {});
   try {
-    return await ensureTable(client, tableName);
+    return await ensureTable(client, tableName, { stream });
   } finally {
     client.destroy();
   }

@@ -91,8 +91,11 @@ export function createTableInput(tableName: string): CreateTableCommandInput {
  * change feed (a `.data` of an earlier version) gets its stream here: the feed tells the writes
  * from then on. Returns whether it created the table.
  */
-export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<boolean> {
+export async function ensureTable(client: DynamoDBClient, tableName: string, { stream: withStream = true } = {}): Promise<boolean> {
   let created = false;
+  // `stream: false`: a table no change feed reads (the suites that test no feed: DynamoDB Local
+  // writes each stream record too, and pays for it on every write of a long test run).
+  const { StreamSpecification, ...withoutStream } = createTableInput(tableName);
   try {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
     const stream = Table?.StreamSpecification;
@@ -101,12 +104,12 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
       throw new Error(
         `table ${tableName} has a stream of ${stream.StreamViewType}, and the change feed needs ${STREAM_VIEW_TYPE}: disable its stream (UpdateTable StreamSpecification StreamEnabled=false) and start again`,
       );
-    if (!stream?.StreamEnabled) {
-      await client.send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: createTableInput(tableName).StreamSpecification }));
+    if (withStream && !stream?.StreamEnabled) {
+      await client.send(new UpdateTableCommand({ TableName: tableName, StreamSpecification }));
     }
   } catch (error) {
     if (!(error instanceof ResourceNotFoundException)) throw error;
-    await client.send(new CreateTableCommand(createTableInput(tableName)));
+    await client.send(new CreateTableCommand(withStream ? { ...withoutStream, StreamSpecification } : withoutStream));
     created = true;
   }
   for (let attempt = 0; attempt < 100; attempt++) {
