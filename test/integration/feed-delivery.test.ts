@@ -70,7 +70,8 @@ test(`npm start delivers every committed write of every kind once or more, in co
   const failedOnce = new Set<string>();
   receiver.behave = ({ data }) => {
     const x = next();
-    if (!failedOnce.has(data.change_id) && x < 0.3) {
+    // The first change always fails once, so that a run whose draws (in the order deliveries happen to come) spare every change still retries one.
+    if (!failedOnce.has(data.change_id) && (failedOnce.size === 0 || x < 0.3)) {
       failedOnce.add(data.change_id);
       return 'fail';
     }
