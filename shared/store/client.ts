@@ -15,18 +15,25 @@ let baseClient: DynamoDBClient | undefined;
  * bounded: connect and answer timeouts here (CALL_LIMITS), and each `send` passes `inTime()`
  * (shared/invocation.ts), the SDK's abortSignal at the invocation's cutoff.
  */
+/** Where the engine is and how a client reaches it: the document client's and the stream reader's (shared/feed/stream/client.ts). */
+export function engineConnection() {
+  const { DYNAMODB_ENDPOINT, AWS_REGION, AWS_ACCESS_KEY_ID } = settings();
+  const local = DYNAMODB_ENDPOINT !== undefined && !AWS_ACCESS_KEY_ID;
+  return {
+    region: AWS_REGION,
+    endpoint: DYNAMODB_ENDPOINT,
+    // Local engines accept any key; a real account never reaches this branch.
+    credentials: local ? { accessKeyId: 'local', secretAccessKey: 'local' } : undefined,
+    requestHandler: BOUNDED_HTTP,
+  };
+}
+
 export function db(): DynamoDBDocumentClient {
   if (!documentClient) {
-    const { DYNAMODB_ENDPOINT, AWS_REGION, AWS_ACCESS_KEY_ID } = settings();
-    const local = DYNAMODB_ENDPOINT !== undefined && !AWS_ACCESS_KEY_ID;
     baseClient = new DynamoDBClient({
-      region: AWS_REGION,
-      endpoint: DYNAMODB_ENDPOINT,
-      // Local engines accept any key; a real account never reaches this branch.
-      credentials: local ? { accessKeyId: 'local', secretAccessKey: 'local' } : undefined,
+      ...engineConnection(),
       // Standard retry mode; LIMITS.dynamoAttempts says why this many.
       maxAttempts: LIMITS.dynamoAttempts,
-      requestHandler: BOUNDED_HTTP,
     });
     documentClient = DynamoDBDocumentClient.from(baseClient, {
       marshallOptions: { removeUndefinedValues: true },

@@ -1,6 +1,5 @@
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
-import { settings } from '../../config';
-import { BOUNDED_HTTP } from '../../invocation';
+import { engineConnection } from '../../store/client';
 
 let client: DynamoDBStreamsClient | undefined;
 
@@ -10,15 +9,6 @@ let client: DynamoDBStreamsClient | undefined;
  * any key. Every call bounded as the store's are.
  */
 export function streams(): DynamoDBStreamsClient {
-  if (!client) {
-    const { DYNAMODB_ENDPOINT, AWS_REGION, AWS_ACCESS_KEY_ID } = settings();
-    const local = DYNAMODB_ENDPOINT !== undefined && !AWS_ACCESS_KEY_ID;
-    client = new DynamoDBStreamsClient({
-      region: AWS_REGION,
-      endpoint: DYNAMODB_ENDPOINT,
-      credentials: local ? { accessKeyId: 'local', secretAccessKey: 'local' } : undefined,
-      requestHandler: BOUNDED_HTTP,
-    });
-  }
+  client ??= new DynamoDBStreamsClient(engineConnection());
   return client;
 }
