@@ -73,6 +73,9 @@ export const LIMITS = {
   maxShards: 64,
   /** Fields a model may index: the table's index slots (shared/store/table.ts). */
   maxIndexedFields: 3,
+  /** Aggregates a model declares, and fields one groups by: each change of a record writes one counter per aggregate it moves between groups. */
+  maxAggregates: 5,
+  maxGroupFields: 4,
   /** Nesting of record data: DynamoDB stores documents 32 levels deep, and the data sits one level down in the item. */
   maxStoredDepth: 31,
   /**

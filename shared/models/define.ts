@@ -126,6 +126,8 @@ export function defineModel<
     owner: options.owner,
     tenant: options.tenant as TenantRule<T> | undefined,
     fields: (options.fields ?? {}) as Model['fields'] & F,
+    aggregates: (options.aggregates ?? {}) as Model['aggregates'],
+    ...(options.ttl === undefined ? {} : { ttl: options.ttl }),
     get jsonSchema() {
       return toJsonSchema('input');
     },

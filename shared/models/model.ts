@@ -69,6 +69,18 @@ export interface ModelOptions<S extends ModelSchema, I extends keyof zm.infer<S>
   tenant?: TenantRule<keyof zm.infer<S> & string>;
   /** Rules of single fields for API callers. */
   fields?: Partial<Record<keyof zm.infer<S> & string, FieldRule>>;
+  /** Counts and sums per group, kept as records change (shared/aggregates/): by name, at most LIMITS.maxAggregates. */
+  aggregates?: Record<string, AggregateDefinition<keyof zm.infer<S> & string>>;
+  /** An integer field of epoch seconds after which the record is expired: never answered, and deleted. */
+  ttl?: keyof zm.infer<S> & string;
+}
+
+/** One declared aggregate: records grouped by the values of `group_by` (none: one group), counted and/or summed. */
+export interface AggregateDefinition<F extends string = string> {
+  group_by: ReadonlyArray<F>;
+  count?: boolean;
+  /** Number fields summed per group. */
+  sum?: ReadonlyArray<F>;
 }
 
 /** `I`: the indexed fields, kept as literal names so that the typed client knows what list can order by. */
@@ -85,6 +97,8 @@ export interface Model<S extends ModelSchema = ModelSchema, I extends string = s
   readonly owner?: string;
   readonly tenant?: TenantRule;
   readonly fields: Readonly<Record<string, FieldRule>>;
+  readonly aggregates: Readonly<Record<string, AggregateDefinition>>;
+  readonly ttl?: string;
   /** JSON Schema of the record data a caller sends (without id and system fields). */
   readonly jsonSchema: ObjectSchema;
   /** JSON Schema of the data as stored (zod's output: stripped keys gone, defaults filled); filters resolve paths against it. */
