@@ -18,8 +18,8 @@ import { ATTEMPT_TIMEOUT_MS } from './schedule';
  * that answers, even 5xx, answers quickly and holds no slot, and its retries keep every attempt.
  *
  * The state is one item per subscription, under a partition no model can have, so every
- * deliverer sees it; each reads it at most once per READ_EVERY_MS (an eventually consistent
- * read), and a healthy subscription writes nothing.
+ * deliverer sees it; each reads a healthy or an open one at most once per `readEveryMs` (an
+ * eventually consistent read), and a healthy subscription writes nothing.
  */
 export const BREAKER = {
   timeoutsToOpen: 5,
@@ -47,7 +47,9 @@ const stateOf = (item: Record<string, unknown> | undefined): State =>
 
 async function current(subscription: string, now: number): Promise<State> {
   const cached = known.get(subscription);
-  if (cached && now - cached.at < BREAKER.readEveryMs) return cached.state;
+  // A state between healthy and open is read every time: the next unanswered attempt may open it.
+  const settled = cached && (cached.state.timeouts === 0 || cached.state.openUntil !== undefined);
+  if (settled && now - cached.at < BREAKER.readEveryMs) return cached.state;
   const { Item } = await db().send(new GetCommand({ TableName: settings().TABLE_NAME, Key: keyOf(subscription) }), inTime());
   const state = stateOf(Item);
   known.set(subscription, { state, at: now });
