@@ -34,6 +34,8 @@ interface State {
   timeouts: number;
   /** Epoch ms; absent while closed. */
   openUntil?: number;
+  /** Epoch ms: a deliverer's probe is under way until then. */
+  probeUntil?: number;
 }
 
 const keyOf = (subscription: string) => ({ [TABLE_KEY.partitionKey]: '_feed_breaker', [TABLE_KEY.sortKey]: subscription });
@@ -43,7 +45,13 @@ const CLOSED: State = { timeouts: 0 };
 const known = new Map<string, { state: State; at: number }>();
 
 const stateOf = (item: Record<string, unknown> | undefined): State =>
-  item ? { timeouts: Number(item.timeouts ?? 0), ...(item.open_until === undefined ? {} : { openUntil: Number(item.open_until) }) } : CLOSED;
+  item
+    ? {
+        timeouts: Number(item.timeouts ?? 0),
+        ...(item.open_until === undefined ? {} : { openUntil: Number(item.open_until) }),
+        ...(item.probe_until === undefined ? {} : { probeUntil: Number(item.probe_until) }),
+      }
+    : CLOSED;
 
 async function current(subscription: string, now: number): Promise<State> {
   const cached = known.get(subscription);
@@ -64,7 +72,8 @@ async function current(subscription: string, now: number): Promise<State> {
 export async function passage(subscription: string, now: number): Promise<Passage> {
   const state = await current(subscription, now);
   if (state.openUntil === undefined) return 'attempt';
-  if (now < state.openUntil) return 'skip';
+  if (now < state.openUntil || now < (state.probeUntil ?? 0)) return 'skip';
+  const hold = now + ATTEMPT_TIMEOUT_MS + 5_000;
   try {
     await db().send(
       new UpdateCommand({
@@ -72,14 +81,17 @@ export async function passage(subscription: string, now: number): Promise<Passag
         Key: keyOf(subscription),
         UpdateExpression: 'SET probe_until = :hold',
         ConditionExpression: 'open_until <= :now AND (attribute_not_exists(probe_until) OR probe_until <= :now)',
-        ExpressionAttributeValues: { ':now': now, ':hold': now + ATTEMPT_TIMEOUT_MS + 5_000 },
+        ExpressionAttributeValues: { ':now': now, ':hold': hold },
       }),
       inTime(),
     );
+    known.set(subscription, { state: { ...state, probeUntil: hold }, at: now });
     return 'probe';
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return 'skip';
-    throw error;
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    // Another deliverer's probe (or a close): this one skips until it reads the state again, without a write per delivery.
+    known.set(subscription, { state: { ...state, probeUntil: now + BREAKER.readEveryMs }, at: now });
+    return 'skip';
   }
 }
 

@@ -1,4 +1,4 @@
-import { BREAKER, NOT_ATTEMPTED } from '../../shared/feed/breaker';
+import { BREAKER, NOT_ATTEMPTED, noteAttempt, passage } from '../../shared/feed/breaker';
 import { deadLetters } from '../../shared/feed/dead-letters';
 import { deliverQueued } from '../../shared/feed/deliver-queued';
 import { NO_ANSWER, type WebhookSubscription } from '../../shared/feed/deliver';
@@ -129,3 +129,20 @@ test('once the endpoint answers again, the probe closes the breaker and every he
   // Reached by those before it opened, then by what came after the probe that closed it: nothing more hung.
   expect(stuck.received.filter((r) => r.behaviour === 'hang')).toHaveLength(BREAKER.timeoutsToOpen);
 }, 180_000);
+
+test('after the pause one deliverer of many at once wins the probe; its silence pauses the subscription again, an answer resumes it', async () => {
+  const now = Date.now();
+  for (let i = 0; i < BREAKER.timeoutsToOpen; i++) await noteAttempt('b3', false, now);
+  expect(await passage('b3', now + 1)).toBe('skip');
+  const after = now + BREAKER.openMs;
+  const many = await Promise.all(Array.from({ length: 10 }, () => passage('b3', after)));
+  expect(many.filter((p) => p === 'probe')).toHaveLength(1);
+  expect(many.filter((p) => p === 'skip')).toHaveLength(9);
+  // The probe went unanswered: paused for another period, no probe meanwhile.
+  await noteAttempt('b3', false, after + 10);
+  expect(await passage('b3', after + 10 + BREAKER.openMs - 1)).toBe('skip');
+  const again = after + 10 + BREAKER.openMs;
+  expect(await passage('b3', again)).toBe('probe');
+  await noteAttempt('b3', true, again + 10);
+  expect(await passage('b3', again + 20)).toBe('attempt');
+});
