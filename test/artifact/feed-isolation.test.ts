@@ -1,15 +1,13 @@
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { FEED_QUEUE } from '../../infra/feed';
 import { BREAKER } from '../../shared/feed/breaker';
-import { RETRY_SCHEDULE_SECONDS } from '../../shared/feed/schedule';
 import { FEED_DELIVERY } from '../../shared/limits';
 import { reaction } from '../../shared/models/reaction';
 import { settings } from '../../shared/config';
 import { recordLayout } from '../../shared/store/layout/index-build';
 import { adminClient } from '../../scripts/local/engine';
 import { startArtifactApi, type ArtifactApi } from '../support/artifact/api';
-import { SqsModel } from '../support/sqs-model';
+import { stackFeedQueue } from '../support/feed-queue-model';
 import { mappedEvent, streamSoFar } from '../support/stream-records';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
@@ -31,14 +29,7 @@ const FINE_RECORDS = 8;
 
 const stuck = new WebhookReceiver();
 const fine = new WebhookReceiver();
-const queue = new SqsModel({
-  fifo: true,
-  batchSize: FEED_QUEUE.batchSize,
-  visibilitySeconds: FEED_QUEUE.visibilitySeconds,
-  maxReceiveCount: RETRY_SCHEDULE_SECONDS.length + FEED_QUEUE.spareReceives,
-  retentionSeconds: FEED_QUEUE.retentionDays * 86_400,
-  deadLetterRetentionSeconds: FEED_QUEUE.deadLetterRetentionDays * 86_400,
-});
+const queue = stackFeedQueue();
 let service: ArtifactApi;
 
 beforeAll(async () => {

@@ -1,6 +1,5 @@
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBStreamEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { FEED_QUEUE } from '../../infra/feed';
 import { DEAD_LETTER_LOG_CODE } from '../../shared/feed/deliver-queued';
 import type { Change } from '../../shared/feed/change';
 import { deadLetters } from '../../shared/feed/dead-letters';
@@ -11,7 +10,7 @@ import { recordLayout } from '../../shared/store/layout/index-build';
 import { adminClient } from '../../scripts/local/engine';
 import { startArtifactApi, type ArtifactApi } from '../support/artifact/api';
 import { EventBridgeStandIn } from '../support/eventbridge-standin';
-import { SqsModel } from '../support/sqs-model';
+import { stackFeedQueue } from '../support/feed-queue-model';
 import { mappedEvent, streamSoFar } from '../support/stream-records';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
@@ -24,14 +23,7 @@ import { WebhookReceiver } from '../support/webhook-receiver';
 const TOKEN = 'artifact-feed-token';
 const hook = new WebhookReceiver();
 const bridge = new EventBridgeStandIn();
-const queue = new SqsModel({
-  fifo: true,
-  batchSize: FEED_QUEUE.batchSize,
-  visibilitySeconds: FEED_QUEUE.visibilitySeconds,
-  maxReceiveCount: RETRY_SCHEDULE_SECONDS.length + FEED_QUEUE.spareReceives,
-  retentionSeconds: FEED_QUEUE.retentionDays * 86_400,
-  deadLetterRetentionSeconds: FEED_QUEUE.deadLetterRetentionDays * 86_400,
-});
+const queue = stackFeedQueue();
 let service: ArtifactApi;
 let streamArn: string;
 /** Stream records already handed to the feed bundle. */

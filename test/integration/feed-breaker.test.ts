@@ -6,7 +6,8 @@ import { SqsDeliveryQueue } from '../../shared/feed/queue-sqs';
 import { RETRY_SCHEDULE_SECONDS } from '../../shared/feed/schedule';
 import { useClock } from '../support/clock';
 import { changeHistory, firstAcknowledgedVersions } from '../support/feed-history';
-import { SqsModel } from '../support/sqs-model';
+import { stackFeedQueue } from '../support/feed-queue-model';
+import type { SqsModel } from '../support/sqs-model';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 // The breaker of shared/feed/breaker.ts on the AWS delivery path: functions/feed_delivery's logic
@@ -16,11 +17,12 @@ import { WebhookReceiver } from '../support/webhook-receiver';
 // deliveries still go along the whole schedule (the skipped attempts counted), to the dead letters
 // or, once it answers again, to the endpoint, in commit order per record; the other subscription
 // is served throughout.
-process.env.AWS_ACCESS_KEY_ID = 'local';
-process.env.AWS_SECRET_ACCESS_KEY = 'local';
 const clock = useClock();
+/** Attempts of the hung endpoint time out this soon (15 s deployed). */
 const TIMEOUT_MS = 300;
 const DAY = 86_400_000;
+process.env.AWS_ACCESS_KEY_ID = 'local';
+process.env.AWS_SECRET_ACCESS_KEY = 'local';
 
 let stuck: WebhookReceiver;
 let fine: WebhookReceiver;
@@ -29,18 +31,7 @@ beforeEach(async () => {
   stuck = new WebhookReceiver();
   fine = new WebhookReceiver();
   await Promise.all([stuck.listen(), fine.listen()]);
-  // The stack's queue: one message per invocation, a redrive count of the schedule and 12 more.
-  model = new SqsModel(
-    {
-      visibilitySeconds: 180,
-      maxReceiveCount: RETRY_SCHEDULE_SECONDS.length + 12,
-      retentionSeconds: 14 * 86_400,
-      deadLetterRetentionSeconds: 14 * 86_400,
-      batchSize: 1,
-      fifo: true,
-    },
-    Date.now(),
-  );
+  model = stackFeedQueue();
   await model.listen();
   process.env.FEED_QUEUE_URL = model.url;
   jest.spyOn(console, 'warn').mockImplementation(() => undefined);
