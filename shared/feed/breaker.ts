@@ -11,8 +11,8 @@ import { ATTEMPT_TIMEOUT_MS } from './schedule';
 /**
  * A circuit breaker per subscription, so that an endpoint that stopped answering cannot hold the
  * deliverers' slots (50 at once in AWS) that every other subscription shares: after
- * TIMEOUTS_TO_OPEN attempts in a row left unanswered for their whole timeout, the subscription's
- * deliveries are not attempted for OPEN_MS but counted as failed attempts at once and put back on
+ * `timeoutsToOpen` attempts in a row left unanswered for their whole timeout, the subscription's
+ * deliveries are not attempted for `openMs` but counted as failed attempts at once and put back on
  * the schedule (docs/feed.md "Delivery"); then one delivery is let through as a probe, whose
  * answer closes the breaker and whose silence opens it again. Only silence counts: an endpoint
  * that answers, even 5xx, answers quickly and holds no slot, and its retries keep every attempt.

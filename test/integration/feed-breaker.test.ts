@@ -13,7 +13,7 @@ import { WebhookReceiver } from '../support/webhook-receiver';
 // The breaker of shared/feed/breaker.ts on the AWS delivery path: functions/feed_delivery's logic
 // (shared/feed/deliver-queued.ts) draining the SQS FIFO model one message per invocation, as the
 // stack's event source mapping hands them, on a clock the test moves, with the breaker's state in
-// the real table. A hung endpoint is reached TIMEOUTS_TO_OPEN times and then once per probe; its
+// the real table. A hung endpoint is reached `timeoutsToOpen` times and then once per probe; its
 // deliveries still go along the whole schedule (the skipped attempts counted), to the dead letters
 // or, once it answers again, to the endpoint, in commit order per record; the other subscription
 // is served throughout.
