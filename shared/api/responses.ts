@@ -216,4 +216,11 @@ export const feedStatusAnswerSchema = z.strictObject({
 export const feedReplayAnswerSchema = z.strictObject({
   subscription: z.string(),
   queued: counter.describe('Deliveries queued again: dead letters, or matching changes of the stream'),
+  next_cursor: z
+    .string()
+    .nullable()
+    .optional()
+    .describe(
+      'A replay of the stream only: null when it reached the end of its range; else it stopped before, short of its time, and this `cursor` queues the rest',
+    ),
 });

@@ -4,7 +4,8 @@ import { feedQueueUrl } from '../config';
 import { inTime } from '../invocation';
 import { causeOf, log } from '../log';
 import { changeSchema } from './change';
-import { attemptDelivery, isWebhook, type AttemptOutcome } from './deliver';
+import { attemptUnlessOpen } from './breaker';
+import { isWebhook, type AttemptOutcome } from './deliver';
 import { noteDelivered } from './delivered';
 import { writeDeadLetter } from './dead-letters';
 import { groupOf } from './group';
@@ -26,7 +27,8 @@ export interface QueuedSettings {
 
 /**
  * functions/feed_delivery: a batch of the SQS FIFO queue (ReportBatchItemFailures). Each
- * message is one attempt of its delivery. Delivered: it succeeds. Failed: it is hidden until the
+ * message is one attempt of its delivery, or none while its subscription's breaker is open
+ * (./breaker.ts: counted as a failed attempt). Delivered: it succeeds. Failed: it is hidden until the
  * schedule's next attempt (ChangeMessageVisibility, at most SQS's 12 h, above the schedule's
  * longest 10 h) and reported failed, which keeps its group behind it; the group's later messages
  * in the same batch are reported failed unattempted. After the last attempt: a dead
@@ -75,7 +77,7 @@ async function attempt(delivery: Delivery, record: SQSRecord, settings: QueuedSe
   // Removed from SUBSCRIPTIONS (or made a bus) since the change was queued: kept as a dead letter, never dropped unseen.
   const outcome: AttemptOutcome =
     subscription && isWebhook(subscription)
-      ? await attemptDelivery(delivery, subscription, { attempt: number, now, timeoutMs: settings.timeoutMs })
+      ? await attemptUnlessOpen(delivery, subscription, { attempt: number, now, timeoutMs: settings.timeoutMs })
       : { kind: 'dead', failure: 'no such webhook subscription' };
   const at = new Date(now()).toISOString();
   if (outcome.kind === 'retry') {

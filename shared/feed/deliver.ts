@@ -60,12 +60,24 @@ export async function attemptDelivery(delivery: Delivery, subscription: WebhookS
   } catch (error) {
     return afterFailure(attempt, failureOf(error));
   }
-  return status >= 200 && status < 300 ? { kind: 'delivered', status } : afterFailure(attempt, `status ${status}`);
+  return status >= 200 && status < 300 ? { kind: 'delivered', status } : afterFailure(attempt, `${STATUS_FAILURE}${status}`);
+}
+
+const STATUS_FAILURE = 'status ';
+
+/** The failure of an attempt the endpoint left unanswered until its timeout: what ./breaker.ts counts. */
+export const NO_ANSWER = 'no answer in time';
+
+/** Whether the endpoint answered an attempt (any status), left it unanswered (false), or neither is known (no connection). */
+export function answered(outcome: AttemptOutcome): boolean | undefined {
+  if (outcome.kind === 'delivered') return true;
+  if (outcome.failure === NO_ANSWER) return false;
+  return outcome.failure.startsWith(STATUS_FAILURE) ? true : undefined;
 }
 
 function failureOf(error: unknown): string {
   const { name, message, cause } = error as { name?: string; message?: string; cause?: { code?: string; message?: string } };
-  if (name === 'TimeoutError' || name === 'AbortError') return 'no answer in time';
+  if (name === 'TimeoutError' || name === 'AbortError') return NO_ANSWER;
   // fetch's TypeError says only "fetch failed": the reason is its cause.
   return cause?.code ?? cause?.message ?? message ?? 'failed';
 }

@@ -1,5 +1,6 @@
 import { causeOf, log } from '../log';
-import { attemptDelivery, type AttemptOutcome, type WebhookSubscription } from './deliver';
+import { attemptUnlessOpen } from './breaker';
+import type { AttemptOutcome, WebhookSubscription } from './deliver';
 import { noteDelivered } from './delivered';
 import { writeDeadLetter } from './dead-letters';
 import { groupOf } from './group';
@@ -23,8 +24,9 @@ export interface WorkerSettings {
  * FIFO queue in AWS: each group's first waiting delivery is attempted once it is due, many
  * groups at once (bounded), a group's next only once its first is delivered or dead, so a
  * record's changes reach a subscription in commit order and a slow endpoint holds back only its
- * own groups. State lives in the table only: a worker killed mid-attempt attempts it again
- * after the restart (at least once).
+ * own groups; one that stopped answering holds no slot once its breaker opened (./breaker.ts).
+ * State lives in the table only: a worker killed mid-attempt attempts it again after the restart
+ * (at least once).
  */
 export class OutboxWorker {
   private readonly inFlight = new Map<string, Promise<void>>();
@@ -120,7 +122,7 @@ export class OutboxWorker {
   /** The first attempt of a delivery, made at once and outside the outbox (./first-attempt.ts). */
   attemptFirst(delivery: Delivery): Promise<AttemptOutcome> {
     const subscription = this.subscriptions.get(delivery.subscription)!;
-    return attemptDelivery(delivery, subscription, { attempt: 1, now: this.now, timeoutMs: this.settings.timeoutMs });
+    return attemptUnlessOpen(delivery, subscription, { attempt: 1, now: this.now, timeoutMs: this.settings.timeoutMs });
   }
 
   /**
@@ -183,7 +185,7 @@ export class OutboxWorker {
   private async attempt(pending: Pending): Promise<boolean> {
     const subscription = this.subscriptions.get(pending.delivery.subscription)!;
     const attempt = pending.attempts + 1;
-    const outcome = await attemptDelivery(pending.delivery, subscription, { attempt, now: this.now, timeoutMs: this.settings.timeoutMs });
+    const outcome = await attemptUnlessOpen(pending.delivery, subscription, { attempt, now: this.now, timeoutMs: this.settings.timeoutMs });
     return this.writeOutcome(pending, attempt, outcome);
   }
 

@@ -7,6 +7,7 @@ import { lastDelivered } from './delivered';
 import { changeOf } from './from-stream';
 import { pendingCount } from './outbox';
 import type { DeliveryQueue } from './queue';
+import type { StreamPosition } from './stream/read';
 
 /**
  * Replays for an operator (POST /api/feed/{subscription}/replay; docs/feed.md, "Dead letters and
@@ -26,23 +27,43 @@ export async function replayDeadLetters(subscription: string, queue: DeliveryQue
   return count;
 }
 
+/** What a replay of a range queued, and where it stopped if it did before the range's end. */
+export interface RangeReplayed {
+  queued: number;
+  stoppedAt?: StreamPosition;
+}
+
 /**
- * Queues again every change the subscription matches among the stream's records since a time
- * (shared/feed/stream/read.ts readSince, within the stream's 24 h), a page of the stream per
- * send, in stream order: both queues keep a send's order within a group, and a send per change
- * made a replay of 2,000 changes outlast the local server's 29 s; returns how many.
+ * Queues again every change the subscription matches among the stream's records of a range
+ * (shared/feed/stream/read.ts readRange), a page of the stream per send, in stream order: both
+ * queues keep a send's order within a group, and a send per change made a replay of 2,000
+ * changes outlast the local server's 29 s. Before each page after the first it asks `mayGoOn`
+ * (the invocation's time): when not, it stops and says where, for the caller to go on from.
  */
-export async function replaySince(subscription: CheckedSubscription, pages: AsyncIterable<DynamoDBRecord[]>, queue: DeliveryQueue): Promise<number> {
-  let count = 0;
-  for await (const records of pages) {
-    const changes = await Promise.all(records.map(changeOf));
+export async function replayRange(
+  subscription: CheckedSubscription,
+  pages: AsyncIterable<{ records: DynamoDBRecord[]; position: StreamPosition }>,
+  queue: DeliveryQueue,
+  mayGoOn: () => boolean,
+): Promise<RangeReplayed> {
+  const reading = pages[Symbol.asyncIterator]();
+  let queued = 0;
+  let position: StreamPosition | undefined;
+  for (;;) {
+    if (position && !mayGoOn()) {
+      await reading.return?.(undefined);
+      return { queued, stoppedAt: position };
+    }
+    const page = await reading.next();
+    if (page.done) return { queued };
+    const changes = await Promise.all(page.value.records.map(changeOf));
     const matched = changes
       .filter((change): change is Change => change !== undefined && matches(subscription, change))
       .map((change) => ({ subscription: subscription.name, change }));
     await queue.send(matched);
-    count += matched.length;
+    queued += matched.length;
+    position = page.value.position;
   }
-  return count;
 }
 
 /** A dead letter as the delivery state shows it: which change, and how its attempts ended; not the records it carries. */

@@ -194,7 +194,8 @@ const DESCRIPTORS = {
   feed: { trigger: 'stream', writes: false, table: [], secrets: ['SUBSCRIPTIONS'], lambda: FEED_CONSUMER },
   // One attempt per webhook delivery from the FIFO queue (shared/feed/deliver-queued.ts): a failed
   // attempt's count noted (PutItem) and read on the next receive (GetItem), forgotten when done
-  // (DeleteItem), the subscription's last delivery (UpdateItem), after the last attempt a dead letter (PutItem).
+  // (DeleteItem), the subscription's last delivery (UpdateItem), after the last attempt a dead letter (PutItem);
+  // the subscription's breaker read (GetItem), counted, opened and probed (UpdateItem), closed (DeleteItem).
   feed_delivery: {
     trigger: 'queue',
     writes: true,

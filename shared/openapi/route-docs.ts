@@ -452,8 +452,9 @@ export const SERVICE_OPERATIONS: Record<string, (route: Route) => OperationDoc> 
   feed_replay: () => ({
     description:
       'Queues changes again for one webhook subscription, each with its own change_id (its webhook-id), so a receiver drops what it already has: ' +
-      '`{"dead_letters": true}` its dead letters, oldest first, each removed once queued; `{"since": "<ISO time>"}` every change of the stream since then ' +
-      "that the subscription matches, in commit order, within the stream's 24 hours. A change already waiting to be delivered is not queued twice.",
+      '`{"dead_letters": true}` its dead letters, oldest first, each removed once queued; `{"since": "<ISO time>", "until": "<ISO time>"}` every change of the stream in that range ' +
+      "(until absent: now) that the subscription matches, in commit order, within the stream's 24 hours. A range that does not fit the function's time stops between pages " +
+      'and answers `next_cursor`; `{"cursor": "<next_cursor>"}` queues the rest. A change already waiting to be delivered is not queued twice.',
     parameters: [
       {
         name: 'subscription',
@@ -463,12 +464,31 @@ export const SERVICE_OPERATIONS: Record<string, (route: Route) => OperationDoc> 
         description: "The subscription's name in SUBSCRIPTIONS",
       },
     ],
-    request: { schema: feedReplayRequest, examples: { dead_letters: { dead_letters: true }, since: { since: '2026-11-27T08:00:00Z' } } },
+    request: {
+      schema: feedReplayRequest,
+      examples: {
+        dead_letters: { dead_letters: true },
+        since: { since: '2026-11-27T08:00:00Z' },
+        range: { since: '2026-11-27T08:00:00Z', until: '2026-11-27T09:00:00Z' },
+        cursor: { cursor: 'eyJzdWJzY3JpcHRpb24iOiJoZWFydHMiLCJmcm9tIjoxNzk1NzY2NDAwLCJ1bnRpbCI6MTc5NTc3MDAwMCwiZG9uZSI6W119' },
+      },
+    },
     success: { status: 200, description: 'What was queued again', data: feedReplayAnswerSchema },
-    errors: ['malformed_json', 'invalid_request', 'not_found', 'payload_too_large', 'internal', 'secret_unavailable', 'misconfigured', 'database_unavailable'],
+    errors: [
+      'malformed_json',
+      'invalid_request',
+      'invalid_cursor',
+      'not_found',
+      'payload_too_large',
+      'internal',
+      'secret_unavailable',
+      'misconfigured',
+      'database_unavailable',
+    ],
     meanings: {
       invalid_request:
-        "The body is not one of dead_letters: true or since (an ISO 8601 time); since is older than the stream's 24 hours; or the subscription sends to an EventBridge bus",
+        "The body is not one of dead_letters: true, since (an ISO 8601 time, with until not before it) or cursor; since is older than the stream's 24 hours; or the subscription sends to an EventBridge bus",
+      invalid_cursor: 'The cursor is not a next_cursor a replay of this subscription answered, or the stream no longer keeps where it stopped (24 hours)',
       not_found: 'SUBSCRIPTIONS has no subscription of that name',
     },
   }),

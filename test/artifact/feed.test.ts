@@ -1,6 +1,5 @@
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
-import type { DynamoDBRecord, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { FEED_QUEUE, recordItemsFilter } from '../../infra/feed';
+import type { DynamoDBStreamEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { DEAD_LETTER_LOG_CODE } from '../../shared/feed/deliver-queued';
 import type { Change } from '../../shared/feed/change';
 import { deadLetters } from '../../shared/feed/dead-letters';
@@ -11,8 +10,8 @@ import { recordLayout } from '../../shared/store/layout/index-build';
 import { adminClient } from '../../scripts/local/engine';
 import { startArtifactApi, type ArtifactApi } from '../support/artifact/api';
 import { EventBridgeStandIn } from '../support/eventbridge-standin';
-import { SqsModel } from '../support/sqs-model';
-import { streamSoFar } from '../support/stream-records';
+import { stackFeedQueue } from '../support/feed-queue-model';
+import { mappedEvent, streamSoFar } from '../support/stream-records';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 // The change feed's two bundles from cdk.out, run as Lambda runs them, with events as AWS builds
@@ -24,14 +23,7 @@ import { WebhookReceiver } from '../support/webhook-receiver';
 const TOKEN = 'artifact-feed-token';
 const hook = new WebhookReceiver();
 const bridge = new EventBridgeStandIn();
-const queue = new SqsModel({
-  fifo: true,
-  batchSize: FEED_QUEUE.batchSize,
-  visibilitySeconds: FEED_QUEUE.visibilitySeconds,
-  maxReceiveCount: RETRY_SCHEDULE_SECONDS.length + FEED_QUEUE.spareReceives,
-  retentionSeconds: FEED_QUEUE.retentionDays * 86_400,
-  deadLetterRetentionSeconds: FEED_QUEUE.deadLetterRetentionDays * 86_400,
-});
+const queue = stackFeedQueue();
 let service: ArtifactApi;
 let streamArn: string;
 /** Stream records already handed to the feed bundle. */
@@ -79,9 +71,7 @@ async function nextStreamEvent(): Promise<DynamoDBStreamEvent> {
   const records = await streamSoFar();
   const fresh = records.slice(seen);
   seen = records.length;
-  const prefixes = recordItemsFilter().dynamodb.Keys.pk.S.map((p) => p.prefix);
-  const passes = (r: DynamoDBRecord) => prefixes.some((p) => r.dynamodb?.Keys?.pk?.S?.startsWith(p));
-  return { Records: fresh.filter(passes).map((r) => ({ ...r, eventSourceARN: streamArn })) };
+  return mappedEvent(fresh, streamArn);
 }
 
 const answerOf = async (fn: string, event: unknown) => {
@@ -228,7 +218,7 @@ test('a replay since a time from its bundle reads the stream and sends what the 
   const before = hook.received.length;
   // Every change of this file's table: the webhook subscription takes every reaction change.
   const changes = (await streamSoFar()).filter((r) => r.dynamodb?.Keys?.pk?.S?.startsWith('reaction#')).length;
-  expect(await admin('POST', '/api/feed/hook/replay', { since })).toEqual({ status: 200, data: { subscription: 'hook', queued: changes } });
+  expect(await admin('POST', '/api/feed/hook/replay', { since })).toEqual({ status: 200, data: { subscription: 'hook', queued: changes, next_cursor: null } });
   await deliver();
   const again = hook.received.slice(before);
   expect(again).toHaveLength(changes);

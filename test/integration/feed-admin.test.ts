@@ -4,9 +4,17 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type ServeProcess, spawnServe, stopServe } from '../../scripts/local/serve-process';
 import type { Change } from '../../shared/feed/change';
+import { checkSubscriptions, matches } from '../../shared/feed/check-subscriptions';
 import { writeDeadLetter } from '../../shared/feed/dead-letters';
+import { changeOf } from '../../shared/feed/from-stream';
+import { encodeReplayCursor } from '../../shared/feed/replay-cursor';
+import { streams } from '../../shared/feed/stream/client';
+import { rangeFrom, streamArnOf } from '../../shared/feed/stream/read';
+import { describeShards } from '../../shared/feed/stream/shards';
+import { tableClient } from '../../shared/store/client';
 import { heads, release } from '../../shared/feed/outbox';
 import { seeded } from '../support/feed-history';
+import { streamSoFar } from '../support/stream-records';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 // The change feed's admin routes through `npm start` (scripts/serve.ts), on both engines: GET
@@ -138,7 +146,7 @@ test(`since a time re-sends exactly the stream's changes the subscription matche
   const before = receiver.received.length;
 
   const answer = await replay({ since: began.toISOString() });
-  expect(answer).toEqual({ status: 200, body: expect.objectContaining({ data: { subscription: 'hearts', queued: told.length } }) });
+  expect(answer).toEqual({ status: 200, body: expect.objectContaining({ data: { subscription: 'hearts', queued: told.length, next_cursor: null } }) });
   await until('every change sent again', () => receiver.received.length - before >= told.length);
   await until('the state settles', async () => (await state()).subscriptions[0].pending === 0);
   const again = receiver.received.slice(before);
@@ -151,6 +159,40 @@ test(`since a time re-sends exactly the stream's changes the subscription matche
     expect(order).toEqual(told.filter((c) => c.id === id).map((c) => c.change_id));
   }
   expect(again.every((r) => r.body.data.after?.content === 'heart')).toBe(true);
+});
+
+test('until bounds a replay of the stream, and a cursor goes on from where a replay stopped, with the rest of its range', async () => {
+  // A range ending before this file's first write holds nothing.
+  const early = new Date(began.getTime() - 3 * 60_000).toISOString();
+  expect(await replay({ since: early, until: early })).toEqual({
+    status: 200,
+    body: expect.objectContaining({ data: { subscription: 'hearts', queued: 0, next_cursor: null } }),
+  });
+  // The cursor a replay stopped by its time answers with: its range, and the stream's position
+  // after the last page it queued.
+  const [subscription] = await checkSubscriptions(
+    JSON.stringify([{ name: 'hearts', models: ['reaction'], filter: { content: 'heart' }, url: receiver.url, secret: receiver.secret }]),
+  );
+  const records = await streamSoFar();
+  const [shard] = await describeShards(streams(), await streamArnOf(tableClient(), process.env.TABLE_NAME!));
+  const changes = await Promise.all(records.map(changeOf));
+  const matching = [...changes.keys()].filter((i) => changes[i] !== undefined && matches(subscription, changes[i]));
+  expect(matching.length).toBeGreaterThanOrEqual(2);
+  // Stopped after the first half of the changes it matches (the stream holds the outbox's items too).
+  const cut = matching[Math.floor((matching.length - 1) / 2)];
+  const range = { from: rangeFrom(began), until: Math.ceil(Date.now() / 1000) };
+  const position = { done: [], at: { shard: shard.id, after: records[cut].dynamodb!.SequenceNumber! } };
+  const rest = matching.filter((i) => i > cut).map((i) => changes[i]!);
+  const before = receiver.received.length;
+  const answer = await replay({ cursor: encodeReplayCursor({ subscription: 'hearts', range, position }) });
+  expect(answer).toEqual({ status: 200, body: expect.objectContaining({ data: { subscription: 'hearts', queued: rest.length, next_cursor: null } }) });
+  await until('the rest sent again', () => receiver.received.length - before >= rest.length);
+  expect(
+    receiver.received
+      .slice(before)
+      .map((r) => r.id)
+      .sort(),
+  ).toEqual(rest.map((c) => c.change_id).sort());
 });
 
 describe('what is refused, in the error envelope, with nothing queued', () => {
@@ -166,10 +208,22 @@ describe('what is refused, in the error envelope, with nothing queued', () => {
     ['dead_letters not true', { dead_letters: false }, 'dead_letters'],
     ['since not a time', { since: 'yesterday' }, 'since'],
     ['an unknown property', { dead_letters: true, all: true }, 'all'],
+    ['until without since', { dead_letters: true, until: new Date().toISOString() }, 'until'],
+    ['until before since', { since: new Date().toISOString(), until: new Date(Date.now() - 60_000).toISOString() }, 'until'],
+    ['a cursor and since', { cursor: 'x', since: new Date().toISOString() }, ''],
   ])('a bad body (%s) is 400 with field details', async (_, body, path) => {
     const reply = await replay(body);
     expect(reply.status).toBe(400);
     expect(reply.body.data).toMatchObject({ error: 'invalid_request', details: [expect.objectContaining({ path })] });
+  });
+
+  test.each([
+    ['not one a replay answered', 'not-a-cursor'],
+    ['of another subscription', encodeReplayCursor({ subscription: 'others', range: { from: 0, until: 1 }, position: { done: [] } })],
+  ])('a cursor %s is 400 invalid_cursor', async (_, cursor) => {
+    const reply = await replay({ cursor });
+    expect(reply.status).toBe(400);
+    expect(reply.body.data).toMatchObject({ error: 'invalid_cursor' });
   });
 
   test("since older than the stream's 24 hours is 400 naming the retention", async () => {

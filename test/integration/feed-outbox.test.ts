@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { BREAKER } from '../../shared/feed/breaker';
 import { deadLetters } from '../../shared/feed/dead-letters';
 import { localFeedState, replayDeadLetters } from '../../shared/feed/replay';
 import { lastDelivered } from '../../shared/feed/delivered';
@@ -125,6 +126,33 @@ test('a hung endpoint holds back only its own records: the other subscription is
     // One attempt per record of the hung subscription is under way, none of their second changes.
     expect(new Set(receiver.received.map((r) => r.body.data.version))).toEqual(new Set([1]));
     await receiver.close();
+    await worker.stop();
+  } finally {
+    await other.close();
+  }
+}, 60_000);
+
+test("an endpoint that stopped answering holds the worker's slots only until its breaker opens: the other subscription's retries get them", async () => {
+  const other = new WebhookReceiver();
+  await other.listen();
+  try {
+    receiver.behave = () => 'hang';
+    const slots = 2;
+    const worker = new OutboxWorker({
+      subscriptions: [subscriptionOf('gone'), { ...subscriptionOf('served'), url: other.url, secret: other.secret }],
+      concurrency: slots,
+      timeoutMs: 300,
+    });
+    const outbox = new Outbox(Date.now, () => worker.poke());
+    // The hung one's deliveries first: each look of the worker starts them before the other's.
+    const hung = changeHistory('g', 4 * BREAKER.timeoutsToOpen, 1);
+    const served = changeHistory('s', 4, 1);
+    await outbox.send([...hung.map((change) => ({ subscription: 'gone', change })), ...served.map((change) => ({ subscription: 'served', change }))]);
+    await worker.settle();
+    expect(other.acknowledged()).toEqual(new Set(served.map((c) => c.change_id)));
+    // Without the breaker every one of the 20 held a slot for its timeout before the other's turn.
+    expect(receiver.received.length).toBeLessThanOrEqual(BREAKER.timeoutsToOpen + slots);
+    expect(await pendingCount('gone')).toBe(hung.length);
     await worker.stop();
   } finally {
     await other.close();

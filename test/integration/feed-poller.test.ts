@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { adminClient, streamsClient } from '../../scripts/local/engine';
 import { checkpointFile } from '../../scripts/local/feed-checkpoint';
 import { type Consume, type FeedPoller, startFeedPoller } from '../../scripts/local/feed-poller';
-import { readSince, streamArnOf } from '../../shared/feed/stream/read';
+import { rangeFrom, readRange, streamArnOf } from '../../shared/feed/stream/read';
 
 // The local server's stream poller on both engines: what it hands over is what Lambda's event
 // source mapping would (DynamoDBRecord, images in DynamoDB JSON), each record at least once, in
@@ -268,7 +268,7 @@ test('kill -9 of the process polling: after a restart on its checkpoint every re
   if (repeated >= 0) expect(repeated).toBe(beforeKill);
 }, 120_000);
 
-describe('readSince, for a replay from a point in time', () => {
+describe('readRange, for a replay from a point in time', () => {
   test('gives every record made since then, in order, shaped as the poller hands them over; none from a time still to come', async () => {
     const since = new Date(Date.now() - 1000);
     await put('since', 's1', 1);
@@ -278,7 +278,7 @@ describe('readSince, for a replay from a point in time', () => {
     const arn = await streamArnOf(client, TableName);
     const read = async (from: Date) => {
       const found: DynamoDBRecord[] = [];
-      for await (const page of readSince(streams, arn, from)) found.push(...page);
+      for await (const { records } of readRange(streams, arn, { from: rangeFrom(from), until: Number.MAX_SAFE_INTEGER })) found.push(...records);
       return found;
     };
     let found: DynamoDBRecord[] = [];

@@ -58,24 +58,58 @@ export async function readRecords(
   return { records: (page.Records ?? []).map((r) => toLambdaRecord(r, streamArn)), next: page.NextShardIterator };
 }
 
+/** A replay's range of the stream, by its records' own times (ApproximateCreationDateTime, epoch seconds), both ends in. */
+export interface StreamRange {
+  from: number;
+  until: number;
+}
+
 /**
- * Every record still in the stream made at or after `since`, shard after shard (each after its
- * parent), in pages: for a replay from a point in time within the retention. From the start of
- * `since`'s minute: DynamoDB stamps a record to the second, DynamoDB Local to the minute, and a
- * replay that gives a few seconds more is still at least once, where one that gave less would
- * lose changes. An open shard is read to its first empty page, its end as of the reading; a
- * closed one to its last.
+ * Where a replay's reading of the stream stands: the shards read to the range's end (or their
+ * own), and how far into the one it was reading. Each shard's records are in commit order, and
+ * the shards are read each after its parent, so what follows the position is all that is left.
  */
-export async function* readSince(client: DynamoDBStreamsClient, streamArn: string, since: Date, limit = 1000): AsyncGenerator<DynamoDBRecord[]> {
-  const from = Math.floor(since.getTime() / 60_000) * 60;
+export interface StreamPosition {
+  done: ReadonlyArray<string>;
+  at?: { shard: string; after: string };
+}
+
+const stamp = (r: DynamoDBRecord): number => r.dynamodb?.ApproximateCreationDateTime ?? 0;
+
+/**
+ * The start of a replay from `since`: the start of its minute. DynamoDB stamps a record to the
+ * second, DynamoDB Local to the minute, and a replay that gives a few seconds more is still at
+ * least once, where one that gave less would lose changes.
+ */
+export const rangeFrom = (since: Date): number => Math.floor(since.getTime() / 60_000) * 60;
+
+/**
+ * The stream's records within `range`, shard after shard (each after its parent), in pages, each
+ * with the position after it: a replay that stops between pages goes on from that position. A
+ * shard is read until a record past the range's end (its records come in commit order), its
+ * first empty page while open (its end as of the reading), or its last while closed. A position
+ * whose record the stream no longer keeps (older than its 24 hours) throws CheckpointTrimmed.
+ */
+export async function* readRange(
+  client: DynamoDBStreamsClient,
+  streamArn: string,
+  range: StreamRange,
+  position: StreamPosition = { done: [] },
+  limit = 1000,
+): AsyncGenerator<{ records: DynamoDBRecord[]; position: StreamPosition }> {
+  let done = position.done;
   for (const shard of await describeShards(client, streamArn)) {
-    let { ShardIterator } = await client.send(new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shard.id, ShardIteratorType: 'TRIM_HORIZON' }));
-    while (ShardIterator) {
-      const page = await client.send(new GetRecordsCommand({ ShardIterator, Limit: limit }));
-      const records = (page.Records ?? []).map((r) => toLambdaRecord(r, streamArn)).filter((r) => (r.dynamodb?.ApproximateCreationDateTime ?? 0) >= from);
-      if (records.length > 0) yield records;
-      if ((page.Records ?? []).length === 0 && !shard.closed) break;
-      ShardIterator = page.NextShardIterator;
+    if (done.includes(shard.id)) continue;
+    let at = position.at?.shard === shard.id ? position.at.after : undefined;
+    let iterator: string | undefined = await shardIterator(client, streamArn, shard.id, at);
+    while (iterator) {
+      const { records: read, next } = await readRecords(client, streamArn, iterator, limit);
+      const past = read.some((r) => stamp(r) > range.until);
+      iterator = past || (read.length === 0 && !shard.closed) ? undefined : next;
+      at = read.at(-1)?.dynamodb?.SequenceNumber ?? at;
+      if (!iterator) done = [...done, shard.id];
+      const records = read.filter((r) => stamp(r) >= range.from && stamp(r) <= range.until);
+      yield { records, position: iterator && at !== undefined ? { done, at: { shard: shard.id, after: at } } : { done } };
     }
   }
 }

@@ -25,9 +25,9 @@ export interface ArtifactOptions {
   secrets: SecretSource;
   /**
    * Overrides every function's timeout: a number for deliberately short budgets, or, asked at
-   * each invocation, the timeout to use given the template's.
+   * each invocation, the timeout to use given the template's and the function's name.
    */
-  timeoutSeconds?: number | ((configured: number) => number);
+  timeoutSeconds?: number | ((configured: number, fn: string) => number);
   /** Test-only settings each invocation's environment gets, asked at each invocation. */
   invocationEnvironment?: () => Record<string, string>;
   /** Serves the functions that read the model catalog from their bundles built with the test models (test/support/test-catalog.ts). */

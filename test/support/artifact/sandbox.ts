@@ -37,8 +37,8 @@ export interface SandboxSettings {
   resolve(name: string, value: unknown): string;
   /** Environment Lambda itself provides: region, credentials, the SDK's endpoint settings. */
   lambdaEnvironment: Record<string, string>;
-  /** Overrides the template's timeout (a deliberately short budget), or derives one from it at each invocation. */
-  timeoutSeconds?: number | ((configured: number) => number);
+  /** Overrides the template's timeout (a deliberately short budget), or derives one from it (and the function's name) at each invocation. */
+  timeoutSeconds?: number | ((configured: number, fn: string) => number);
   /** Test-only settings added to the environment before each invocation (TEST_CALL_TIMEOUT_MS, docs/testing.md). */
   invocationEnvironment?: () => Record<string, string>;
 }
@@ -138,7 +138,7 @@ export class FunctionSandboxes {
 
   async invoke(event: unknown): Promise<Invocation> {
     const override = this.settings.timeoutSeconds;
-    const timeoutMs = (typeof override === 'function' ? override(this.fn.timeoutSeconds) : (override ?? this.fn.timeoutSeconds)) * 1000;
+    const timeoutMs = (typeof override === 'function' ? override(this.fn.timeoutSeconds, this.fn.name) : (override ?? this.fn.timeoutSeconds)) * 1000;
     let sandbox: ChildProcess;
     try {
       sandbox = this.idle.pop() ?? (await this.start());

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterFailure, attemptDelivery, type WebhookSubscription } from '../../../shared/feed/deliver';
+import { afterFailure, answered, attemptDelivery, NO_ANSWER, type WebhookSubscription } from '../../../shared/feed/deliver';
 import { RETRY_SCHEDULE_SECONDS } from '../../../shared/feed/schedule';
 
 const change = { change_id: 'c1', model: 'order', id: 'o1', op: 'create' as const, version: 1, time: '2026-11-27T08:00:00.000Z', after: { id: 'o1' } };
@@ -50,4 +50,23 @@ test('no connection is a failure named by its code', async () => {
   const closed = { ...subscription('/'), url: `http://127.0.0.1:${(nobody.address() as AddressInfo).port}/` };
   await new Promise((resolve) => nobody.close(resolve));
   expect(await attemptDelivery({ subscription: 's', change }, closed, { attempt: 8 })).toEqual({ kind: 'dead', failure: 'ECONNREFUSED' });
+});
+
+test('what the breaker hears of an attempt: any status is an answer, the timeout is silence, no connection is neither', async () => {
+  answer = (path) => ({ status: path === '/down' ? 503 : 204 });
+  const attempt = (path: string) => attemptDelivery({ subscription: 's', change }, subscription(path), { attempt: 1 });
+  expect(answered(await attempt('/hook'))).toBe(true);
+  expect(answered(await attempt('/down'))).toBe(true);
+  const silent = createServer(() => undefined);
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  const hung = await attemptDelivery(
+    { subscription: 's', change },
+    { ...subscription('/'), url: `http://127.0.0.1:${(silent.address() as AddressInfo).port}/` },
+    { attempt: 1, timeoutMs: 100 },
+  );
+  silent.closeAllConnections();
+  await new Promise((resolve) => silent.close(resolve));
+  expect(hung).toMatchObject({ failure: NO_ANSWER });
+  expect(answered(hung)).toBe(false);
+  expect(answered({ kind: 'retry', afterSeconds: 5, failure: 'ECONNREFUSED' })).toBeUndefined();
 });
