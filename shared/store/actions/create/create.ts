@@ -115,7 +115,7 @@ async function sendCreate(model: Model, items: Item[], send: () => Promise<unkno
 
 async function putOne(model: Model, item: Item, keyOperation: string | undefined): Promise<Item> {
   try {
-    const [stored] = await sendCreate(model, [item], () => db().send(settledByCaller(new PutCommand(putParams(item))), inTime()), keyOperation);
+    const [stored] = await sendCreate(model, [item], () => db().send(settledByCaller(new PutCommand(putParams(item, model))), inTime()), keyOperation);
     return stored;
   } catch (error) {
     if (isConditionFailure(error)) throw new RecordExists(model.name, [item.id as string]);
@@ -132,7 +132,7 @@ const asLanded = (items: Item[], first: Item): Item[] =>
 
 async function putAll(model: Model, items: Item[], keyOperation: string | undefined): Promise<Item[]> {
   try {
-    return await sendCreate(model, items, () => db().send(settledByCaller(new TransactWriteCommand(batchParams(items))), inTime()), keyOperation);
+    return await sendCreate(model, items, () => db().send(settledByCaller(new TransactWriteCommand(batchParams(items, model))), inTime()), keyOperation);
   } catch (error) {
     if (!(error instanceof TransactionCanceledException)) throw error;
     const reasons = reasonsOf(error);

@@ -64,7 +64,7 @@ export function transactParams({ steps, requestToken, writeTokenOf, now }: Trans
   return {
     ClientRequestToken: requestToken,
     TransactItems: steps.map((step, i) => {
-      if (step.op === 'create') return { Put: putParams(step.item) };
+      if (step.op === 'create') return { Put: putParams(step.item, step.model) };
       const Key = itemKey(step.model, step.id);
       if (step.op === 'update') {
         // The clauses' builder is copied, so that params made twice from one step are the same.
