@@ -3,14 +3,15 @@ import { settings } from '../../../config';
 import type { Model } from '../../../models/model';
 import { epochSeconds } from '../../expiry/ttl';
 import type { Item } from '../../read/query';
-import { CREATED_ATTRIBUTE, TABLE_KEY, TTL_ATTRIBUTE } from '../../table';
+import { TABLE_KEY, TTL_ATTRIBUTE } from '../../table';
 
 /**
  * Writes a new item; an existing id is never overwritten, unless the record there has expired
  * (a model with a ttl field): an expired record is gone to every request, so its id is free to
- * take before DynamoDB's TTL deletes it.
+ * take before DynamoDB's TTL deletes it. `now`: epoch seconds, fixed by a caller that must make
+ * the same params twice (a transaction's ClientRequestToken).
  */
-export const putParams = (item: Item, model?: Model): PutCommandInput => ({
+export const putParams = (item: Item, model?: Model, now = epochSeconds()): PutCommandInput => ({
   TableName: settings().TABLE_NAME,
   Item: item,
   ...(model?.ttl === undefined
@@ -18,7 +19,7 @@ export const putParams = (item: Item, model?: Model): PutCommandInput => ({
     : {
         ConditionExpression: 'attribute_not_exists(#pk) OR #ttl <= :now',
         ExpressionAttributeNames: { '#pk': TABLE_KEY.partitionKey, '#ttl': TTL_ATTRIBUTE },
-        ExpressionAttributeValues: { ':now': epochSeconds(Date.parse(item[CREATED_ATTRIBUTE] as string)) },
+        ExpressionAttributeValues: { ':now': now },
       }),
 });
 

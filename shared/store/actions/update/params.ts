@@ -1,7 +1,7 @@
 import type { UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../../../config';
 import type { Model } from '../../../models/model';
-import { epochSeconds, expiryClauses } from '../../expiry/ttl';
+import { expiryClauses } from '../../expiry/ttl';
 import { compileFilter } from '../../filter/compile';
 import { ExpressionBuilder } from '../../filter/expression';
 import { unexpired } from '../../filter/reach';
@@ -44,7 +44,7 @@ export function updateParams(model: Model, { item, data, writeToken, now, keyRun
   if (keyRuns) set.push(`${x.name(KEY_RUNS_ATTRIBUTE)} = ${x.value(keyRuns)}`);
   // Both keys of every slot: a record stored before its field was indexed has no partition key there yet.
   for (const [attribute, value] of Object.entries(indexAttributes(model, id, data))) set.push(`${x.name(attribute)} = ${x.value(value)}`);
-  const condition = [unchangedSince(x, item), model.ttl === undefined ? undefined : compileFilter(unexpired(epochSeconds(Date.parse(now))), x)];
+  const condition = [unchangedSince(x, item), model.ttl === undefined ? undefined : compileFilter(unexpired(), x)];
   return {
     TableName: settings().TABLE_NAME,
     Key: itemKey(model, id),
