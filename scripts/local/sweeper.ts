@@ -23,7 +23,11 @@ export interface Sweeper {
  */
 export function startSweeper(
   models: ReadonlyArray<Model>,
-  { everyMs = SWEEP.everyMs, budget = SWEEP.budget, onError = (_: unknown) => undefined } = {},
+  {
+    everyMs = SWEEP.everyMs,
+    budget = SWEEP.budget,
+    onError = (_: unknown) => undefined,
+  }: { everyMs?: number; budget?: number; onError?: (error: unknown) => void } = {},
 ): Sweeper {
   const expiring = models.filter((model) => model.ttl !== undefined);
   const positions = new Map<string, SweepPosition>();
