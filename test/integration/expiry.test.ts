@@ -76,6 +76,11 @@ test('once the clock passes its ttl a record is gone to every read and write, re
   const revive = await post('update', { filters: { id: soon }, values: { until: t0 + 99_999 } });
   expect(revive.body.data).toMatchObject({ matched: 0, updated: 0 });
   expect((await post('delete', { filters: { id: soon } })).body.data).toMatchObject({ matched: 0, deleted: 0 });
+  // A precondition on it answers as on a record that never was.
+  const tag = (await post('get_one', { filters: { id: later } })).headers.get('etag')!;
+  const ifMatch = (id: string) => api.post('/api/db/lease/delete', { filters: { id } }, { 'if-match': tag });
+  const [onExpired, onMissing] = [await ifMatch(soon), await ifMatch(fresh('never-made'))];
+  expect([onExpired.status, onExpired.body.data.error]).toEqual([onMissing.status, onMissing.body.data.error]);
   const bulk = await post('update', { filters, values: { n: 5 }, allow_all: true });
   expect(bulk.body.data).toMatchObject({ matched: 2, updated: 2 });
   // A transaction's condition on it: the record is missing.
