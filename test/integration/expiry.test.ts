@@ -30,6 +30,13 @@ const fresh = (prefix: string) => `${prefix}-${++n}`;
 const ids = (reply: { body: { data: { items: Array<{ id: string }> } } }) => reply.body.data.items.map((r) => r.id).sort();
 const stored = async (id: string) => (await storedItems(lease)).find((item) => item.id === id);
 
+test("the models endpoint names each model's ttl field, null where records never expire", async () => {
+  const { models } = (await api.get('/api/db/models')).body.data as { models: Array<{ name: string; ttl: string | null }> };
+  expect(models.find((m) => m.name === 'lease')?.ttl).toBe('until');
+  expect(models.find((m) => m.name === 'onebot_event')?.ttl).toBe('expires_at');
+  expect(models.find((m) => m.name === 'reaction')?.ttl).toBeNull();
+});
+
 test('the ttl field is the item _ttl on create, update in place and by read, and goes when the field is removed', async () => {
   const id = fresh('map');
   const until = now() + 3600;
