@@ -14,6 +14,7 @@ import type { Action, ActionOptions, ApiRecord, CreateRequest } from '../../type
 import { CREATED_ATTRIBUTE, UPDATED_ATTRIBUTE, WRITE_TOKEN_ATTRIBUTE } from '../../table';
 import { isConditionFailure, newWriteToken, rememberedAfter, writtenBy } from '../../write/write-token';
 import { settledByCaller } from '../../attempts';
+import { isExpired } from '../../expiry/ttl';
 import { failureOf, judgeCreate, settleLateWrite } from '../../write/late-write';
 import { reached } from '../../reach';
 import { stampedFor } from '../../write/row-rules';
@@ -102,7 +103,8 @@ async function sendCreate(model: Model, items: Item[], send: () => Promise<unkno
     const verdict = await settleLateWrite(cause, {
       model,
       id: first.id as string,
-      judge: judgeCreate(ours),
+      // An expired record in its place is one this create may still replace (putParams): as if absent.
+      judge: (stored) => judgeCreate(ours)(stored && isExpired(stored) ? undefined : stored),
       resend: async () => {
         await send();
         return first;
