@@ -98,9 +98,11 @@ test('once the clock passes its ttl a record is gone to every read and write, re
   // Still in the table, as in AWS before its TTL deletes it, and unchanged.
   expect(Number((await stored(soon))?._ttl)).toBe(t0 + 100);
   expect((await stored(soon))?._version).toBe(1);
-  // Its id is free: a create takes it, and the new record is live.
-  expect((await post('create', { id: soon, data: { holder, n: 9 } })).status).toBe(201);
+  // Its id is free: an upsert of it creates (the expired record is as missing), and the new record is live.
+  const upsert = await post('update', { filters: { id: soon }, values: { holder, n: 9 }, upsert: true });
+  expect(upsert.body.data).toMatchObject({ upserted: true });
   expect((await post('get_one', { filters: { id: soon } })).body.data).toMatchObject({ id: soon, n: 9, _version: 1 });
+  expect((await stored(soon))?._ttl).toBeUndefined();
 });
 
 localOnly('export leaves out an expired record', async () => {
