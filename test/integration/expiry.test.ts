@@ -164,3 +164,56 @@ test('list, count and get_one answer exactly the records not expired, whatever t
     { numRuns: runs },
   );
 });
+
+// Stateful, against a reference: creates with or without a ttl, updates that move or remove it,
+// deletes and moves of the clock, in random order on a few ids; after each step the records a
+// list and a count answer, and each write's answer, are the reference's. Ttls lie half way
+// between the clock's steps (1,000 s), so no request's own seconds decide one.
+type Step = { op: 'create' | 'set'; at: number; ttl: number | null } | { op: 'delete'; at: number } | { op: 'advance'; by: number };
+test('a random sequence of writes and clock moves leaves exactly the reference records live', async () => {
+  const ttl = fc.option(fc.integer({ min: -1, max: 3 }), { nil: null });
+  const step: fc.Arbitrary<Step> = fc.oneof(
+    fc.record({ op: fc.constant('create' as const), at: fc.integer({ min: 0, max: 3 }), ttl }),
+    fc.record({ op: fc.constant('set' as const), at: fc.integer({ min: 0, max: 3 }), ttl }),
+    fc.record({ op: fc.constant('delete' as const), at: fc.integer({ min: 0, max: 3 }) }),
+    fc.record({ op: fc.constant('advance' as const), by: fc.integer({ min: 1, max: 2 }) }),
+  );
+  await fc.assert(
+    fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: againstArtifacts() ? 8 : 14 }), async (steps) => {
+      const holder = fresh('seq');
+      const base = now();
+      let moved = 0;
+      // The reference: each id's ttl step (null: none), for the records that exist in the table.
+      const stored = new Map<string, number | null>();
+      const live = (id: string) => stored.has(id) && (stored.get(id) === null || stored.get(id)! >= moved);
+      const until = (k: number | null) => (k === null ? undefined : base + (moved + k) * 1000 + 500);
+      for (const s of steps) {
+        if (s.op === 'advance') {
+          clock.advance(s.by * 1_000_000);
+          moved += s.by;
+        } else {
+          const id = `${holder}-${s.at}`;
+          if (s.op === 'create') {
+            const u = until(s.ttl);
+            const reply = await post('create', { id, data: u === undefined ? { holder } : { holder, until: u } });
+            expect(reply.status).toBe(live(id) ? 409 : 201);
+            if (reply.status === 201) stored.set(id, s.ttl === null ? null : moved + s.ttl);
+          } else if (s.op === 'set') {
+            const reply = await post('update', { filters: { id }, values: { until: until(s.ttl) ?? null } });
+            expect(reply.body.data.updated).toBe(live(id) ? 1 : 0);
+            if (live(id)) stored.set(id, s.ttl === null ? null : moved + s.ttl);
+          } else {
+            const reply = await post('delete', { filters: { id } });
+            expect(reply.body.data.deleted).toBe(live(id) ? 1 : 0);
+            if (live(id)) stored.delete(id);
+          }
+        }
+        const expected = [...stored.keys()].filter(live).sort();
+        expect(ids(await post('list', { filters: { holder } }))).toEqual(expected);
+        expect((await post('count', { filters: { holder } })).body.data.count).toBe(expected.length);
+      }
+    }),
+    { numRuns: againstArtifacts() ? 3 : 8 },
+  );
+  // Up to 14 steps of 3 requests a run: time enough on a loaded machine; no answer depends on it.
+}, 180_000);
