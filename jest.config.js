@@ -54,6 +54,7 @@ const ARTIFACT_SUITES = [
   'update-operators',
   'write-stamps',
   'feed-changes',
+  'expiry',
 ];
 
 const javaAvailable = spawnSync('java', ['-version']).status === 0;

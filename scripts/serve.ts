@@ -18,6 +18,7 @@ import { startLocalServer } from './local/server';
 import { scheduleDrain } from './local/spool-drain';
 import { drain, DRAIN_MS, FORCING_SIGNAL, RequestTracker, watchParent } from './local/shutdown';
 import { type LocalFeed, readSubscriptions, startLocalFeed } from './local/feed';
+import { type Sweeper, startSweeper } from './local/sweeper';
 import { buildInBackground, checkDataDir, checkPort, loadModels, readConfig, StartupError } from './local/startup';
 
 async function main(): Promise<void> {
@@ -49,10 +50,13 @@ async function main(): Promise<void> {
     );
   }
   let feed: LocalFeed | undefined;
+  let sweeper: Sweeper | undefined;
   const reached = ({ created }: PreparedDatabase) => {
     console.log(`table ${config.tableName} ${created ? 'created' : 'found'} at ${endpoint}`);
     // OneBot events kept while the database was unreachable (a previous run's too) are stored now.
     scheduleDrain();
+    // DynamoDB's TTL, locally: expired records of models with a ttl field deleted within about a minute.
+    sweeper = startSweeper(models);
     if (subscriptions.length === 0) return;
     // From the stream's checkpoint in DATA_DIR: what a previous run committed but did not hand on is handed on now.
     feed = startLocalFeed({ endpoint, tableName: config.tableName, dataDir: config.dataDir, subscriptions });
@@ -79,7 +83,7 @@ async function main(): Promise<void> {
         : Promise.resolve();
     // The feed stops before the engine closes: its batch in hand keeps its checkpoint, its attempts their outcome.
     const { drained, cut } = await drain(server, requests, async () => {
-      await feed?.stop();
+      await Promise.all([feed?.stop(), sweeper?.stop()]);
       await closeEngine();
     });
     console.log(`stopped: ${drained} request(s) drained${cut > 0 ? `, ${cut} cut off after ${DRAIN_MS / 1000} s` : ''}, engine closed`);

@@ -99,7 +99,7 @@ export const secretsExtension = (): { port: string; token: string } => ({
 /** Bot accounts the OneBot receiver accepts (ONEBOT_SELF_IDS, comma-separated); empty: any. */
 export const onebotSelfIds = (): string[] => list(env(DEPLOYED_VARIABLES.onebotSelfIds));
 
-/** Days heartbeat and lifecycle events are kept (ONEBOT_META_RETENTION_DAYS, default 7); shared/models/onebot.ts says what 0 or junk means. */
+/** Days heartbeat and lifecycle events are kept (ONEBOT_META_RETENTION_DAYS, default 7); shared/onebot/store/retention.ts says what 0 or junk means. */
 export const onebotMetaRetentionDays = (): number => Number(env('ONEBOT_META_RETENTION_DAYS') ?? 7);
 
 /** ONEBOT_API_ROOTS as text, '' when unset; shared/onebot/decide/api-call.ts parses it (and keeps the result while the text stays the same). */

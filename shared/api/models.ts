@@ -41,6 +41,8 @@ export const modelsOperation: Operation = async ({ caller }) => {
         indexed: m.indexed.filter((field) => !hidden[i].has(field)),
         sortable: sortableFields(m).filter((field) => !hidden[i].has(field)),
         shards: m.shards,
+        // The field whose epoch seconds expire a record (docs/record-api.md, "Expiring records"); null: records never expire.
+        ttl: m.ttl !== undefined && !hidden[i].has(m.ttl) ? m.ttl : null,
         rules: rulesOf(m, hidden[i]),
         layout: layouts[i],
       })),

@@ -102,6 +102,10 @@ export const modelsAnswerSchema = z.strictObject({
       indexed: z.array(z.string()),
       sortable: z.array(z.string()).describe('Values order_by accepts (prefix - for descending)'),
       shards: z.int().min(1),
+      ttl: z
+        .string()
+        .nullable()
+        .describe('The field of epoch seconds from which a record is expired: never answered, counted or matched, then deleted; null: records never expire'),
       rules: z
         .strictObject({
           owner: z

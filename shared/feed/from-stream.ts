@@ -4,6 +4,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { toExactNumber } from '../json/exact-json';
 import { findModel } from '../models/catalog';
 import type { Model } from '../models/define';
+import { epochSeconds, isExpired } from '../store/expiry/ttl';
 import { partitionKey, shardOf, tenantOfSortKey } from '../store/keys';
 import { toRecord } from '../store/read/projection';
 import type { Item } from '../store/read/query';
@@ -45,15 +46,25 @@ const stamp = (item: Item | undefined, attribute: string): string | undefined =>
 /**
  * The change one stream record tells (NEW_AND_OLD_IMAGES, in the shape Lambda hands a DynamoDB
  * stream's records over; a reader of the stream's own API converts to it), or undefined when it
- * tells none: an item that is no record of a catalog model, or a MODIFY that leaves the version
- * as it was. Every write of a record raises its version (shared/store/actions/update/params.ts
- * writeStamp); the index build writes a new slot's keys under the version it read, which the
- * record API never shows.
+ * tells none: an item that is no record of a catalog model, a MODIFY that leaves the version
+ * as it was, or a write that leaves a record already expired at the commit. Every write of a
+ * record raises its version (shared/store/actions/update/params.ts writeStamp); the index build
+ * writes a new slot's keys under the version it read, which the record API never shows.
+ *
+ * Expiry (docs/feed.md): a REMOVE of a record expired at the commit is an expiry, whoever made
+ * it (DynamoDB's TTL in AWS, the local sweeper), since no request reaches an expired record; a
+ * create that takes the id of an expired record, not yet deleted, is told as a create.
  */
 export async function changeOf(record: DynamoDBRecord): Promise<Change | undefined> {
-  const op = OPS[record.eventName ?? ''];
-  const before = itemOf(record.dynamodb?.OldImage);
+  const seconds = record.dynamodb?.ApproximateCreationDateTime;
+  const committed = seconds === undefined ? epochSeconds() : Math.floor(seconds);
+  const oldImage = itemOf(record.dynamodb?.OldImage);
   const after = itemOf(record.dynamodb?.NewImage);
+  // A write that leaves a record expired is never told (the request saw nothing, or made it expire): its expiry will be.
+  if (record.eventName !== 'REMOVE' && isExpired(after, committed)) return undefined;
+  const revived = record.eventName === 'MODIFY' && isExpired(oldImage, committed);
+  const before = revived ? undefined : oldImage;
+  const op = revived ? 'create' : OPS[record.eventName ?? ''];
   const item = after ?? before;
   if (op === undefined || item === undefined) return undefined;
   const model = await modelOf(item);
@@ -63,7 +74,6 @@ export async function changeOf(record: DynamoDBRecord): Promise<Change | undefin
     throw new Error(`stream record ${record.eventID ?? '(no eventID)'} of ${model.name} lacks an image its ${op} needs: the stream must be NEW_AND_OLD_IMAGES`);
   }
   if (op === 'update' && Number(before?.[VERSION_ATTRIBUTE]) === Number(after?.[VERSION_ATTRIBUTE])) return undefined;
-  const seconds = record.dynamodb?.ApproximateCreationDateTime;
   const tenant = model.tenant ? tenantOfSortKey(String(item[TABLE_KEY.sortKey])) : undefined;
   const requestId = stamp(after, REQUEST_ATTRIBUTE);
   const subject = stamp(after, SUBJECT_ATTRIBUTE);
@@ -76,7 +86,7 @@ export async function changeOf(record: DynamoDBRecord): Promise<Change | undefin
     version: Number(item[VERSION_ATTRIBUTE]),
     // The stream's own time of the commit (whole seconds); the record's _updated_at is in `after`.
     time: new Date(seconds === undefined ? Date.now() : seconds * 1000).toISOString(),
-    ...(op === 'delete' && byTimeToLive(record) ? { expired: true as const } : {}),
+    ...(op === 'delete' && (byTimeToLive(record) || isExpired(before, committed)) ? { expired: true as const } : {}),
     ...(before && op !== 'create' ? { before: toRecord(before) } : {}),
     ...(after && op !== 'delete' ? { after: toRecord(after) } : {}),
     ...(requestId === undefined ? {} : { request_id: requestId }),

@@ -67,6 +67,20 @@ function checkRules(options: ModelOptions<ModelSchema, string>): void {
 }
 
 /**
+ * The ttl field names a number field of epoch seconds (DynamoDB's TTL reads a Number attribute:
+ * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/time-to-live-ttl-before-you-start.html),
+ * optional or not: a record without it never expires.
+ */
+function checkTtl(options: ModelOptions<ModelSchema, string>): void {
+  const { name, schema, ttl } = options;
+  if (ttl === undefined) return;
+  if (!Object.hasOwn(schema.shape, ttl)) throw new InvalidModelDefinition(`model ${name}: ttl names ${ttl}, which is not a field of the model`);
+  const types = typesOf(zm.toJSONSchema(schema.shape[ttl], { io: 'input' }) as FieldSchema);
+  if (types.length === 0 || !types.every((t) => t === 'integer' || t === 'number'))
+    throw new InvalidModelDefinition(`model ${name}: ttl field ${ttl} must be a number field (an integer of epoch seconds)`);
+}
+
+/**
  * A model, checked at declaration. Its JSON Schemas are built on first use: most requests never
  * need them (the models endpoint, OpenAPI and the filter parser do), so cold starts do not pay
  * for them.
@@ -103,6 +117,7 @@ export function defineModel<
     return [...new Set(types.map((t): IndexKind => (t === 'string' ? 'string' : 'number')))].sort();
   });
   checkRules(options as ModelOptions<ModelSchema, string>);
+  checkTtl(options as ModelOptions<ModelSchema, string>);
   const shards = options.shards ?? 1;
   if (!Number.isInteger(shards) || shards < 1 || shards > LIMITS.maxShards)
     throw new InvalidModelDefinition(`model ${name}: shards must be 1..${LIMITS.maxShards}`);
@@ -122,7 +137,6 @@ export function defineModel<
     indexKinds,
     shards,
     access: options.access ?? 'read_write',
-    retention: options.retention as Model['retention'],
     owner: options.owner,
     tenant: options.tenant as TenantRule<T> | undefined,
     fields: (options.fields ?? {}) as Model['fields'] & F,

@@ -61,8 +61,6 @@ export interface ModelOptions<S extends ModelSchema, I extends keyof zm.infer<S>
   /** Partition keys to spread the model over; fixed once the model holds data. */
   shards?: number;
   access?: ModelAccess;
-  /** Seconds a new record is kept, or undefined to keep it; DynamoDB's TTL deletes it after that. */
-  retention?: (data: zm.infer<S>) => number | undefined;
   /** A string field holding the subject of the caller that created the record: a caller without admin reaches only its own. */
   owner?: keyof zm.infer<S> & string;
   /** A string field naming the record's tenant, from the caller's claim: no caller reaches another tenant's records. */
@@ -71,7 +69,7 @@ export interface ModelOptions<S extends ModelSchema, I extends keyof zm.infer<S>
   fields?: Partial<Record<keyof zm.infer<S> & string, FieldRule>>;
   /** Counts and sums per group, kept as records change (shared/aggregates/): by name, at most LIMITS.maxAggregates. */
   aggregates?: Record<string, AggregateDefinition<keyof zm.infer<S> & string>>;
-  /** An integer field of epoch seconds after which the record is expired: never answered, and deleted. */
+  /** An integer field of epoch seconds at and after which the record is expired: never answered, and deleted (docs/record-api.md, "Expiring records"). */
   ttl?: keyof zm.infer<S> & string;
 }
 
@@ -93,7 +91,6 @@ export interface Model<S extends ModelSchema = ModelSchema, I extends string = s
   readonly indexKinds: ReadonlyArray<ReadonlyArray<IndexKind>>;
   readonly shards: number;
   readonly access: ModelAccess;
-  readonly retention?: (data: Record<string, unknown>) => number | undefined;
   readonly owner?: string;
   readonly tenant?: TenantRule;
   readonly fields: Readonly<Record<string, FieldRule>>;

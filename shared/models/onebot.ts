@@ -1,5 +1,4 @@
 import * as zm from '../zod';
-import { onebotMetaRetentionDays } from '../config';
 import { ONEBOT_LIMITS } from '../limits';
 import { defineModel } from './define';
 import { patternProblem } from './pattern-check';
@@ -19,17 +18,6 @@ const withDefault = <T extends zm.core.SomeType>(schema: T, value: zm.core.util.
   const defaulted = zm._default(schema, value);
   return description === undefined ? defaulted : defaulted.check(zm.describe(description));
 };
-
-const DAY = 86_400;
-
-/**
- * How long heartbeat and lifecycle events are kept: `ONEBOT_META_RETENTION_DAYS` (default 7;
- * 0 keeps them). Other events are kept until deleted.
- */
-function metaEventRetentionSeconds(): number | undefined {
-  const days = onebotMetaRetentionDays();
-  return Number.isFinite(days) && days > 0 ? Math.round(days * DAY) : undefined;
-}
 
 /** OneBot ids: int64 numbers (stored digit for digit, even past 2^53) or strings, as sent. */
 const oneBotId = zm.union([zm.number(), zm.string()]);
@@ -84,12 +72,17 @@ export const onebotEvent = defineModel({
     answer: opt(objectField, 'The quick operation answered (absent: 200 {}); a re-send of this event gets the same'),
     rule_id: opt(zm.string(), 'The onebot_rule that applied'),
     done: opt(done, 'What was done about the rule: quick operation, API call with its result, or nothing and why'),
+    expires_at: opt(
+      zm.int(),
+      'Epoch seconds from which the event is expired and gone (the ttl field): heartbeat and lifecycle events get one from ONEBOT_META_RETENTION_DAYS, other events none',
+    ),
   }),
   indexed: ['time', 'user_id', 'group_id'],
   shards: 4,
   access: 'read_only',
   // Heartbeats alone are ~17,000 events a day per bot at 5 s; onebot_bot keeps the latest status.
-  retention: (data) => (data.post_type === 'meta_event' ? metaEventRetentionSeconds() : undefined),
+  // The receiver sets their expiry (shared/onebot/store/retention.ts), which every model's ttl then serves.
+  ttl: 'expires_at',
 });
 
 export const onebotBot = defineModel({

@@ -207,7 +207,13 @@ export function buildOpenApiDocument(): OpenApiDocument {
       // The model's rules for any caller (the models endpoint says which apply to the one asking).
       ...visibleModels().map((m) => {
         const rules = rulesOf(m);
-        return { name: m.name, description: m.description, ...(Object.keys(rules).length > 0 ? { 'x-recordgate-rules': rules } : {}) };
+        return {
+          name: m.name,
+          description: m.description,
+          ...(Object.keys(rules).length > 0 ? { 'x-recordgate-rules': rules } : {}),
+          // The field whose epoch seconds expire a record (docs/record-api.md, "Expiring records").
+          ...(m.ttl === undefined ? {} : { 'x-recordgate-ttl': m.ttl }),
+        };
       }),
       ...Object.entries(SERVICE_TAGS)
         .filter(([name]) => used.has(name))

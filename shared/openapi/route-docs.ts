@@ -354,7 +354,7 @@ export const SERVICE_OPERATIONS: Record<string, (route: Route) => OperationDoc> 
   models: () => ({
     success: {
       status: 200,
-      description: 'The models, with their JSON Schema, indexed and sortable fields, and the layout of their stored records (index states)',
+      description: 'The models, with their JSON Schema, indexed and sortable fields, ttl field, and the layout of their stored records (index states)',
       data: modelsAnswerSchema,
     },
     errors: ['internal', 'database_unavailable'],

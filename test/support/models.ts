@@ -99,6 +99,18 @@ export function accountModel(name: string) {
   });
 }
 
+/** Records that expire: `until` is the ttl field (epoch seconds, optional), over two shards and an index. */
+export function leaseModel(name: string) {
+  return defineModel({
+    name,
+    description: 'a lease that expires at until',
+    schema: z.strictObject({ holder: z.string(), until: z.int().optional(), n: z.int().optional() }),
+    indexed: ['holder'],
+    shards: 2,
+    ttl: 'until',
+  });
+}
+
 /**
  * A model with every rule of docs/security.md: an owner, a tenant, fields hidden by scope and by
  * claim, a read-only one. Only documents are built from it (the OpenAPI lint): its row rules

@@ -1,13 +1,14 @@
 import type { Model } from '../../shared/models/define';
-import { accountModel, stockModel } from './models';
+import { accountModel, leaseModel, stockModel } from './models';
 
 type Catalog = Pick<typeof import('../../shared/models/catalog'), 'MODEL_NAMES' | 'findModel'>;
 type EveryModel = typeof import('../../shared/models/every-model');
 
-/** The models the suites add to the shipped ones, as a team adds its own: a bounded stock, and an account whose balance may not go below 0. */
+/** The models the suites add to the shipped ones, as a team adds its own: a bounded stock, an account whose balance may not go below 0, a lease that expires. */
 const TEST_MODELS = {
   op_stock: () => stockModel('op_stock'),
   account: () => accountModel('account'),
+  lease: () => leaseModel('lease'),
 } as const satisfies Record<string, () => Model>;
 type TestModelName = keyof typeof TEST_MODELS;
 const isTestModel = (name: string): name is TestModelName => Object.hasOwn(TEST_MODELS, name);

@@ -8,6 +8,7 @@ import { ItemTooLarge, RecordExists } from '../../store/errors';
 import { createRecords, getOneRecord, type ApiRecord } from '../../store/records';
 import { refusedForSize } from '../../store/sdk-errors';
 import { BLOB_PREFIXES, putBlob } from './blobs';
+import { withRetention } from './retention';
 import { idText, type OneBotEvent } from '../event';
 import type { Sender } from '../senders';
 
@@ -76,7 +77,8 @@ export interface StoreResult {
  * the record points at it, so a verified event is never refused for its size (over 400 KB) or
  * its keys (an empty, `__proto__` or `constructor` key: storable.ts).
  */
-async function create(id: string, data: EventData, rawBody: Buffer): Promise<EventData> {
+async function create(id: string, received: EventData, rawBody: Buffer): Promise<EventData> {
+  const data = withRetention(received);
   if (unstorableKeyPath(data.event) === undefined) {
     try {
       await createRecords(onebotEvent, { records: [{ id, data }] }, { pathOf: () => [] });

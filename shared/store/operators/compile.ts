@@ -43,7 +43,8 @@ function incCondition(x: ExpressionBuilder, path: string, by: string, bounds: Nu
  * The changes as one atomic UpdateItem on the record's data attribute, with the condition under
  * which the model takes the result, or undefined when that cannot be stated (a nested path, an
  * operator DynamoDB has no expression for, a field whose checks a condition cannot state, an
- * indexed field whose index keys must be re-encoded, a model that checks fields together).
+ * indexed field whose index keys must be re-encoded, the ttl field whose value the item's expiry
+ * copies, a model that checks fields together).
  * Values set whole are checked here against their field (InvalidRecord: no record could take them).
  */
 export async function compileChanges(changes: Changes, x: ExpressionBuilder, model: Model): Promise<CompiledChanges | undefined> {
@@ -52,7 +53,7 @@ export async function compileChanges(changes: Changes, x: ExpressionBuilder, mod
   const conditions: string[] = [];
   const toSet: Record<string, unknown> = {};
   const compilable = (change: Change) =>
-    change.path.length === 1 && Object.hasOwn(model.schema.shape, change.path[0]) && !model.indexed.includes(change.path[0]);
+    change.path.length === 1 && Object.hasOwn(model.schema.shape, change.path[0]) && !model.indexed.includes(change.path[0]) && change.path[0] !== model.ttl;
   for (const change of changes.list) {
     if (!compilable(change)) return undefined;
     const field = change.path[0];

@@ -1,4 +1,5 @@
 import type { Model } from '../../models/model';
+import { isExpired } from '../expiry/ttl';
 import { dataSpace, itemKey, shardOf } from '../keys';
 import { toRecord } from '../read/projection';
 import { shardPage } from '../read/query';
@@ -17,14 +18,15 @@ const PAGE = 500;
 /**
  * Every record of the model as the record API answers it (data, id, system fields), shard by
  * shard in key order, a page at a time from `from` on. The model itself, never a caller's view
- * of it: every tenant's and every owner's records, hidden fields included.
+ * of it: every tenant's and every owner's records, hidden fields included; never an expired one.
  */
 export async function* everyRecord(model: Model, from: Position = { shard: 0 }): AsyncGenerator<ApiRecord[]> {
   for (let shard = from.shard; shard < model.shards; shard++) {
     let after = shard === from.shard ? from.after : undefined;
     do {
       const page = await shardPage(model, shard, { after, limit: PAGE });
-      if (page.items.length > 0) yield page.items.map((item) => toRecord(item));
+      const live = page.items.filter((item) => !isExpired(item));
+      if (live.length > 0) yield live.map((item) => toRecord(item));
       after = page.last;
     } while (after !== undefined);
   }

@@ -9,12 +9,18 @@ import type { DeployedFunction } from './assembly';
 /**
  * What runs inside a sandbox: Lambda's Node.js runtime in miniature. It imports the bundle's
  * index.mjs once (the cold start), then takes one event at a time and answers what the handler
- * returned, with a context whose remaining time counts down to the deadline.
+ * returned, with a context whose remaining time counts down to the deadline. The harness alone
+ * moves its clock, to the test process's (a test that moves time: docs/testing.md): no bundle
+ * holds a switch that could move a deployment's.
  */
 const RUNTIME = `
 const loaded = import(require('node:url').pathToFileURL(require('node:path').join(process.env.LAMBDA_TASK_ROOT, 'index.mjs')));
-process.on('message', async ({ requestId, event, deadline, env }) => {
+const realNow = Date.now;
+process.on('message', async ({ requestId, event, deadline, env, now }) => {
   Object.assign(process.env, env);
+  // The test's clock (test/support/clock.ts), moved by more than a second: the bundle runs by it, as a suite's in-process server does.
+  const offset = now - realNow();
+  Date.now = Math.abs(offset) > 1000 ? () => realNow() + offset : realNow;
   const { handler } = await loaded;
   const context = {
     functionName: process.env.AWS_LAMBDA_FUNCTION_NAME, functionVersion: '$LATEST', awsRequestId: requestId,
@@ -167,7 +173,7 @@ export class FunctionSandboxes {
       const timer = setTimeout(() => finish({ kind: 'failed', reason: `Task timed out after ${timeoutMs / 1000} seconds` }, false), timeoutMs);
       sandbox.on('message', onMessage);
       sandbox.on('exit', onExit);
-      sandbox.send({ requestId, event, deadline, env: this.settings.invocationEnvironment?.() ?? {} });
+      sandbox.send({ requestId, event, deadline, env: this.settings.invocationEnvironment?.() ?? {}, now: Date.now() });
     });
   }
 

@@ -10,10 +10,13 @@ import { storedItem } from '../../../shared/store/actions/create/item';
 import { indexAttributes } from '../../../shared/store/keys';
 import { layoutKey } from '../../../shared/store/layout/layout';
 import type { Item } from '../../../shared/store/read/query';
-import { ruledModel } from '../../support/models';
+import { leaseModel, ruledModel } from '../../support/models';
 
 const ORG = ruledModel('feed_tenanted');
-jest.mock('../../../shared/models/catalog', () => jest.requireActual('../../support/catalog-with').catalogWith(['feed_tenanted'], () => [ORG]));
+const LEASE = leaseModel('feed_lease');
+jest.mock('../../../shared/models/catalog', () =>
+  jest.requireActual('../../support/catalog-with').catalogWith(['feed_tenanted', 'feed_lease'], () => [ORG, LEASE]),
+);
 
 const NOW = '2026-11-27T08:00:00.000Z';
 const COMMITTED = Date.parse('2026-11-27T08:00:01.000Z') / 1000;
@@ -89,6 +92,21 @@ test('a REMOVE is a delete of the version deleted, with no request (the image is
   // Another service principal is not TTL.
   const other = { userIdentity: { type: 'Service', principalId: 'other.amazonaws.com' } };
   expect(await changeOf(streamRecord('REMOVE', item, undefined, other))).not.toHaveProperty('expired');
+});
+
+test('expiry: a REMOVE of a record expired at the commit is an expiry, whoever deleted it; nothing else of an expired record is a change', async () => {
+  const at = (until: number) => storedItem(LEASE, { id: 'r1', data: { holder: 'h', until } }, NOW, 'w1');
+  const [expired, live] = [at(COMMITTED), at(COMMITTED + 1)];
+  // The local sweeper deletes as any caller does: the old image's _ttl had passed at the commit.
+  expect(await changeOf(streamRecord('REMOVE', expired, undefined))).toMatchObject({ op: 'delete', expired: true, before: { until: COMMITTED } });
+  expect(await changeOf(streamRecord('REMOVE', live, undefined))).not.toHaveProperty('expired');
+  // A write that leaves the record expired (made so, or created so) is not told; its expiry will be.
+  expect(await changeOf(streamRecord('INSERT', undefined, expired))).toBeUndefined();
+  expect(await changeOf(streamRecord('MODIFY', live, rewritten(live, { holder: 'h', until: COMMITTED }, { _ttl: COMMITTED })))).toBeUndefined();
+  // A create that took the id of an expired record not yet deleted: a create, nothing of the record before.
+  const taken = await changeOf(streamRecord('MODIFY', expired, storedItem(LEASE, { id: 'r1', data: { holder: 'new' } }, NOW, 'w2')));
+  expect(taken).toMatchObject({ op: 'create', version: 1, after: { holder: 'new' } });
+  expect(taken).not.toHaveProperty('before');
 });
 
 test('a record of a tenant model names its tenant, read from its key, whatever characters it holds', async () => {

@@ -19,6 +19,16 @@ test('indexed fields are strings or numbers, at most three; shards 1..64', () =>
   expect(defineModel({ ...base, schema, indexed: ['a', 'b'], shards: 8 })).toMatchObject({ indexed: ['a', 'b'], shards: 8, access: 'read_write' });
 });
 
+test('ttl names a number field of the model, optional or not', () => {
+  const schema = z.object({ at: z.int(), maybe: z.number().optional(), name: z.string(), mixed: z.union([z.number(), z.string()]) });
+  expect(() => defineModel({ ...base, schema, ttl: 'nope' as never })).toThrow(/ttl names nope, which is not a field/);
+  expect(() => defineModel({ ...base, schema, ttl: 'name' })).toThrow(/ttl field name must be a number field/);
+  expect(() => defineModel({ ...base, schema, ttl: 'mixed' })).toThrow(/must be a number field/);
+  expect(defineModel({ ...base, schema, ttl: 'at' }).ttl).toBe('at');
+  expect(defineModel({ ...base, schema, ttl: 'maybe' }).ttl).toBe('maybe');
+  expect(defineModel({ ...base, schema })).not.toHaveProperty('ttl');
+});
+
 test('JSON Schemas: what callers send, and what is stored (defaults filled, stripped keys gone)', () => {
   const model = defineModel({ ...base, schema: z.object({ n: z.number().default(1), meta: z.object({ x: z.string() }).optional() }) });
   expect(model.jsonSchema.required ?? []).not.toContain('n');

@@ -14,6 +14,7 @@ import type { Action, ActionOptions, ApiRecord, CreateRequest } from '../../type
 import { CREATED_ATTRIBUTE, UPDATED_ATTRIBUTE, WRITE_TOKEN_ATTRIBUTE } from '../../table';
 import { isConditionFailure, newWriteToken, rememberedAfter, writtenBy } from '../../write/write-token';
 import { settledByCaller } from '../../attempts';
+import { isExpired } from '../../expiry/ttl';
 import { failureOf, judgeCreate, settleLateWrite } from '../../write/late-write';
 import { reached } from '../../reach';
 import { stampedFor } from '../../write/row-rules';
@@ -102,7 +103,8 @@ async function sendCreate(model: Model, items: Item[], send: () => Promise<unkno
     const verdict = await settleLateWrite(cause, {
       model,
       id: first.id as string,
-      judge: judgeCreate(ours),
+      // An expired record in its place is one this create may still replace (putParams): as if absent.
+      judge: (stored) => judgeCreate(ours)(stored && isExpired(stored) ? undefined : stored),
       resend: async () => {
         await send();
         return first;
@@ -115,7 +117,7 @@ async function sendCreate(model: Model, items: Item[], send: () => Promise<unkno
 
 async function putOne(model: Model, item: Item, keyOperation: string | undefined): Promise<Item> {
   try {
-    const [stored] = await sendCreate(model, [item], () => db().send(settledByCaller(new PutCommand(putParams(item))), inTime()), keyOperation);
+    const [stored] = await sendCreate(model, [item], () => db().send(settledByCaller(new PutCommand(putParams(item, model))), inTime()), keyOperation);
     return stored;
   } catch (error) {
     if (isConditionFailure(error)) throw new RecordExists(model.name, [item.id as string]);
@@ -132,7 +134,7 @@ const asLanded = (items: Item[], first: Item): Item[] =>
 
 async function putAll(model: Model, items: Item[], keyOperation: string | undefined): Promise<Item[]> {
   try {
-    return await sendCreate(model, items, () => db().send(settledByCaller(new TransactWriteCommand(batchParams(items))), inTime()), keyOperation);
+    return await sendCreate(model, items, () => db().send(settledByCaller(new TransactWriteCommand(batchParams(items, model))), inTime()), keyOperation);
   } catch (error) {
     if (!(error instanceof TransactionCanceledException)) throw error;
     const reasons = reasonsOf(error);

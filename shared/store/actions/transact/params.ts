@@ -8,6 +8,7 @@ import { ExpressionBuilder } from '../../filter/expression';
 import { itemKey } from '../../keys';
 import type { Item } from '../../read/query';
 import { TABLE_KEY } from '../../table';
+import { epochSeconds } from '../../expiry/ttl';
 import { putParams } from '../create/params';
 import { writeStamp } from '../update/params';
 
@@ -64,7 +65,7 @@ export function transactParams({ steps, requestToken, writeTokenOf, now }: Trans
   return {
     ClientRequestToken: requestToken,
     TransactItems: steps.map((step, i) => {
-      if (step.op === 'create') return { Put: putParams(step.item) };
+      if (step.op === 'create') return { Put: putParams(step.item, step.model, epochSeconds(Date.parse(now))) };
       const Key = itemKey(step.model, step.id);
       if (step.op === 'update') {
         // The clauses' builder is copied, so that params made twice from one step are the same.

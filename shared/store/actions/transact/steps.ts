@@ -3,6 +3,7 @@ import { pathText, type ErrorDetail } from '../../../models/details';
 import { checkAgainst } from '../../../models/validate';
 import { InvalidRecord, InvalidValues, TransactionRefused } from '../../errors';
 import type { FilterNode } from '../../filter/ast';
+import { expiryClauses } from '../../expiry/ttl';
 import { ExpressionBuilder } from '../../filter/expression';
 import { parseFilter } from '../../filter/parse';
 import { reaches, withinReach } from '../../filter/reach';
@@ -46,7 +47,7 @@ export async function underOperation<T>(at: PropertyKey[], work: () => Promise<T
 /**
  * The record's whole new data, for changes no one UpdateItem can state with its model's checks
  * (shared/store/operators/compile.ts): read, changed, validated as a whole record, and written
- * only if nothing was written since it was read, with its index keys.
+ * only if nothing was written since it was read, with its index keys and its expiry.
  */
 async function readClauses(model: Model, id: string, changes: Changes, filter: FilterNode, at: PropertyKey[]): Promise<Checked> {
   const read = await currentItem(model, id);
@@ -57,9 +58,13 @@ async function readClauses(model: Model, id: string, changes: Changes, filter: F
   const data = result.value as Record<string, unknown>;
   checkItemSize(updatedItem(model, read, data), id);
   const x = new ExpressionBuilder();
-  const set = [`${x.name(DATA_ATTRIBUTE)} = ${x.value(data)}`];
+  const expiry = expiryClauses(model, data, x);
+  const set = [`${x.name(DATA_ATTRIBUTE)} = ${x.value(data)}`, ...expiry.set];
   for (const [attribute, value] of Object.entries(indexAttributes(model, id, data))) set.push(`${x.name(attribute)} = ${x.value(value)}`);
-  return { details: [], step: { op: 'update', model, id, clauses: { x, set, remove: [], condition: unchangedSince(x, read) }, filter, changes, read } };
+  return {
+    details: [],
+    step: { op: 'update', model, id, clauses: { x, set, remove: expiry.remove, condition: unchangedSince(x, read) }, filter, changes, read },
+  };
 }
 
 /**

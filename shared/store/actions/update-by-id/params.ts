@@ -1,6 +1,7 @@
 import type { UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../../../config';
 import type { Model } from '../../../models/model';
+import { expiryClauses } from '../../expiry/ttl';
 import { ExpressionBuilder } from '../../filter/expression';
 import { itemKey } from '../../keys';
 import { DATA_ATTRIBUTE, TABLE_KEY } from '../../table';
@@ -18,6 +19,8 @@ export function setFieldsParams(model: Model, { id, values, writeToken, now }: F
   const x = new ExpressionBuilder();
   const set = Object.entries(values).map(([field, value]) => `${x.path([DATA_ATTRIBUTE, field])} = ${x.value(value)}`);
   set.push(...writeStamp(x, writeToken, now));
+  // Setting the ttl field moves the item's expiry with it.
+  if (model.ttl !== undefined && Object.hasOwn(values, model.ttl)) set.push(...expiryClauses(model, values, x).set);
   return {
     TableName: settings().TABLE_NAME,
     Key: itemKey(model, id),

@@ -1,4 +1,5 @@
 import type { Model } from '../../../models/model';
+import { expiryAttributes } from '../../expiry/ttl';
 import { indexAttributes } from '../../keys';
 import type { Item } from '../../read/query';
 import { DATA_ATTRIBUTE, VERSION_ATTRIBUTE } from '../../table';
@@ -7,6 +8,7 @@ import { DATA_ATTRIBUTE, VERSION_ATTRIBUTE } from '../../table';
 export const updatedItem = (model: Model, item: Item, data: Record<string, unknown>): Item => ({
   ...item,
   ...indexAttributes(model, item.id as string, data),
+  ...expiryAttributes(model, data),
   [DATA_ATTRIBUTE]: data,
   [VERSION_ATTRIBUTE]: (item[VERSION_ATTRIBUTE] as number) + 1,
 });

@@ -44,9 +44,11 @@ describe('storedItem', () => {
     expect(bare.g1sk).toBe('!\u0000n2');
   });
 
-  test('a model with a retention stamps the expiry in epoch seconds; one without stamps none', () => {
-    const kept = defineModel({ name: 'kept', description: 'test', schema: z.strictObject({ days: z.number() }), retention: (data) => data.days * 86_400 });
-    expect(storedItem(kept, { id: 'k', data: { days: 2 } }, NOW, 't')._ttl).toBe(Date.parse(NOW) / 1000 + 2 * 86_400);
+  test('a model with a ttl field stamps its whole seconds as the expiry, a record without the field none; a model without one stamps none', () => {
+    const kept = defineModel({ name: 'kept', description: 'test', schema: z.strictObject({ until: z.number().optional() }), ttl: 'until' });
+    expect(storedItem(kept, { id: 'k', data: { until: 1_800_000_000 } }, NOW, 't')._ttl).toBe(1_800_000_000);
+    expect(storedItem(kept, { id: 'k', data: { until: 1_800_000_000.9 } }, NOW, 't')._ttl).toBe(1_800_000_000);
+    expect(storedItem(kept, { id: 'k', data: {} }, NOW, 't')).not.toHaveProperty('_ttl');
     expect(item).not.toHaveProperty('_ttl');
   });
 });
