@@ -17,6 +17,7 @@ import { DEAD_LETTER_LOG_CODE } from '../shared/feed/deliver-queued';
 import type { Subscription } from '../shared/feed/subscriptions';
 import { FEED_DELIVERY } from '../shared/limits';
 import { allModels } from '../shared/models/every-model';
+import type { Model } from '../shared/models/model';
 import { TABLE_KEY } from '../shared/store/table';
 import { serviceFunction, type FunctionResources } from './service-function';
 
@@ -117,9 +118,9 @@ const MAX_FILTER_PATTERN = 4096;
  * the service's own items (`_layout`, `_idempotency#...`, `#health`, the feed's dead letters)
  * never do, and filtered-out records are not billed as invocations.
  */
-export function recordItemsFilter() {
+export function recordItemsFilter(models: ReadonlyArray<Model> = allModels()) {
   // pk is `<model>#<shard>` (shared/store/keys.ts partitionKey): its prefix up to the shard names the model.
-  const pattern = { dynamodb: { Keys: { [TABLE_KEY.partitionKey]: { S: allModels().map((m) => ({ prefix: `${m.name}#` })) } } } };
+  const pattern = { dynamodb: { Keys: { [TABLE_KEY.partitionKey]: { S: models.map((m) => ({ prefix: `${m.name}#` })) } } } };
   const length = JSON.stringify(pattern).length;
   if (length > MAX_FILTER_PATTERN)
     throw new Error(`the change feed's stream filter is ${length} characters, over Lambda's ${MAX_FILTER_PATTERN}: too many models`);
@@ -190,7 +191,7 @@ export class ChangeFeed extends Construct {
         retryAttempts: FEED_STREAM.maxRetryAttempts,
         maxRecordAge: Duration.seconds(FEED_STREAM.maxRecordAgeSeconds),
         onFailure: new SqsDlq(this.failedBatches),
-        filters: [FilterCriteria.filter(recordItemsFilter())],
+        filters: [FilterCriteria.filter(recordItemsFilter(props.models.all))],
       }),
     );
     this.deliveries.grantSendMessages(this.consumer);

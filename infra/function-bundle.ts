@@ -1,6 +1,10 @@
+import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { buildSync } from 'esbuild';
+import { servedModelsSource } from '../catalog/bundle-catalog';
+import { isShipped, type ServedModels } from '../catalog/served-models';
 import { PACKAGE_ASSETS } from '../shared/docs/assets';
 import { FUNCTION_DESCRIPTORS, type FunctionName } from '../shared/manifest/functions';
 import { openApiDocumentText } from '../shared/openapi/text';
@@ -14,7 +18,8 @@ export const DOCS_ASSETS_DIR = 'docs-assets';
 
 /** Copies exactly the swagger-ui files the docs function serves (shared/docs/assets.ts) into its bundle. */
 function copyDocsAssets(outputDir: string): void {
-  const source = path.join(PROJECT_ROOT, 'node_modules', 'swagger-ui-dist');
+  // Where Node finds it: beside recordgate in a team's node_modules, inside it in the forked layout.
+  const source = path.dirname(require.resolve('swagger-ui-dist/package.json'));
   const present = Object.keys(PACKAGE_ASSETS);
   const missing = present.filter((file) => !existsSync(path.join(source, file)));
   if (missing.length > 0) throw new Error(`swagger-ui-dist lacks ${missing.join(', ')}: the docs page would break`);
@@ -23,15 +28,30 @@ function copyDocsAssets(outputDir: string): void {
 }
 
 /**
+ * The bundle with a team's models in place of the shipped catalog (catalog/bundle-catalog.ts),
+ * built by a process of its own (catalog/bundle-process.ts): esbuild's synchronous build, which
+ * CDK's bundling calls for, takes no plugin.
+ */
+function bundleWithModels(name: FunctionName, outputDir: string, entry: string, served: ServedModels): void {
+  const child = spawnSync(process.execPath, ['--import', pathToFileURL(require.resolve('tsx')).href, path.join(PROJECT_ROOT, 'catalog/bundle-process.ts')], {
+    input: JSON.stringify({ name, outputDir, entry, source: servedModelsSource(served) }),
+    encoding: 'utf8',
+  });
+  if (child.status !== 0) throw new Error(`bundling ${name} with the models failed: ${child.stderr || child.error?.message}`);
+}
+
+/**
  * One function's bundle (infra/esbuild-options.ts) with the files it serves beside it: the docs
  * function's swagger-ui files, and the openapi function's document, built here so that the
  * function only reads a file (shared/openapi/serve.ts). The CDK app bundles every function
- * through this; the warm-CPU benchmark too, with an entry that also exports the function's
- * document client.
+ * through this, with the models it serves (unset: the shipped catalog's); the warm-CPU
+ * benchmark too, with an entry that also exports the function's document client.
  */
-export function bundleFunction(name: FunctionName, outputDir: string, entry = handlerEntry(name)): void {
+export function bundleFunction(name: FunctionName, outputDir: string, entry = handlerEntry(name), served?: ServedModels): void {
   const descriptor = FUNCTION_DESCRIPTORS[name];
-  buildSync(buildOptionsFor(name, outputDir, entry));
+  if (served && !isShipped(served)) bundleWithModels(name, outputDir, entry, served);
+  // From the project's root, wherever the app runs: a team's app runs in its own folder.
+  else buildSync({ ...buildOptionsFor(name, outputDir, entry), absWorkingDir: PROJECT_ROOT });
   if (descriptor.docsAssets) copyDocsAssets(outputDir);
-  if (descriptor.openApiDocument) writeFileSync(path.join(outputDir, OPENAPI_DOCUMENT_FILE), openApiDocumentText());
+  if (descriptor.openApiDocument) writeFileSync(path.join(outputDir, OPENAPI_DOCUMENT_FILE), openApiDocumentText(served?.all));
 }
