@@ -12,24 +12,27 @@ const literal = (text: string) => JSON.stringify(text);
 /**
  * The source of a catalog and an every-model for these models, with the shipped modules'
  * exports: each team model loaded on first use from its module's chunk, the built-in ones from
- * theirs (shared/models/built-in.ts), or not bundled at all when left out.
+ * theirs (shared/models/built-in.ts); reaction is not bundled at all unless served.
  */
 export function servedModelsSource(served: ServedModels): { catalog: string; everyModel: string } {
-  const builtIn = (name: string) => `import { ${name} } from ${literal(path.join(MODELS_DIR, 'built-in.ts'))};`;
-  const loaders = served.team.map(
+  const builtIn = (names: string[]) => `import { ${names.join(', ')} } from ${literal(path.join(MODELS_DIR, 'built-in.ts'))};`;
+  const [loaders, models] = served.reaction
+    ? [
+        ['REACTION_LOADERS', 'ONEBOT_LOADERS'],
+        ['reactionModels', 'onebotModels'],
+      ]
+    : [['ONEBOT_LOADERS'], ['onebotModels']];
+  const teamLoaders = served.team.map(
     ({ model, file, exportName }) => `${literal(model.name)}: async () => (await import(${literal(file)}))[${literal(exportName)}]`,
   );
   const required = served.team.map(({ file, exportName }) => `require(${literal(file)})[${literal(exportName)}]`);
   return {
     catalog: [
       `import { catalogOf } from ${literal(path.join(MODELS_DIR, 'catalog-of.ts'))};`,
-      served.builtIn ? builtIn('BUILT_IN_LOADERS') : '',
-      `export const { MODEL_NAMES, findModel } = catalogOf({ ${[...(served.builtIn ? ['...BUILT_IN_LOADERS'] : []), ...loaders].join(', ')} });`,
+      builtIn(loaders),
+      `export const { MODEL_NAMES, findModel } = catalogOf({ ${[...loaders.map((l) => `...${l}`), ...teamLoaders].join(', ')} });`,
     ].join('\n'),
-    everyModel: [
-      served.builtIn ? builtIn('builtInModels') : '',
-      `export const allModels = () => [${[...(served.builtIn ? ['...builtInModels()'] : []), ...required].join(', ')}];`,
-    ].join('\n'),
+    everyModel: [builtIn(models), `export const allModels = () => [${[...models.map((m) => `...${m}()`), ...required].join(', ')}];`].join('\n'),
   };
 }
 

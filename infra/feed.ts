@@ -17,6 +17,7 @@ import { DEAD_LETTER_LOG_CODE } from '../shared/feed/deliver-queued';
 import type { Subscription } from '../shared/feed/subscriptions';
 import { FEED_DELIVERY } from '../shared/limits';
 import { allModels } from '../shared/models/every-model';
+import { catalogOf } from '../shared/models/catalog-of';
 import type { Model } from '../shared/models/model';
 import { TABLE_KEY } from '../shared/store/table';
 import { serviceFunction, type FunctionResources } from './service-function';
@@ -91,10 +92,10 @@ const busArn = (scope: Construct, bus: string): string =>
 
 /**
  * The SUBSCRIPTIONS file named by `-c subscriptionsFile`, checked as `npm start` checks the
- * variable (shared/feed/check-subscriptions.ts): the synth stops on a bad entry, naming it by
- * position and field, never by value.
+ * variable (shared/feed/check-subscriptions.ts), against the models served (unset: the shipped
+ * catalog's): the synth stops on a bad entry, naming it by position and field, never by value.
  */
-export async function subscriptionsAtSynth(file: string | undefined): Promise<Subscription[]> {
+export async function subscriptionsAtSynth(file: string | undefined, models?: ReadonlyArray<Model>): Promise<Subscription[]> {
   if (file === undefined) return [];
   let text: string;
   try {
@@ -103,7 +104,7 @@ export async function subscriptionsAtSynth(file: string | undefined): Promise<Su
     throw new Error(`subscriptionsFile ${file}: ${(error as Error).message}`);
   }
   try {
-    return await checkSubscriptions(text);
+    return await checkSubscriptions(text, models && catalogOf(Object.fromEntries(models.map((m) => [m.name, async () => m]))));
   } catch (error) {
     throw new Error(`subscriptionsFile ${file}: ${(error as Error).message}`);
   }

@@ -1,4 +1,4 @@
-import { BUILT_IN_LOADERS } from './built-in';
+import { ONEBOT_LOADERS, REACTION_LOADERS } from './built-in';
 import { catalogOf } from './catalog-of';
 
 /**
@@ -7,4 +7,4 @@ import { catalogOf } from './catalog-of';
  * OpenAPI document, the CDK app), takes them from ./every-model. A team that adopts recordgate
  * without forking it gets this module replaced by its own models' catalog (catalog/).
  */
-export const { MODEL_NAMES, findModel } = catalogOf(BUILT_IN_LOADERS);
+export const { MODEL_NAMES, findModel } = catalogOf({ ...REACTION_LOADERS, ...ONEBOT_LOADERS });

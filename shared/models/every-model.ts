@@ -1,4 +1,4 @@
-import { builtInModels } from './built-in';
+import { onebotModels, reactionModels } from './built-in';
 import type { Model } from './model';
 
 /**
@@ -9,4 +9,4 @@ import type { Model } from './model';
  * importing this module, so that a definition the service cannot serve throws where its caller
  * can say so (the local start's one line), not while modules load.
  */
-export const allModels = (): Model[] => builtInModels();
+export const allModels = (): Model[] => [...reactionModels(), ...onebotModels()];

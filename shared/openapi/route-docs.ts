@@ -422,15 +422,18 @@ export const SERVICE_OPERATIONS: Record<string, (route: Route, models: ReadonlyA
       'A refused operation is named in the answer (details[].path operations.<index>); contention alone is retried, never answered (docs/record-api.md, "Transactions").',
     request: {
       schema: transactionRequestFor(models),
-      examples: {
-        transfer: {
-          operations: [
-            { op: 'update', model: 'reaction', id: 'example-1', values: { content: 'heart' }, filters: { content: 'laugh' } },
-            { op: 'create', model: 'reaction', data: { user_id: 7, content: 'heart' } },
-            { op: 'check', model: 'reaction', id: 'example-2', filters: {} },
-          ],
-        },
-      },
+      // On the sample model, which a team's deployment serves only when asked (catalog/served-models.ts).
+      examples: models.some((m) => m.name === 'reaction')
+        ? {
+            transfer: {
+              operations: [
+                { op: 'update', model: 'reaction', id: 'example-1', values: { content: 'heart' }, filters: { content: 'laugh' } },
+                { op: 'create', model: 'reaction', data: { user_id: 7, content: 'heart' } },
+                { op: 'check', model: 'reaction', id: 'example-2', filters: {} },
+              ],
+            },
+          }
+        : {},
     },
     success: { status: 200, description: 'Every operation was applied', data: transactionAnswerSchema },
     errors: [...BODY_ERRORS, ...FILTER_ERRORS, 'forbidden', 'conflict', 'validation_error', 'record_busy', ...IDEMPOTENCY_ERRORS],
