@@ -12,27 +12,29 @@ const literal = (text: string) => JSON.stringify(text);
 /**
  * The source of a catalog and an every-model for these models, with the shipped modules'
  * exports: each team model loaded on first use from its module's chunk, the built-in ones from
- * theirs (shared/models/built-in.ts); reaction is not bundled at all unless served.
+ * theirs (shared/models/built-in-onebot.ts, built-in-reaction.ts); reaction is not bundled at all
+ * unless served.
  */
 export function servedModelsSource(served: ServedModels): { catalog: string; everyModel: string } {
-  const builtIn = (names: string[]) => `import { ${names.join(', ')} } from ${literal(path.join(MODELS_DIR, 'built-in.ts'))};`;
-  const [loaders, models] = served.reaction
-    ? [
-        ['REACTION_LOADERS', 'ONEBOT_LOADERS'],
-        ['reactionModels', 'onebotModels'],
-      ]
-    : [['ONEBOT_LOADERS'], ['onebotModels']];
+  const builtIn = [
+    ...(served.reaction ? [{ file: 'built-in-reaction.ts', loaders: 'REACTION_LOADERS', models: 'reactionModels' }] : []),
+    { file: 'built-in-onebot.ts', loaders: 'ONEBOT_LOADERS', models: 'onebotModels' },
+  ];
+  const from = (file: string) => literal(path.join(MODELS_DIR, file));
   const teamLoaders = served.team.map(
     ({ model, file, exportName }) => `${literal(model.name)}: async () => (await import(${literal(file)}))[${literal(exportName)}]`,
   );
   const required = served.team.map(({ file, exportName }) => `require(${literal(file)})[${literal(exportName)}]`);
   return {
     catalog: [
-      `import { catalogOf } from ${literal(path.join(MODELS_DIR, 'catalog-of.ts'))};`,
-      builtIn(loaders),
-      `export const { MODEL_NAMES, findModel } = catalogOf({ ${[...loaders.map((l) => `...${l}`), ...teamLoaders].join(', ')} });`,
+      `import { catalogOf } from ${from('catalog-of.ts')};`,
+      ...builtIn.map((b) => `import { ${b.loaders} } from ${from(b.file)};`),
+      `export const { MODEL_NAMES, findModel } = catalogOf({ ${[...builtIn.map((b) => `...${b.loaders}`), ...teamLoaders].join(', ')} });`,
     ].join('\n'),
-    everyModel: [builtIn(models), `export const allModels = () => [${[...models.map((m) => `...${m}()`), ...required].join(', ')}];`].join('\n'),
+    everyModel: [
+      ...builtIn.map((b) => `import { ${b.models} } from ${from(b.file)};`),
+      `export const allModels = () => [${[...builtIn.map((b) => `...${b.models}()`), ...required].join(', ')}];`,
+    ].join('\n'),
   };
 }
 

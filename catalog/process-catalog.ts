@@ -1,4 +1,5 @@
-import { ONEBOT_LOADERS, REACTION_LOADERS } from '../shared/models/built-in';
+import { ONEBOT_LOADERS } from '../shared/models/built-in-onebot';
+import { REACTION_LOADERS } from '../shared/models/built-in-reaction';
 import { catalogOf } from '../shared/models/catalog-of';
 import { servedInThisProcess } from './in-process';
 

@@ -1,4 +1,5 @@
-import { onebotModels, reactionModels } from '../shared/models/built-in';
+import { onebotModels } from '../shared/models/built-in-onebot';
+import { reactionModels } from '../shared/models/built-in-reaction';
 import type { Model } from '../shared/models/model';
 import { loadTeamModels, type TeamModel, TeamModelsInvalid } from './team-models';
 

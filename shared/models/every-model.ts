@@ -1,4 +1,5 @@
-import { onebotModels, reactionModels } from './built-in';
+import { onebotModels } from './built-in-onebot';
+import { reactionModels } from './built-in-reaction';
 import type { Model } from './model';
 
 /**
