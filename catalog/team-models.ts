@@ -40,15 +40,16 @@ function modulesOf(modelsPath: string): string[] {
 
 /**
  * A team's models, from a module of defineModel exports or a folder of such modules, each
- * loaded once here (a definition the service cannot serve throws as it is declared), in the
- * order their modules and exports list them. Runs in a process that loads TypeScript (tsx: the
+ * loaded once here (a definition the service cannot serve throws as it is declared): module by
+ * module in file-name order, each module's by export name. Runs in a process that loads TypeScript (tsx: the
  * CDK app, `recordgate dev`).
  */
 export function loadTeamModels(modelsPath: string): TeamModel[] {
   const found: TeamModel[] = [];
   for (const file of modulesOf(path.resolve(modelsPath))) {
     const exports = require(file) as Record<string, unknown>;
-    for (const [exportName, value] of Object.entries(exports)) {
+    // By export name: the order a transpiler writes a module's exports in is its own.
+    for (const [exportName, value] of Object.entries(exports).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       if (!isModel(value) || exportName === 'default') continue;
       const twin = found.find((t) => t.model.name === value.name);
       if (twin && twin.model !== value)
