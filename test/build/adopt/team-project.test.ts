@@ -106,7 +106,7 @@ const bundleOf = (prefix: string): string => {
 
 test('the installed package ships the construct, the dev server and the models entry, and no tests', () => {
   const installed = path.join(project, 'node_modules/recordgate');
-  for (const file of ['infra/record-gate.ts', 'catalog/bundle-process.ts', 'scripts/recordgate.mjs', 'scripts/dev.ts', 'shared/models/index.ts'])
+  for (const file of ['infra/record-gate.ts', 'catalog/bundle-process.ts', 'scripts/recordgate.mjs', 'scripts/dev.ts', 'shared/models/index.ts', 'patches'])
     expect(existsSync(path.join(installed, file))).toBe(true);
   expect(existsSync(path.join(installed, 'test'))).toBe(false);
 });
@@ -134,6 +134,17 @@ test("the record functions' bundles hold the team's models, and nothing of react
   const everything = resourcesOf('AWS::Lambda::Function').flatMap(([id]) => filesUnder(bundleOf(id)));
   expect(everything.filter((file) => readFileSync(file, 'utf8').includes(REACTION))).toEqual([]);
 });
+
+test('recordgate dev refuses a models path that cannot serve in one line, before anything starts', async () => {
+  const refused = spawnRecordgateDev(path.join(project, 'node_modules/.bin/recordgate'), ['--models', './nowhere'], project, {
+    DATA_DIR: path.join(dir, 'refused'),
+  });
+  expect(await refused.exited).toEqual({ code: 1, signal: null });
+  expect(refused.output().trim()).toBe(
+    `recordgate cannot start: models path ${path.join(project, 'nowhere')} does not exist; give a module of defineModel exports, or a folder of them`,
+  );
+  expect(existsSync(path.join(dir, 'refused'))).toBe(false);
+}, 60_000);
 
 describe('recordgate dev --models, from the same models', () => {
   let server: ServeProcess;
