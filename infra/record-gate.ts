@@ -34,7 +34,7 @@ export interface RecordGateProps extends ModelsChoice {
 /**
  * The whole service in one construct: the table, its secrets, every function, the HTTP API,
  * health alarms and a dashboard, serving recordgate's models and a team's own (`models`: a module
- * of defineModel exports or a folder of them; docs/deploying.md, "Adopting recordgate"). The
+ * of defineModel exports or a folder of them; docs/deploying.md, "Adopting recordgate without forking it"). The
  * forked layout's stack (./stack.ts) is this construct with the id `Default`, which CDK leaves out
  * of logical ids: a stack that holds it under that id keeps every logical id of the stack before
  * it, the table's among them.

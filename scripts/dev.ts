@@ -1,6 +1,6 @@
 /**
  * `recordgate dev [--models <path>] [--port <n>] [--reaction]`: `npm start` for a project that
- * has recordgate as a dependency (docs/deploying.md, "Adopting recordgate"). The same server,
+ * has recordgate as a dependency (docs/deploying.md, "Adopting recordgate without forking it"). The same server,
  * engine and settings (DATA_DIR, API_TOKENS, SUBSCRIPTIONS... as docs/local-server.md lists them),
  * serving the team's models from a module of defineModel exports or a folder of them, beside the
  * OneBot models (and reaction with --reaction): the models a RecordGate construct given the same

@@ -1,6 +1,6 @@
 /**
  * `recordgate/models`: what a team's model file imports when recordgate is its dependency
- * (docs/deploying.md, "Adopting recordgate"). zod comes from here too, so that the team's schemas
+ * (docs/deploying.md, "Adopting recordgate without forking it"). zod comes from here too, so that the team's schemas
  * and the service's code share one zod: the one the functions are bundled with. `zm` is zod/mini,
  * which the shipped models use to keep cold starts small; `z` is the full API.
  */

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
@@ -10,53 +10,16 @@ import { spawnRecordgateDev, stopServe, type ServeProcess } from '../../../scrip
  * recordgate installed from its packed tarball and its models in its own folder (./team/models,
  * TypeScript importing `recordgate/models`), synthesises a stack holding the RecordGate construct
  * (./team/app.ts) and starts `recordgate dev --models ./models`, both from the same models.
- * Deploys nothing. The install is the tarball unpacked as npm unpacks it, beside links to exactly
- * the packages recordgate's package.json declares (dependencies and peers) and what they depend
- * on, as the lock resolves them: an import of an undeclared package fails here as in a real
- * install, without a registry (docs/testing.md).
+ * Deploys nothing. The install is npm's own, of what `npm pack` puts in the tarball, with the
+ * dependencies and peers the package declares from npm's cache (--prefer-offline, as the README
+ * snippets' install), and the project's postinstall that docs/deploying.md gives for the dynalite
+ * patches.
  */
 const ROOT = path.resolve(__dirname, '../../..');
 const run = promisify(execFile);
 const NOTE = 'A note of the team that adopted recordgate';
 const REACTION = 'An emoji reaction from repository-migration data';
-
-type LockEntry = {
-  link?: boolean;
-  dependencies?: Record<string, string>;
-  peerDependencies?: Record<string, string>;
-  optionalDependencies?: Record<string, string>;
-};
-
-/** The top-level packages a project installing recordgate gets: its declared ones and theirs, walked as Node resolves them in the lock. */
-function installedPackages(): Set<string> {
-  const { packages } = JSON.parse(readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> };
-  const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
-  const top = new Set<string>();
-  const seen = new Set<string>();
-  const visit = (at: string, names: ReadonlyArray<string>) => {
-    for (const name of names) {
-      // Node looks in the nearest node_modules first, then each one above it.
-      let dir = at;
-      let found: string | undefined;
-      for (;;) {
-        const candidate = `${dir ? `${dir}/` : ''}node_modules/${name}`;
-        if (packages[candidate]) {
-          found = candidate;
-          break;
-        }
-        if (!dir) break;
-        dir = dir.slice(0, Math.max(0, dir.lastIndexOf('/node_modules/')));
-      }
-      if (!found || packages[found].link || seen.has(found)) continue;
-      seen.add(found);
-      if (found === `node_modules/${name}`) top.add(name);
-      const entry = packages[found];
-      visit(found, Object.keys({ ...entry.dependencies, ...entry.peerDependencies, ...entry.optionalDependencies }));
-    }
-  };
-  visit('', Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies }));
-  return top;
-}
+const PATCH_PACKAGE = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).devDependencies['patch-package'];
 
 /** Every file under a folder. */
 const filesUnder = (dir: string): string[] =>
@@ -71,24 +34,20 @@ beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'adopt-'));
   project = path.join(dir, 'team');
   cpSync(path.join(__dirname, 'team'), project, { recursive: true });
+  const npm = (args: string[], cwd: string) => run('npm', args, { cwd, env: { ...process.env, npm_config_update_notifier: 'false' } });
+  const { stdout } = await npm(['pack', '--ignore-scripts', '--json', '--pack-destination', dir], ROOT);
+  const [{ filename }] = JSON.parse(stdout.slice(stdout.indexOf('[')));
   writeFileSync(
     path.join(project, 'package.json'),
-    JSON.stringify({ name: 'team-service', private: true, dependencies: { recordgate: 'file:../recordgate.tgz' } }),
+    JSON.stringify({
+      name: 'team-service',
+      private: true,
+      scripts: { postinstall: 'patch-package --patch-dir node_modules/recordgate/patches' },
+      dependencies: { recordgate: `file:../${filename}` },
+      devDependencies: { 'patch-package': PATCH_PACKAGE },
+    }),
   );
-  const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', dir], {
-    cwd: ROOT,
-    env: { ...process.env, npm_config_update_notifier: 'false' },
-  });
-  const [{ filename }] = JSON.parse(stdout.slice(stdout.indexOf('[')));
-  const modules = path.join(project, 'node_modules');
-  mkdirSync(path.join(modules, 'recordgate'), { recursive: true });
-  await run('tar', ['-xzf', path.join(dir, filename), '-C', path.join(modules, 'recordgate'), '--strip-components=1']);
-  for (const name of installedPackages()) {
-    mkdirSync(path.dirname(path.join(modules, name)), { recursive: true });
-    symlinkSync(path.join(ROOT, 'node_modules', name), path.join(modules, name), 'dir');
-  }
-  mkdirSync(path.join(modules, '.bin'));
-  symlinkSync('../recordgate/scripts/recordgate.mjs', path.join(modules, '.bin/recordgate'));
+  await npm(['install', '--no-audit', '--no-fund', '--prefer-offline'], project);
 
   // The team's synth, as `cdk synth` runs its app (cdk.json "app": "npx tsx app.ts"), into a folder the test reads.
   assembly = path.join(dir, 'cdk.out');
@@ -104,8 +63,9 @@ const bundleOf = (prefix: string): string => {
   return path.join(assembly, `asset.${(fn.Properties.Code as { S3Key: string }).S3Key.replace(/\.zip$/, '')}`);
 };
 
-test('the installed package ships the construct, the dev server and the models entry, and no tests', () => {
+test('the installed package ships the construct, the dev server and the models entry, and no tests; the project patched dynalite', () => {
   const installed = path.join(project, 'node_modules/recordgate');
+  expect(existsSync(path.join(project, 'node_modules/dynalite/db/stream.js'))).toBe(true);
   for (const file of ['infra/record-gate.ts', 'catalog/bundle-process.ts', 'scripts/recordgate.mjs', 'scripts/dev.ts', 'shared/models/index.ts', 'patches'])
     expect(existsSync(path.join(installed, file))).toBe(true);
   expect(existsSync(path.join(installed, 'test'))).toBe(false);
