@@ -50,7 +50,7 @@ export function loadTeamModels(modelsPath: string): TeamModel[] {
     const exports = require(file) as Record<string, unknown>;
     // By export name: the order a transpiler writes a module's exports in is its own.
     for (const [exportName, value] of Object.entries(exports).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-      if (!isModel(value) || exportName === 'default') continue;
+      if (!isModel(value)) continue;
       const twin = found.find((t) => t.model.name === value.name);
       if (twin && twin.model !== value)
         throw new TeamModelsInvalid(`two models are named ${value.name}: ${twin.exportName} of ${twin.file} and ${exportName} of ${file}; rename one`);
