@@ -49,7 +49,10 @@ const builtForModels = new Map<string, string>();
  * its function's.
  */
 function bundleWithModels(name: FunctionName, outputDir: string, entry: string, served: ServedModels): void {
-  if (entry !== handlerEntry(name)) return buildWithModels([{ name, outputDir, entry }], served);
+  if (entry !== handlerEntry(name)) {
+    buildWithModels([{ name, outputDir, entry }], served);
+    return;
+  }
   const key = JSON.stringify(servedModelsSource(served));
   let root = builtForModels.get(key);
   if (!root) {
