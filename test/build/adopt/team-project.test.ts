@@ -11,15 +11,16 @@ import { spawnRecordgateDev, stopServe, type ServeProcess } from '../../../scrip
  * TypeScript importing `recordgate/models`), synthesises a stack holding the RecordGate construct
  * (./team/app.ts) and starts `recordgate dev --models ./models`, both from the same models.
  * Deploys nothing. The install is npm's own, of what `npm pack` puts in the tarball, with the
- * dependencies and peers the package declares from npm's cache (--prefer-offline, as the README
- * snippets' install), and the project's postinstall that docs/deploying.md gives for the dynalite
- * patches.
+ * dependencies the package declares and the CDK the team's app brings, from npm's cache
+ * (--prefer-offline, as the README snippets' install), and the project's postinstall that
+ * docs/deploying.md gives for the dynalite patches.
  */
 const ROOT = path.resolve(__dirname, '../../..');
 const run = promisify(execFile);
 const NOTE = 'A note of the team that adopted recordgate';
 const REACTION = 'An emoji reaction from repository-migration data';
-const PATCH_PACKAGE = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).devDependencies['patch-package'];
+/** The versions this repository is tested with, of what the team installs beside recordgate. */
+const { devDependencies } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
 
 /** Every file under a folder. */
 const filesUnder = (dir: string): string[] =>
@@ -43,8 +44,9 @@ beforeAll(async () => {
       name: 'team-service',
       private: true,
       scripts: { postinstall: 'patch-package --patch-dir node_modules/recordgate/patches' },
-      dependencies: { recordgate: `file:../${filename}` },
-      devDependencies: { 'patch-package': PATCH_PACKAGE },
+      // aws-cdk-lib and constructs are recordgate's optional peers: a CDK app installs its own.
+      dependencies: { recordgate: `file:../${filename}`, 'aws-cdk-lib': devDependencies['aws-cdk-lib'], constructs: devDependencies.constructs },
+      devDependencies: { 'patch-package': devDependencies['patch-package'] },
     }),
   );
   await npm(['install', '--no-audit', '--no-fund', '--prefer-offline'], project);
