@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
@@ -106,6 +106,22 @@ test('recordgate dev refuses a models path that cannot serve in one line, before
     `recordgate cannot start: models path ${path.join(project, 'nowhere')} does not exist; give a module of defineModel exports, or a folder of them`,
   );
   expect(existsSync(path.join(dir, 'refused'))).toBe(false);
+}, 60_000);
+
+test('recordgate dev refuses an embedded engine without the dynalite patches, naming the postinstall that applies them', async () => {
+  // The last patch's new file, moved away as a project without that postinstall would lack it.
+  const patched = path.join(project, 'node_modules/dynalite/db/stream.js');
+  renameSync(patched, `${patched}.away`);
+  try {
+    const refused = spawnRecordgateDev(path.join(project, 'node_modules/.bin/recordgate'), ['--models', './models'], project, {
+      DATA_DIR: path.join(dir, 'unpatched'),
+    });
+    expect(await refused.exited).toEqual({ code: 1, signal: null });
+    expect(refused.output()).toContain('patch-package --patch-dir node_modules/recordgate/patches');
+    expect(existsSync(path.join(dir, 'unpatched'))).toBe(false);
+  } finally {
+    renameSync(`${patched}.away`, patched);
+  }
 }, 60_000);
 
 describe('recordgate dev --models, from the same models', () => {
