@@ -17,6 +17,8 @@ import { DEAD_LETTER_LOG_CODE } from '../shared/feed/deliver-queued';
 import type { Subscription } from '../shared/feed/subscriptions';
 import { FEED_DELIVERY } from '../shared/limits';
 import { allModels } from '../shared/models/every-model';
+import { catalogOf } from '../shared/models/catalog-of';
+import type { Model } from '../shared/models/model';
 import { TABLE_KEY } from '../shared/store/table';
 import { serviceFunction, type FunctionResources } from './service-function';
 
@@ -90,10 +92,10 @@ const busArn = (scope: Construct, bus: string): string =>
 
 /**
  * The SUBSCRIPTIONS file named by `-c subscriptionsFile`, checked as `npm start` checks the
- * variable (shared/feed/check-subscriptions.ts): the synth stops on a bad entry, naming it by
- * position and field, never by value.
+ * variable (shared/feed/check-subscriptions.ts), against the models served (unset: the shipped
+ * catalog's): the synth stops on a bad entry, naming it by position and field, never by value.
  */
-export async function subscriptionsAtSynth(file: string | undefined): Promise<Subscription[]> {
+export async function subscriptionsAtSynth(file: string | undefined, models?: ReadonlyArray<Model>): Promise<Subscription[]> {
   if (file === undefined) return [];
   let text: string;
   try {
@@ -102,7 +104,7 @@ export async function subscriptionsAtSynth(file: string | undefined): Promise<Su
     throw new Error(`subscriptionsFile ${file}: ${(error as Error).message}`);
   }
   try {
-    return await checkSubscriptions(text);
+    return await checkSubscriptions(text, models && catalogOf(Object.fromEntries(models.map((m) => [m.name, async () => m]))));
   } catch (error) {
     throw new Error(`subscriptionsFile ${file}: ${(error as Error).message}`);
   }
@@ -117,9 +119,9 @@ const MAX_FILTER_PATTERN = 4096;
  * the service's own items (`_layout`, `_idempotency#...`, `#health`, the feed's dead letters)
  * never do, and filtered-out records are not billed as invocations.
  */
-export function recordItemsFilter() {
+export function recordItemsFilter(models: ReadonlyArray<Model> = allModels()) {
   // pk is `<model>#<shard>` (shared/store/keys.ts partitionKey): its prefix up to the shard names the model.
-  const pattern = { dynamodb: { Keys: { [TABLE_KEY.partitionKey]: { S: allModels().map((m) => ({ prefix: `${m.name}#` })) } } } };
+  const pattern = { dynamodb: { Keys: { [TABLE_KEY.partitionKey]: { S: models.map((m) => ({ prefix: `${m.name}#` })) } } } };
   const length = JSON.stringify(pattern).length;
   if (length > MAX_FILTER_PATTERN)
     throw new Error(`the change feed's stream filter is ${length} characters, over Lambda's ${MAX_FILTER_PATTERN}: too many models`);
@@ -190,7 +192,7 @@ export class ChangeFeed extends Construct {
         retryAttempts: FEED_STREAM.maxRetryAttempts,
         maxRecordAge: Duration.seconds(FEED_STREAM.maxRecordAgeSeconds),
         onFailure: new SqsDlq(this.failedBatches),
-        filters: [FilterCriteria.filter(recordItemsFilter())],
+        filters: [FilterCriteria.filter(recordItemsFilter(props.models.all))],
       }),
     );
     this.deliveries.grantSendMessages(this.consumer);

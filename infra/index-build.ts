@@ -1,13 +1,13 @@
 import { CustomResource, Duration } from 'aws-cdk-lib';
 import type { Function as ServiceFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { allModels } from '../shared/models/every-model';
+import type { Model } from '../shared/models/model';
 import { schemaFingerprint } from '../shared/store/layout/layout';
 import { serviceFunction, type FunctionResources } from './service-function';
 import { runEvery } from './schedule';
 
 /** What the deploy check compares with the table: a deploy that changes any of it runs the check again. */
-const definitions = () => allModels().map((m) => ({ name: m.name, indexed: m.indexed, shards: m.shards, schema: schemaFingerprint(m) }));
+const definitions = (models: ReadonlyArray<Model>) => models.map((m) => ({ name: m.name, indexed: m.indexed, shards: m.shards, schema: schemaFingerprint(m) }));
 
 /**
  * functions/index_build (shared/store/layout/index-build.ts): run by the deploy as a custom resource
@@ -26,7 +26,7 @@ export class IndexBuild extends Construct {
     const atDeploy = new CustomResource(this, 'ModelLayouts', {
       serviceToken: this.function.functionArn,
       resourceType: 'Custom::ModelLayouts',
-      properties: { Models: JSON.stringify(definitions()) },
+      properties: { Models: JSON.stringify(definitions(props.models.all)) },
     });
     atDeploy.node.addDependency(props.after);
   }

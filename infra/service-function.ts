@@ -11,6 +11,7 @@ import { accessOf } from './access';
 import { DEPLOYED_VARIABLES, type SecretName, secretArnVariable } from '../shared/config';
 import { FUNCTION_DESCRIPTORS, type FunctionName } from '../shared/manifest/functions';
 import type { LambdaPlatform } from './platform';
+import type { ServedModels } from '../catalog/served-models';
 
 /** CDK's own runtime for the major the bundles are built for; one CDK does not know yet stops the synth. */
 const RUNTIME: Runtime = (() => {
@@ -26,22 +27,33 @@ const RUNTIME: Runtime = (() => {
  * (https://github.com/evanw/esbuild/issues/1666). Docker is neither needed nor assumed.
  */
 class LocalBundling implements ILocalBundling {
-  // A field, not only a closure: CDK keys its bundle cache on the bundling options' JSON, and
+  /** The served models' names: a field too, so that two apps serving other models never share a cached bundle. */
+  readonly models: string;
+  // Not in the JSON: the models' schemas are no part of the cache key, their names are.
+  readonly #served: ServedModels;
+
+  // Fields, not only a closure: CDK keys its bundle cache on the bundling options' JSON, and
   // every function bundles from the same folder.
-  constructor(readonly functionName: FunctionName) {}
+  constructor(
+    readonly functionName: FunctionName,
+    served: ServedModels,
+  ) {
+    this.#served = served;
+    this.models = served.all.map((m) => m.name).join(',');
+  }
 
   tryBundle(outputDir: string): boolean {
-    bundleFunction(this.functionName, outputDir);
+    bundleFunction(this.functionName, outputDir, undefined, this.#served);
     return true;
   }
 }
 
-function functionCode(name: FunctionName): Code {
+function functionCode(name: FunctionName, models: ServedModels): Code {
   return Code.fromAsset(PROJECT_ROOT, {
     assetHashType: AssetHashType.OUTPUT,
     // The image is only CDK's fallback when local bundling declines, which it never does; it is
     // the runtime's own build image so that it cannot name another Node major.
-    bundling: { local: new LocalBundling(name), image: RUNTIME.bundlingImage },
+    bundling: { local: new LocalBundling(name, models), image: RUNTIME.bundlingImage },
   });
 }
 
@@ -50,6 +62,8 @@ export interface FunctionResources {
   secrets: Readonly<Record<SecretName, Secret>>;
   logRemovalPolicy: RemovalPolicy;
   platform: LambdaPlatform;
+  /** The models the functions serve, bundled in place of the shipped catalog when they differ from it (catalog/). */
+  models: ServedModels;
 }
 
 /**
@@ -79,7 +93,7 @@ export function serviceFunction(scope: Construct, name: FunctionName, resources:
   if (descriptor.docsAssets) environment[DEPLOYED_VARIABLES.docsAssetsDir] = `/var/task/${DOCS_ASSETS_DIR}`;
 
   const fn = new LambdaFunction(node, 'Function', {
-    code: functionCode(name),
+    code: functionCode(name, resources.models),
     handler: 'index.handler',
     runtime: RUNTIME,
     architecture: resources.platform.architecture,

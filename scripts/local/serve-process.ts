@@ -43,6 +43,15 @@ export function spawnNpmStart(env: Record<string, string>, timeoutMs = 90_000): 
   return watchServe(child, timeoutMs);
 }
 
+/**
+ * `recordgate dev` as a project that installed recordgate runs it (`npx recordgate dev ...`):
+ * the package's bin under node, in the project's folder.
+ */
+export function spawnRecordgateDev(bin: string, args: ReadonlyArray<string>, cwd: string, env: Record<string, string>, timeoutMs = 90_000): ServeProcess {
+  const child = spawn(process.execPath, [bin, 'dev', ...args], { cwd, env: serveEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  return watchServe(child, timeoutMs);
+}
+
 function watchServe(child: ChildProcess, timeoutMs: number): ServeProcess {
   let text = '';
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => child.once('exit', (code, signal) => done({ code, signal })));

@@ -1,4 +1,5 @@
-import { findModel, MODEL_NAMES } from '../models/catalog';
+import * as shipped from '../models/catalog';
+import type { Catalog } from '../models/catalog-of';
 import { StoreError, UnknownField } from '../store/errors';
 import type { FilterNode } from '../store/filter/ast';
 import { evaluate } from '../store/filter/evaluate';
@@ -23,11 +24,12 @@ const filterProblem = (error: StoreError): string => (error instanceof UnknownFi
 
 /**
  * SUBSCRIPTIONS checked, at start and at synth: the JSON, each entry's shape
- * (./subscriptions.ts), every model it names in the catalog, its filter parsed against each of
+ * (./subscriptions.ts), every model it names in the catalog (a deployment's own, at its synth), its filter parsed against each of
  * them as the record API parses a filter. Unset or blank: none. A problem is told by where it is,
  * never by what the text holds there: the text holds the webhooks' secrets.
  */
-export async function checkSubscriptions(text: string | undefined): Promise<CheckedSubscription[]> {
+export async function checkSubscriptions(text: string | undefined, catalog: Catalog = shipped): Promise<CheckedSubscription[]> {
+  const { findModel, MODEL_NAMES } = catalog;
   if (text === undefined || text.trim() === '') return [];
   let json: unknown;
   try {

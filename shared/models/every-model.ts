@@ -1,3 +1,5 @@
+import { onebotModels } from './built-in-onebot';
+import { reactionModels } from './built-in-reaction';
 import type { Model } from './model';
 
 /**
@@ -8,7 +10,4 @@ import type { Model } from './model';
  * importing this module, so that a definition the service cannot serve throws where its caller
  * can say so (the local start's one line), not while modules load.
  */
-export function allModels(): Model[] {
-  const { onebotEvent, onebotBot, onebotRule } = require('./onebot') as typeof import('./onebot');
-  return [(require('./reaction') as typeof import('./reaction')).reaction, onebotEvent, onebotBot, onebotRule];
-}
+export const allModels = (): Model[] => [...reactionModels(), ...onebotModels()];

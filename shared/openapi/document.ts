@@ -39,8 +39,6 @@ function namedSchemas() {
   };
 }
 
-const visibleModels = (): Model[] => allModels().filter((m) => m.access !== 'hidden');
-
 const scopeOf = (route: Route) => tokenScopeOf(route.scope);
 
 /** A route's tag: its function's, or the model its path names. */
@@ -172,8 +170,12 @@ function slug(route: Route): string {
   return `${route.method.toLowerCase()}_${path.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_+|_+$/g, '')}`;
 }
 
-/** The OpenAPI 3.1 document of every route in ROUTES, per model where a route takes {model_name}. */
-export function buildOpenApiDocument(): OpenApiDocument {
+/**
+ * The OpenAPI 3.1 document of every route in ROUTES, per model where a route takes {model_name}:
+ * the models this process serves, or the ones a deployment is built with (infra/function-bundle.ts).
+ */
+export function buildOpenApiDocument(models: ReadonlyArray<Model> = allModels()): OpenApiDocument {
+  const visible = models.filter((m) => m.access !== 'hidden');
   const inputs = namedSchemas();
   const outputs = namedSchemas();
   outputs.ref(errorEnvelopeSchema, 'error_envelope');
@@ -185,7 +187,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
     if (route.path.includes(MODEL_PARAM)) {
       const describe = RECORD_OPERATIONS[route.function as keyof typeof RECORD_OPERATIONS];
       if (!describe) throw new Error(`no documentation for the per-model route ${route.path}`);
-      for (const model of visibleModels()) {
+      for (const model of visible) {
         // A read-only model is written by the service: its write operations only ever answer 403.
         if (model.access === 'read_only' && FUNCTION_DESCRIPTORS[route.function].writes) continue;
         const doc = describe(model);
@@ -194,7 +196,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
     } else {
       const describe = SERVICE_OPERATIONS[route.function];
       if (!describe) throw new Error(`no documentation for the route ${route.method} ${route.path}`);
-      add(route.path, route, operation(route, describe(route), slug(route), tagOf(route), inputs, outputs));
+      add(route.path, route, operation(route, describe(route, visible), slug(route), tagOf(route), inputs, outputs));
     }
   }
   const used = new Set<string>(ROUTES.map((r) => FUNCTION_DESCRIPTORS[r.function].tag));
@@ -205,7 +207,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
     servers: [{ url: '/', description: 'This service' }],
     tags: [
       // The model's rules for any caller (the models endpoint says which apply to the one asking).
-      ...visibleModels().map((m) => {
+      ...visible.map((m) => {
         const rules = rulesOf(m);
         return {
           name: m.name,
@@ -223,7 +225,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
     components: {
       schemas: {
         ...componentSchemas(inputs.registry, 'input'),
-        ...filterComponents(visibleModels()),
+        ...filterComponents(visible),
         ...componentSchemas(outputs.registry, 'output'),
       },
       responses: {

@@ -31,7 +31,6 @@ import type { ErrorCode } from '../errors';
 import type { Route } from '../manifest/routes';
 import { LIMITS } from '../limits';
 import { SYSTEM_FIELDS, sortableFields, typesOf, type Model } from '../models/model';
-import { allModels } from '../models/every-model';
 // The receiver's own schema: the document shows what it checks (one schema, not two to keep alike).
 import { onebotEventSchema } from '../onebot/event';
 import { exampleData } from './examples';
@@ -349,8 +348,8 @@ function transactionRequestFor(models: ReadonlyArray<Model>) {
   return z.strictObject({ operations: operations.describe(descriptionOf(transactionRequest.shape.operations)) });
 }
 
-/** The routes that are not per model. */
-export const SERVICE_OPERATIONS: Record<string, (route: Route) => OperationDoc> = {
+/** The routes that are not per model, given the models the document lists (a transaction's operations name them). */
+export const SERVICE_OPERATIONS: Record<string, (route: Route, models: ReadonlyArray<Model>) => OperationDoc> = {
   models: () => ({
     success: {
       status: 200,
@@ -416,22 +415,25 @@ export const SERVICE_OPERATIONS: Record<string, (route: Route) => OperationDoc> 
         'The delivery could not be kept either (the queue did not answer); the database alone being down is answered 200 and the delivery kept',
     },
   }),
-  transaction: () => ({
+  transaction: (_route, models) => ({
     description:
       `Up to ${AWS_LIMITS.transactionActions} operations (create, update, delete, check) across any models, applied all together as one DynamoDB ` +
       'TransactWriteItems, or not at all. Each operation takes the scope its own route takes: write, for a delete write on a model with an owner rule and admin elsewhere, read for a check. ' +
       'A refused operation is named in the answer (details[].path operations.<index>); contention alone is retried, never answered (docs/record-api.md, "Transactions").',
     request: {
-      schema: transactionRequestFor(allModels().filter((model) => model.access !== 'hidden')),
-      examples: {
-        transfer: {
-          operations: [
-            { op: 'update', model: 'reaction', id: 'example-1', values: { content: 'heart' }, filters: { content: 'laugh' } },
-            { op: 'create', model: 'reaction', data: { user_id: 7, content: 'heart' } },
-            { op: 'check', model: 'reaction', id: 'example-2', filters: {} },
-          ],
-        },
-      },
+      schema: transactionRequestFor(models),
+      // On the sample model, which a team's deployment serves only when asked (catalog/served-models.ts).
+      examples: models.some((m) => m.name === 'reaction')
+        ? {
+            transfer: {
+              operations: [
+                { op: 'update', model: 'reaction', id: 'example-1', values: { content: 'heart' }, filters: { content: 'laugh' } },
+                { op: 'create', model: 'reaction', data: { user_id: 7, content: 'heart' } },
+                { op: 'check', model: 'reaction', id: 'example-2', filters: {} },
+              ],
+            },
+          }
+        : {},
     },
     success: { status: 200, description: 'Every operation was applied', data: transactionAnswerSchema },
     errors: [...BODY_ERRORS, ...FILTER_ERRORS, 'forbidden', 'conflict', 'validation_error', 'record_busy', ...IDEMPOTENCY_ERRORS],

@@ -112,7 +112,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 test('the README starts the server with the OneBot secret its signed example uses, and every block is found', () => {
   expect(onebotSecret).toBeDefined();
-  expect(blocks.filter((b) => b.lang === 'ts')).toHaveLength(2);
+  expect(blocks.filter((b) => b.lang === 'ts')).toHaveLength(3);
   expect(blocks.some((b) => b.code.includes('openssl dgst'))).toBe(true);
 });
 

@@ -7,6 +7,7 @@ import { lambdaPlatform } from '../../../infra/platform';
 import { ServiceSecrets } from '../../../infra/secrets';
 import { RecordTable } from '../../../infra/table';
 import { openApiDocumentText } from '../../../shared/openapi/text';
+import { servedModels } from '../../../catalog/served-models';
 
 // The one test that runs esbuild for real (npm run synth bundles every function): the docs
 // function's bundle must carry the swagger-ui files it serves from DOCS_ASSETS_DIR, and the
@@ -22,7 +23,7 @@ const openapi = FUNCTIONS.find((name) => FUNCTION_DESCRIPTORS[name].openApiDocum
     const { table } = new RecordTable(stack, 'Records', { removalPolicy: RemovalPolicy.DESTROY });
     const removalPolicy = RemovalPolicy.DESTROY;
     const secrets = new ServiceSecrets(stack, 'Secrets', { removalPolicy }).byName;
-    const resources = { table, secrets, logRemovalPolicy: removalPolicy, platform: lambdaPlatform(stack) };
+    const resources = { table, secrets, logRemovalPolicy: removalPolicy, platform: lambdaPlatform(stack), models: servedModels() };
     serviceFunction(stack, docs!, resources);
     serviceFunction(stack, openapi!, resources);
     const { directory } = app.synth();

@@ -1,0 +1,31 @@
+import * as path from 'node:path';
+import type { ServedModels } from './served-models';
+
+let chosen: ServedModels | undefined;
+
+/** The models this process serves, as serveInThisProcess was given them. */
+export function servedInThisProcess(): ServedModels {
+  if (!chosen) throw new Error('serveInThisProcess was not called before the catalog loaded');
+  return chosen;
+}
+
+/**
+ * Serves these models in this Node process (`recordgate dev`): from here on, every require of
+ * the shipped catalog or every-model loads this folder's stand-ins, which serve the chosen
+ * models, as a bundle built with them does (./bundle-catalog.ts). Call it before anything loads
+ * the catalog: a module already loaded keeps the catalog it loaded.
+ */
+export function serveInThisProcess(served: ServedModels): void {
+  chosen = served;
+  const models = path.resolve(__dirname, '../shared/models');
+  const standIns = new Map([
+    [path.join(models, 'catalog.ts'), path.join(__dirname, 'process-catalog.ts')],
+    [path.join(models, 'every-model.ts'), path.join(__dirname, 'process-every-model.ts')],
+  ]);
+  const Module = require('node:module') as { _resolveFilename: (request: string, ...rest: unknown[]) => string };
+  const resolveFilename = Module._resolveFilename;
+  Module._resolveFilename = function served(this: unknown, request: string, ...rest: unknown[]) {
+    const resolved = resolveFilename.call(this, request, ...rest);
+    return standIns.get(resolved) ?? resolved;
+  };
+}
