@@ -112,7 +112,9 @@ function counterUpdate(partition: string, sortKey: string, delta: Delta): Transa
     adds.push(`#s${i} :s${i}`);
   });
   let expression = adds.length > 0 ? `ADD ${adds.join(', ')}` : '';
-  if (delta.group !== undefined) {
+  // No values to keep for the one group of an aggregate without group fields (and DynamoDB Local's
+  // stream hands an empty map over as a value of no type, which the consumer cannot read).
+  if (delta.group !== undefined && Object.keys(delta.group).length > 0) {
     names['#g'] = GROUP_ATTRIBUTE;
     values[':g'] = delta.group;
     expression += ' SET #g = if_not_exists(#g, :g)';

@@ -6,7 +6,8 @@
  * - COUNT: the records in the group, kept for every aggregate (sum-only ones too), so that a
  *   group whose count is 0 is known to be empty and is never answered;
  * - GROUP: the group's values by field (null for a missing field), as the first record that
- *   made the group held them: a long value's key is its digest, so the key alone cannot say it;
+ *   made the group held them: a long value's key is its digest, so the key alone cannot say it
+ *   (absent for the one group of an aggregate without group fields);
  * - sumAttribute(field): the exact sum of the field over the group's records that hold a number there.
  *
  * A contribution item, one per record and aggregate: what the record's state last applied adds.
