@@ -260,7 +260,9 @@ test(`every aggregate equals a recount after concurrent writes of every kind, re
   const afterReplay = await settled();
   const records = await listAll();
   expect(records.length).toBeGreaterThan(100);
-  console.log(`aggregates settled ${first} ms, ${afterKill} ms, ${afterReplay} ms after the writes stopped (seed ${SEED}, ${records.length} records; the kill -9 came after ${moved} of 150 moved)`);
+  console.log(
+    `aggregates settled ${first} ms, ${afterKill} ms, ${afterReplay} ms after the writes stopped (seed ${SEED}, ${records.length} records; the kill -9 came after ${moved} of 150 moved)`,
+  );
   for (const ms of [first, afterKill, afterReplay]) expect(ms).toBeLessThanOrEqual(SETTLED_WITHIN_MS);
   expect(await stopServe(server!, 'SIGTERM')).toEqual({ code: 0, signal: null });
   server = undefined;
