@@ -62,6 +62,21 @@ function contributionOf(model: Model, aggregate: string, definition: AggregateDe
   };
 }
 
+/**
+ * Whether a state comes after the one a contribution holds (`held`, its stateOrder). By
+ * stateOrder, but for a record made again after a delete: a live state of another creation than
+ * the deleted one is that new life, whatever its `_created_at` says. A create's time is stamped
+ * when its request starts, and one that lands late (settled by shared/store/write/late-write.ts
+ * after its answer was lost) can follow the create and delete of a life stamped after it. The
+ * stream hands over an item's changes in commit order, again from an earlier one at most, so
+ * a life before the deleted one, handed over again, is followed by every change after it.
+ */
+function comesAfter(held: string, state: { createdAt: string; deleted: boolean; order: string }): boolean {
+  const heldCreatedAt = held.slice(0, held.indexOf('#'));
+  if (held.endsWith('#1') && !state.deleted && state.createdAt !== heldCreatedAt) return true;
+  return state.order > held;
+}
+
 /** The contribution stored for a record, as read back: undefined when none was ever applied. */
 async function heldContribution(key: Record<string, string>): Promise<(Contribution & { order: string }) | undefined> {
   const { Item } = await db().send(new GetCommand({ TableName: settings().TABLE_NAME, Key: key, ConsistentRead: true }), inTime());
@@ -159,7 +174,7 @@ export async function applyRecordState(model: Model, aggregate: string, state: R
   const partition = counterKey(model, aggregate, [])[TABLE_KEY.partitionKey];
   for (let round = 0; ; round++) {
     const held = await heldContribution(key);
-    if (held && held.order >= order) return 'stale';
+    if (held && !comesAfter(held.order, { createdAt: state.createdAt, deleted: state.data === undefined, order })) return 'stale';
     const put: PutCommandInput = {
       TableName: settings().TABLE_NAME,
       Item: {

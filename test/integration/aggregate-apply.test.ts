@@ -84,13 +84,10 @@ const unscaled = (value: bigint): string => {
   return `${value < 0n ? '-' : ''}${digits.slice(0, -SCALE)}${fraction ? `.${fraction}` : ''}`;
 };
 
-/** The recount: each record's newest state, grouped by content (groups it holds records in). */
-function recount(states: ReadonlyArray<RecordState>): Record<string, { count: number; sum: bigint }> {
-  const newest = new Map<string, RecordState>();
-  const order = (s: RecordState) => `${s.createdAt}#${String(s.version).padStart(12, '0')}#${s.data ? 0 : 1}`;
-  for (const s of states) if (!newest.has(s.id) || order(newest.get(s.id)!) < order(s)) newest.set(s.id, s);
+/** The recount: each record's last state, grouped by content (groups it holds records in). */
+function recount(last: ReadonlyArray<RecordState>): Record<string, { count: number; sum: bigint }> {
   const groups: Record<string, { count: number; sum: bigint }> = {};
-  for (const s of newest.values()) {
+  for (const s of last) {
     if (!s.data) continue;
     const key = groupKey([s.data.content]);
     groups[key] ??= { count: 0, sum: 0n };
@@ -153,6 +150,28 @@ describe('applying one state', () => {
     expect((await counters(model, 'by_content'))[groupKey(['b'])]).toEqual({ count: 1, sum: '1', group: { content: 'b' } });
   });
 
+  test('a record made again after a delete counts, though its create was stamped before the life it follows (a create that landed late)', async () => {
+    const model = scoreModel();
+    await applyRecordState(model, 'by_content', state(model, 'r1', 1, { content: 'a', score: 1 }, '2026-11-27T10:00:05.000Z'));
+    await applyRecordState(model, 'by_content', state(model, 'r1', 1, undefined, '2026-11-27T10:00:05.000Z'));
+    const late = state(model, 'r1', 1, { content: 'b', score: 2 }, '2026-11-27T10:00:01.000Z');
+    expect(await applyRecordState(model, 'by_content', late)).toBe('applied');
+    expect(await applyRecordState(model, 'by_content', late)).toBe('stale');
+    expect(await applyRecordState(model, 'by_content', state(model, 'r1', 2, { content: 'c', score: 3 }, '2026-11-27T10:00:01.000Z'))).toBe('applied');
+    // Handed over again from the delete on, as the stream does: the counters end as they were.
+    for (const s of [
+      state(model, 'r1', 1, undefined, '2026-11-27T10:00:05.000Z'),
+      late,
+      state(model, 'r1', 2, { content: 'c', score: 3 }, '2026-11-27T10:00:01.000Z'),
+    ])
+      await applyRecordState(model, 'by_content', s);
+    expect(await counters(model, 'by_content')).toEqual({
+      [groupKey(['a'])]: { count: 0, sum: '0', group: { content: 'a' } },
+      [groupKey(['b'])]: { count: 0, sum: '0', group: { content: 'b' } },
+      [groupKey(['c'])]: { count: 1, sum: '3', group: { content: 'c' } },
+    });
+  });
+
   test('a record without the grouped field counts in the group of missing values; one without the summed field adds nothing to the sum', async () => {
     const model = scoreModel();
     await applyRecordState(model, 'by_content', state(model, 'r1', 1, { score: 2 }));
@@ -213,15 +232,22 @@ describe('applying one state', () => {
 });
 
 describe('applying many states at once', () => {
-  test('concurrent appliers on one hot group lose no count: 60 records, each applied by two appliers at once', async () => {
+  test('concurrent appliers on one hot group lose no count: 60 records, each applied twice, 16 at once', async () => {
     const model = scoreModel(4);
     const states = Array.from({ length: 60 }, (_, i) => state(model, `r${i}`, 1, { content: 'hot', score: toExactNumber(`${i}.01`) }));
-    const answers = await Promise.all([...states, ...states].map((s) => applyRecordState(model, 'by_content', s)));
+    // Sixteen appliers at once, as many as the change feed's consumer runs.
+    const deliveries = [...states, ...states];
+    const answers: string[] = [];
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (deliveries.length > 0) answers.push(await applyRecordState(model, 'by_content', deliveries.shift()!));
+      }),
+    );
     expect(answers.filter((a) => a === 'applied')).toHaveLength(60);
     await expectRecount(model, states);
   });
 
-  test('any order, repetition and concurrency of the states of many records ends at the recount of their newest states', async () => {
+  test("each record's states in commit order, handed over again from any earlier one, records at once, end at the recount of their last states", async () => {
     const groups = ['a', 'b', 'c', 'x'.repeat(300)];
     /** One record's life: states in order, its deletes and re-creations included. */
     const life = fc.array(
@@ -229,54 +255,66 @@ describe('applying many states at once', () => {
         kind: fc.constantFrom('write', 'write', 'write', 'delete'),
         content: fc.option(fc.constantFrom(...groups), { nil: undefined }),
         score: fc.option(fc.tuple(fc.bigInt({ min: -(10n ** 20n), max: 10n ** 20n }), fc.integer({ min: 0, max: 999_999 })), { nil: undefined }),
+        // A creation stamped before the life it follows: a create that landed late.
+        stamp: fc.integer({ min: -5, max: 5 }),
       }),
-      { minLength: 1, maxLength: 5 },
+      { minLength: 1, maxLength: 6 },
     );
     await fc.assert(
       fc.asyncProperty(fc.array(life, { minLength: 1, maxLength: 12 }), fc.infiniteStream(fc.nat()), async (lives, draws) => {
         const model = scoreModel(3);
-        const states: RecordState[] = [];
-        lives.forEach((steps, r) => {
-          let created = 0;
+        const it = draws[Symbol.iterator]();
+        const histories = lives.map((steps, r) => {
+          const history: RecordState[] = [];
+          let createdAt = CREATED;
           let version = 0;
           let live = false;
           for (const step of steps) {
             if (step.kind === 'delete' && live) {
-              states.push(state(model, `r${r}`, version, undefined, new Date(Date.parse(CREATED) + created).toISOString()));
+              history.push(state(model, `r${r}`, version, undefined, createdAt));
               live = false;
               continue;
             }
             if (!live) {
-              created += 1000;
+              // Another time than the life before (a life's creation names it), earlier or later.
+              const before = createdAt;
+              do createdAt = new Date(Date.parse(before) + step.stamp * 1000 + (it.next().value % 997)).toISOString();
+              while (createdAt === before);
               version = 0;
               live = true;
             }
             version += 1;
             const score = step.score === undefined ? undefined : toExactNumber(unscaled(step.score[0] * 10n ** BigInt(SCALE) + BigInt(step.score[1])));
-            states.push(
+            history.push(
               state(
                 model,
                 `r${r}`,
                 version,
                 { ...(step.content === undefined ? {} : { content: step.content }), ...(score === undefined ? {} : { score }) },
-                new Date(Date.parse(CREATED) + created).toISOString(),
+                createdAt,
               ),
             );
           }
+          return history;
         });
-        // Delivered out of order, some twice, eight at a time.
-        const it = draws[Symbol.iterator]();
-        const deliveries = [...states, ...states.filter(() => it.next().value % 3 === 0)]
-          .map((s) => ({ s, at: it.next().value as number }))
-          .sort((a, b) => a.at - b.at)
-          .map((d) => d.s);
+        // As the stream hands them over: each record's states in commit order, then again from an
+        // earlier one (a failed batch read again, a restart from an older checkpoint), up to twice.
+        const deliveries = histories.map((history) => {
+          const out = [...history];
+          for (let rewind = it.next().value % 3; rewind > 0; rewind--) out.push(...history.slice(it.next().value % history.length));
+          return out;
+        });
+        // Records at once, eight at a time; one record's states one after another, as the consumer applies them.
         let next = 0;
         await Promise.all(
           Array.from({ length: 8 }, async () => {
-            while (next < deliveries.length) await applyRecordState(model, 'by_content', deliveries[next++]);
+            for (let r = next++; r < deliveries.length; r = next++) for (const s of deliveries[r]) await applyRecordState(model, 'by_content', s);
           }),
         );
-        await expectRecount(model, states);
+        await expectRecount(
+          model,
+          histories.map((h) => h.at(-1)!),
+        );
       }),
       { numRuns: 12 },
     );

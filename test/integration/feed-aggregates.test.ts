@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isDeepStrictEqual } from 'node:util';
-import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { COUNT_ATTRIBUTE, sumAttribute } from '../../shared/aggregates/items';
 import { counterKey, counterPartition } from '../../shared/aggregates/keys';
 import { isExactNumber, numberText, parseExactJson, toExactNumber } from '../../shared/json/exact-json';
@@ -36,10 +36,10 @@ afterAll(async () => {
   if (server) await stopServe(server, 'SIGKILL');
 });
 
-async function start(): Promise<void> {
+async function start(dir = dataDir, table = tableName): Promise<void> {
   server = spawnServe({
-    DATA_DIR: dataDir,
-    TABLE_NAME: tableName,
+    DATA_DIR: dir,
+    TABLE_NAME: table,
     ...(embedded ? {} : { DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT! }),
     NODE_OPTIONS: `--require ${resolve(ROOT, 'test/support/served-models/swap.cjs')}`,
     RG_SWAP_MODEL: [served('shared/models/catalog.ts', 'tally-catalog.ts'), served('shared/models/every-model.ts', 'tally-every-model.ts')].join(','),
@@ -267,3 +267,32 @@ test(`every aggregate equals a recount after concurrent writes of every kind, re
   expect(await stopServe(server!, 'SIGTERM')).toEqual({ code: 0, signal: null });
   server = undefined;
 }, 300_000);
+
+test('each acknowledged write reaches its counter within the documented time; the lag, measured', async () => {
+  if (server) await stopServe(server, 'SIGKILL');
+  await start(mkdtempSync(join(tmpdir(), 'recordgate-aggregates-lag-')), `${tableName}_lag`);
+  const client = DynamoDBDocumentClient.from(adminClient(engineEndpoint()), { unmarshallOptions: { wrapNumbers: toExactNumber } });
+  const lags: number[] = [];
+  try {
+    for (let i = 0; i < 40; i++) {
+      const content = `lag-${SEED}-${i}`;
+      const created = await post('/tally/create', { data: { content, score: 1 } });
+      expect(created.status).toBe(201);
+      const answered = performance.now();
+      const key = counterKey(tally, 'by_content', [content]);
+      for (;;) {
+        const { Item } = await client.send(new GetCommand({ TableName: `${tableName}_lag`, Key: key, ConsistentRead: true }));
+        if (Number(Item?.[COUNT_ATTRIBUTE] ?? 0) === 1) break;
+        expect(performance.now() - answered).toBeLessThan(SETTLED_WITHIN_MS);
+        await sleep(5);
+      }
+      lags.push(performance.now() - answered);
+    }
+  } finally {
+    client.destroy();
+  }
+  lags.sort((a, b) => a - b);
+  console.log(`write answered to counter: p50 ${Math.round(lags[19])} ms, p99 ${Math.round(lags[39])} ms, of 40 creates one at a time`);
+  expect(await stopServe(server!, 'SIGTERM')).toEqual({ code: 0, signal: null });
+  server = undefined;
+}, 120_000);
