@@ -1,14 +1,14 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import * as z from 'zod';
 import { type RecordState, applyRecordState } from '../../shared/aggregates/apply';
 import { COUNT_ATTRIBUTE, GROUP_ATTRIBUTE, sumAttribute } from '../../shared/aggregates/items';
-import { ONLY_GROUP, counterPartition, groupKey } from '../../shared/aggregates/keys';
+import { ONLY_GROUP, groupKey } from '../../shared/aggregates/keys';
 import { isExactNumber, numberText, toExactNumber } from '../../shared/json/exact-json';
 import { defineModel, type Model } from '../../shared/models/define';
 import { db } from '../../shared/store/client';
 import { dataSpace, itemKey } from '../../shared/store/keys';
 import { TABLE_KEY } from '../../shared/store/table';
+import { counterItems } from '../support/aggregate-counters';
 
 /*
  * applyRecordState against the engine itself, both engines: what a state does to the counters
@@ -46,28 +46,14 @@ interface Counter {
 /** Every counter of an aggregate as stored, by group key: count, the score's sum (number text), the group's values. */
 async function counters(model: Model, aggregate: string): Promise<Record<string, Counter>> {
   const found: Record<string, Counter> = {};
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: process.env.TABLE_NAME,
-        KeyConditionExpression: '#pk = :pk',
-        ExpressionAttributeNames: { '#pk': TABLE_KEY.partitionKey },
-        ExpressionAttributeValues: { ':pk': counterPartition(model, aggregate) },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      const sum = item[sumAttribute('score')];
-      found[item[TABLE_KEY.sortKey]] = {
-        count: Number(item[COUNT_ATTRIBUTE] ?? 0),
-        ...(isExactNumber(sum) ? { sum: numberText(sum) } : {}),
-        group: item[GROUP_ATTRIBUTE],
-      };
-    }
-    start = page.LastEvaluatedKey;
-  } while (start);
+  for (const item of await counterItems(db(), process.env.TABLE_NAME!, model, aggregate)) {
+    const sum = item[sumAttribute('score')];
+    found[item[TABLE_KEY.sortKey] as string] = {
+      count: Number(item[COUNT_ATTRIBUTE] ?? 0),
+      ...(isExactNumber(sum) ? { sum: numberText(sum) } : {}),
+      group: item[GROUP_ATTRIBUTE],
+    };
+  }
   return found;
 }
 

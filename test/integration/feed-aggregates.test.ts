@@ -3,14 +3,15 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isDeepStrictEqual } from 'node:util';
-import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { COUNT_ATTRIBUTE, sumAttribute } from '../../shared/aggregates/items';
-import { counterKey, counterPartition } from '../../shared/aggregates/keys';
+import { counterKey } from '../../shared/aggregates/keys';
 import { isExactNumber, numberText, parseExactJson, toExactNumber } from '../../shared/json/exact-json';
 import { TABLE_KEY } from '../../shared/store/table';
 import { adminClient } from '../../scripts/local/engine';
 import { checkpointFile } from '../../scripts/local/feed-checkpoint';
 import { type ServeProcess, spawnServe, stopServe } from '../../scripts/local/serve-process';
+import { counterItems } from '../support/aggregate-counters';
 import { seeded } from '../support/feed-history';
 import { tally } from '../support/served-models/tally-catalog';
 
@@ -123,26 +124,12 @@ async function stored(): Promise<Record<string, Groups>> {
   try {
     for (const name of Object.keys(tally.aggregates)) {
       const groups: Groups = {};
-      let start: Record<string, unknown> | undefined;
-      do {
-        const page = await client.send(
-          new QueryCommand({
-            TableName: tableName,
-            KeyConditionExpression: '#pk = :pk',
-            ExpressionAttributeNames: { '#pk': TABLE_KEY.partitionKey },
-            ExpressionAttributeValues: { ':pk': counterPartition(tally, name) },
-            ConsistentRead: true,
-            ExclusiveStartKey: start,
-          }),
-        );
-        for (const item of page.Items ?? []) {
-          const sum = item[sumAttribute('score')];
-          const counted = { count: Number(item[COUNT_ATTRIBUTE] ?? 0), sum: isExactNumber(sum) ? hundredths(numberText(sum)) : 0n };
-          if (counted.count !== 0) groups[item[TABLE_KEY.sortKey]] = counted;
-          else if (counted.sum !== 0n) groups[item[TABLE_KEY.sortKey]] = counted; // an empty group holding a sum: shown, so it fails
-        }
-        start = page.LastEvaluatedKey;
-      } while (start);
+      for (const item of await counterItems(client, tableName, tally, name)) {
+        const sum = item[sumAttribute('score')];
+        const counted = { count: Number(item[COUNT_ATTRIBUTE] ?? 0), sum: isExactNumber(sum) ? hundredths(numberText(sum)) : 0n };
+        // An emptied group (count 0) is left out, unless it holds a sum: then it shows, and fails.
+        if (counted.count !== 0 || counted.sum !== 0n) groups[item[TABLE_KEY.sortKey] as string] = counted;
+      }
       out[name] = groups;
     }
   } finally {
