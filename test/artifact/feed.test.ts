@@ -1,6 +1,6 @@
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBRecord, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { FEED_QUEUE, recordItemsFilter } from '../../infra/feed';
+import { FEED_QUEUE } from '../../infra/feed';
 import { DEAD_LETTER_LOG_CODE } from '../../shared/feed/deliver-queued';
 import type { Change } from '../../shared/feed/change';
 import { deadLetters } from '../../shared/feed/dead-letters';
@@ -12,6 +12,7 @@ import { adminClient } from '../../scripts/local/engine';
 import { startArtifactApi, type ArtifactApi } from '../support/artifact/api';
 import { EventBridgeStandIn } from '../support/eventbridge-standin';
 import { SqsModel } from '../support/sqs-model';
+import { passesRecordItemsFilter } from '../support/record-items-filter';
 import { streamSoFar } from '../support/stream-records';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
@@ -79,8 +80,7 @@ async function nextStreamEvent(): Promise<DynamoDBStreamEvent> {
   const records = await streamSoFar();
   const fresh = records.slice(seen);
   seen = records.length;
-  const prefixes = recordItemsFilter().dynamodb.Keys.pk.S.map((p) => p.prefix);
-  const passes = (r: DynamoDBRecord) => prefixes.some((p) => r.dynamodb?.Keys?.pk?.S?.startsWith(p));
+  const passes = (r: DynamoDBRecord) => passesRecordItemsFilter(r.dynamodb?.Keys?.pk?.S);
   return { Records: fresh.filter(passes).map((r) => ({ ...r, eventSourceARN: streamArn })) };
 }
 
