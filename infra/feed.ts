@@ -19,6 +19,7 @@ import { FEED_DELIVERY } from '../shared/limits';
 import { allModels } from '../shared/models/every-model';
 import { catalogOf } from '../shared/models/catalog-of';
 import type { Model } from '../shared/models/model';
+import { partitionKey } from '../shared/store/keys';
 import { TABLE_KEY } from '../shared/store/table';
 import { serviceFunction, type FunctionResources } from './service-function';
 
@@ -117,11 +118,15 @@ const MAX_FILTER_PATTERN = 4096;
  * Lambda event filtering (https://docs.aws.amazon.com/lambda/latest/dg/invocation-eventfiltering.html):
  * only stream records of a catalog model's items (`pk` = `<model>#<shard>`) invoke the consumer;
  * the service's own items (`_layout`, `_idempotency#...`, `#health`, the feed's dead letters)
- * never do, and filtered-out records are not billed as invocations.
+ * never do, and filtered-out records are not billed as invocations. A model with aggregates also
+ * keeps counters and contributions under `<model>#aggregate...` (shared/aggregates/keys.ts): its
+ * record partitions are named one by one, so the consumer's own writes do not invoke it again.
  */
 export function recordItemsFilter(models: ReadonlyArray<Model> = allModels()) {
   // pk is `<model>#<shard>` (shared/store/keys.ts partitionKey): its prefix up to the shard names the model.
-  const pattern = { dynamodb: { Keys: { [TABLE_KEY.partitionKey]: { S: models.map((m) => ({ prefix: `${m.name}#` })) } } } };
+  const partitions = (m: Model): Array<string | { prefix: string }> =>
+    Object.keys(m.aggregates ?? {}).length === 0 ? [{ prefix: `${m.name}#` }] : Array.from({ length: m.shards }, (_, shard) => partitionKey(m, shard));
+  const pattern = { dynamodb: { Keys: { [TABLE_KEY.partitionKey]: { S: models.flatMap(partitions) } } } };
   const length = JSON.stringify(pattern).length;
   if (length > MAX_FILTER_PATTERN)
     throw new Error(`the change feed's stream filter is ${length} characters, over Lambda's ${MAX_FILTER_PATTERN}: too many models`);

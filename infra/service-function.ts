@@ -84,7 +84,7 @@ export function serviceFunction(scope: Construct, name: FunctionName, resources:
   logGroup.grantWrite(role);
 
   const descriptor = FUNCTION_DESCRIPTORS[name];
-  const access = accessOf(name);
+  const access = accessOf(name, resources.models.all);
   const environment: Record<string, string> = {};
   if (access.tableActions.length > 0) environment[DEPLOYED_VARIABLES.tableName] = resources.table.tableName;
   for (const secretName of access.secrets) {

@@ -8,6 +8,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { db } from '../../shared/store/client';
+import { aggregatesBench } from './aggregates';
 import { bulkBench } from './bulk';
 import { capacityBench } from './capacity';
 import { coldStartBench } from './cold-start';
@@ -28,6 +29,7 @@ const BENCHMARKS: Record<string, (ctx: BenchContext) => Promise<Section>> = {
   bulk: bulkBench,
   'receiver-load': receiverLoadBench,
   'feed-cost': feedCostBench,
+  aggregates: aggregatesBench,
 };
 
 async function main(): Promise<void> {

@@ -1,5 +1,6 @@
 import { LIMITS } from '../limits';
 import { CLAIM_NAME } from '../auth/claims';
+import { checkAggregates } from './check-aggregates';
 import * as zm from '../zod';
 import {
   isSystemField,
@@ -118,6 +119,7 @@ export function defineModel<
   });
   checkRules(options as ModelOptions<ModelSchema, string>);
   checkTtl(options as ModelOptions<ModelSchema, string>);
+  checkAggregates(options as ModelOptions<ModelSchema, string>, (message) => new InvalidModelDefinition(`model ${name}: ${message}`));
   const shards = options.shards ?? 1;
   if (!Number.isInteger(shards) || shards < 1 || shards > LIMITS.maxShards)
     throw new InvalidModelDefinition(`model ${name}: shards must be 1..${LIMITS.maxShards}`);

@@ -38,7 +38,16 @@ test('npm run bench -- --quick runs every benchmark and writes the report, besid
     expect(status).toBe(0);
     const report = JSON.parse(readFileSync(join(out, 'benchmarks.json'), 'utf8'));
     expect(report.quick).toBe(true);
-    expect(report.sections.map((s: { id: string }) => s.id)).toEqual(['cold-start', 'warm-cpu', 'capacity', 'scaling', 'bulk', 'receiver-load', 'feed-cost']);
+    expect(report.sections.map((s: { id: string }) => s.id)).toEqual([
+      'cold-start',
+      'warm-cpu',
+      'capacity',
+      'scaling',
+      'bulk',
+      'receiver-load',
+      'feed-cost',
+      'aggregates',
+    ]);
     for (const section of report.sections) expect(section.targets.length).toBeGreaterThan(0);
     const markdown = readFileSync(join(out, 'benchmarks.md'), 'utf8');
     expect(markdown).toContain('## How to reproduce');

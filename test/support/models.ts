@@ -157,3 +157,23 @@ export function ledgerModel(name = 'ledger', { shards = 3, indexed = ['big'] }: 
     tenant: { field: 'org', claim: 'org_id' },
   });
 }
+
+/**
+ * A model with aggregates (issue 35): records grouped by `content` (and `flag`), counted, with
+ * the exact decimal `score` summed; and one sum over every record. Served by `npm start` in the
+ * aggregate suites (test/support/served-models/tally-catalog.ts).
+ */
+export function tallyModel(name = 'tally') {
+  return defineModel({
+    name,
+    description: 'aggregates test model',
+    schema: z.strictObject({ content: z.string(), score: z.number().optional(), flag: z.boolean().optional(), note: z.string().optional() }),
+    indexed: ['content'],
+    shards: 2,
+    aggregates: {
+      by_content: { group_by: ['content'], count: true, sum: ['score'] },
+      by_content_flag: { group_by: ['content', 'flag'], count: true },
+      total: { group_by: [], sum: ['score'] },
+    },
+  });
+}

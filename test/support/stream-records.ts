@@ -1,6 +1,6 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { recordItemsFilter } from '../../infra/feed';
+import { passesRecordItemsFilter } from './record-items-filter';
 import { adminClient } from '../../scripts/local/engine';
 import { settings } from '../../shared/config';
 import { streams } from '../../shared/feed/stream/client';
@@ -43,7 +43,6 @@ export async function streamSoFar(): Promise<DynamoDBRecord[]> {
 
 /** The event Lambda's event source mapping builds of stream records: its filter (infra/feed.ts) applied, its stream's ARN on each. */
 export function mappedEvent(records: ReadonlyArray<DynamoDBRecord>, streamArn: string): DynamoDBStreamEvent {
-  const prefixes = recordItemsFilter().dynamodb.Keys.pk.S.map((p) => p.prefix);
-  const passes = (r: DynamoDBRecord) => prefixes.some((p) => r.dynamodb?.Keys?.pk?.S?.startsWith(p));
+  const passes = (r: DynamoDBRecord) => passesRecordItemsFilter(r.dynamodb?.Keys?.pk?.S);
   return { Records: records.filter(passes).map((r) => ({ ...r, eventSourceARN: streamArn })) };
 }

@@ -2,13 +2,17 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FEED_QUEUE, FEED_STREAM, FEED_THRESHOLDS, recordItemsFilter, subscriptionsAtSynth } from '../../../infra/feed';
+import { FEED_QUEUE, FEED_STREAM, FEED_THRESHOLDS, subscriptionsAtSynth } from '../../../infra/feed';
+import { passesRecordItemsFilter } from '../../support/record-items-filter';
 import { DEAD_LETTER_LOG_CODE } from '../../../shared/feed/deliver-queued';
 import { readContext } from '../../../infra/context';
 import { RETRY_SCHEDULE_SECONDS } from '../../../shared/feed/schedule';
 import { FUNCTION_DESCRIPTORS, FUNCTIONS } from '../../../shared/manifest/functions';
 import { AWS_LIMITS } from '../../../shared/limits';
 import { allModels } from '../../../shared/models/every-model';
+import { defineModel } from '../../../shared/models/define';
+import { accessOf } from '../../../infra/access';
+import * as z from 'zod';
 import { SYNTH_VARIANTS, assemblyOf, synthesized, templateIndex } from '../../support/synth';
 
 // The change feed's resources as the stack deploys them (infra/feed.ts): the table's stream,
@@ -93,10 +97,42 @@ describe('functions/feed on the stream', () => {
     const [filter] = mappingOf('feed').FilterCriteria.Filters;
     expect(JSON.parse(filter.Pattern)).toEqual({ dynamodb: { Keys: { pk: { S: allModels().map((m) => ({ prefix: `${m.name}#` })) } } } });
     expect(filter.Pattern.length).toBeLessThanOrEqual(4096);
-    const prefixes = recordItemsFilter().dynamodb.Keys.pk.S.map((p) => p.prefix);
-    const passes = (pk: string) => prefixes.some((p) => pk.startsWith(p));
+    const passes = (pk: string) => passesRecordItemsFilter(pk);
     expect(['reaction#0', 'onebot_event#3'].every(passes)).toBe(true);
     expect(['_layout', '#health', '_idempotency#create', '_feed#dead'].some(passes)).toBe(false);
+  });
+});
+
+test('the consumer gets the table, and exactly the writes that keep aggregates, only in a stack whose models declare an aggregate', () => {
+  const counted = defineModel({
+    name: 'counted',
+    description: 'test',
+    schema: z.strictObject({ content: z.string() }),
+    aggregates: { by_content: { group_by: ['content'], count: true } },
+  });
+  expect(accessOf('feed', [...allModels(), counted]).tableActions).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
+  expect(accessOf('feed', allModels()).tableActions).toEqual([]);
+  // The shipped models declare none: the deployed consumer neither knows the table nor may write it.
+  expect(index.functionProps('feed').Environment.Variables.TABLE_NAME).toBeUndefined();
+  expect([...index.actionsOf('feed')].filter((a) => /^dynamodb:(Get|Put|Update|Delete)Item$/.test(a))).toEqual([]);
+  // Nothing else changes with them: every other function's access is its descriptor's.
+  for (const name of FUNCTIONS.filter((f) => f !== 'feed')) expect(accessOf(name, [counted])).toEqual(accessOf(name, []));
+});
+
+test("a model with aggregates has its record partitions named one by one: the consumer's own writes of counters and contributions invoke it not", () => {
+  const counted = defineModel({
+    name: 'counted',
+    description: 'test',
+    schema: z.strictObject({ content: z.string() }),
+    shards: 3,
+    aggregates: { by_content: { group_by: ['content'], count: true } },
+  });
+  jest.isolateModules(() => {
+    jest.doMock('../../../shared/models/every-model', () => ({ allModels: () => [...allModels(), counted] }));
+    const { recordItemsFilter: filterOf } = require('../../../infra/feed') as typeof import('../../../infra/feed');
+    const passes = (pk: string) => passesRecordItemsFilter(pk, filterOf());
+    expect(['counted#0', 'counted#2', 'reaction#0'].every(passes)).toBe(true);
+    expect(['counted#aggregate#by_content', 'counted#aggregated#by_content#1', 'counted#3', '_layout'].some(passes)).toBe(false);
   });
 });
 
