@@ -17,7 +17,8 @@ import { startDynalite } from './local/engine';
 import { startLocalServer } from './local/server';
 import { scheduleDrain } from './local/spool-drain';
 import { drain, DRAIN_MS, FORCING_SIGNAL, RequestTracker, watchParent } from './local/shutdown';
-import { type LocalFeed, readSubscriptions, startLocalFeed } from './local/feed';
+import { type LocalFeed, readSubscriptions } from './local/feed';
+import { startFeedProcess } from './local/feed-process';
 import { buildInBackground, checkDataDir, checkPort, loadModels, readConfig, StartupError } from './local/startup';
 
 async function main(): Promise<void> {
@@ -55,8 +56,10 @@ async function main(): Promise<void> {
     scheduleDrain();
     if (subscriptions.length === 0) return;
     // From the stream's checkpoint in DATA_DIR: what a previous run committed but did not hand on is handed on now.
-    feed = startLocalFeed({ endpoint, tableName: config.tableName, dataDir: config.dataDir, subscriptions });
-    console.log(`change feed: ${subscriptions.map((s) => s.name).join(', ')}`);
+    // In a process of its own, so that this one's thread only answers requests (scripts/local/feed-process.ts).
+    const started = startFeedProcess({ endpoint, tableName: config.tableName, dataDir: config.dataDir });
+    feed = started;
+    console.log(`change feed: ${subscriptions.map((s) => s.name).join(', ')} (process ${started.pid()})`);
   };
   if (database) reached(database);
   const { server, url } = await startLocalServer({ port: config.port, host: config.host, databaseReady: () => database !== undefined });
