@@ -33,7 +33,7 @@ const SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
  * What the change feed adds to a write locally: creates through two `npm start` servers on the
  * same engine, each with its own table and data folder, one with no subscription and one whose
  * subscription takes every reaction change (the stream poller, the consumer, the outbox and its
- * deliveries all running in its process). Rounds alternate between them so that the machine's
+ * deliveries running in the feed's process, which that server starts beside its own). Rounds alternate between them so that the machine's
  * load falls on both alike.
  */
 export async function feedCostBench(ctx: BenchContext): Promise<Section> {
@@ -82,10 +82,12 @@ and data folder: one with no subscription, one whose \`SUBSCRIPTIONS\` hand ever
 webhook receiver in this process that answers 204 at once. ${SENDERS} concurrent senders create
 reactions for ${seconds} s on each server in turn, ${rounds} rounds; the medians of the rounds are
 compared. Both tables have a stream, so the engine writes a stream record with each item for
-both; the feed's server pays for its poller reading the stream every 100 ms (and its checkpoint
-file), the consumer and the signed deliveries, each made at once and written to the outbox only
-when not delivered within a second (shared/feed/first-attempt.ts), all on this machine's cores
-beside the load generator and the receiver. The ratio of the medians moves by several percent
+both; the feed's server starts the feed in a process of its own (scripts/local/feed-process.ts),
+whose poller reads the stream every 100 ms (and writes its checkpoint file), whose consumer turns
+each record into a change, and whose deliveries, signed POSTs over kept-alive connections, are
+made at once and written to the outbox only when not delivered within a second
+(shared/feed/first-attempt.ts). Its thread is not the server's, but its cores are: the engine,
+the two servers, the feed, the load generator and the receiver all share this machine's. The ratio of the medians moves by several percent
 between runs on a loaded machine: compare runs made one after another, and the load average. In AWS none of this runs in the write's
 function: the stream is written by DynamoDB and read by the feed's own function.`,
       tables: [
