@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type ServeProcess, spawnServe, stopServe } from '../../scripts/local/serve-process';
+import { type ServeProcess, spawnNpmStart, spawnServe, stopServe } from '../../scripts/local/serve-process';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 // The local change feed runs in a process of its own beside the server's (scripts/local/feed-process.ts):
@@ -21,8 +21,8 @@ afterAll(async () => {
   await receiver.close();
 });
 
-async function start(): Promise<{ server: ServeProcess; url: string; feedPid: () => number }> {
-  const server = spawnServe({
+async function start(spawn = spawnServe): Promise<{ server: ServeProcess; url: string; feedPid: () => number }> {
+  const server = spawn({
     DATA_DIR: mkdtempSync(join(tmpdir(), 'recordgate-feed-process-')),
     TABLE_NAME: `feed_process_${process.pid}_${servers.length}`,
     // The feed's deaths and starts are log lines.
@@ -93,4 +93,19 @@ test('SIGTERM stops the feed process with the server, cleanly; a kill -9 of the 
   expect((await create(killed.url, 'p-killed')).status).toBe(201);
   await stopServe(killed.server, 'SIGKILL');
   await until('the feed process gone with its server', () => !alive(killedFeed), 10_000);
+}, 120_000);
+
+test('a Ctrl-C (SIGINT to npm start\'s whole process group) stops the feed after the server drained, not before it', async () => {
+  const { server, url, feedPid } = await start(spawnNpmStart);
+  // npm start's output ends when the last process holding it is gone: npm, its shell, the server, the feed.
+  const closed = new Promise<void>((done) => server.child.once('close', () => done()));
+  const feed = feedPid();
+  expect((await create(url, 'p-interrupted')).status).toBe(201);
+  await until('the change delivered', () => delivered('p-interrupted'));
+  process.kill(-server.child.pid!, 'SIGINT');
+  await closed;
+  expect(server.output()).toMatch(/stopped: \d+ request\(s\) drained, engine closed/);
+  // Stopped by the server, not by the signal: its death would have been logged, and the feed started again.
+  expect(server.output()).not.toContain('feed_process_died');
+  expect(alive(feed)).toBe(false);
 }, 120_000);
