@@ -95,7 +95,7 @@ test('SIGTERM stops the feed process with the server, cleanly; a kill -9 of the 
   await until('the feed process gone with its server', () => !alive(killedFeed), 10_000);
 }, 120_000);
 
-test('a Ctrl-C (SIGINT to npm start\'s whole process group) stops the feed after the server drained, not before it', async () => {
+test("a Ctrl-C (SIGINT to npm start's whole process group) stops the feed after the server drained, not before it", async () => {
   const { server, url, feedPid } = await start(spawnNpmStart);
   // npm start's output ends when the last process holding it is gone: npm, its shell, the server, the feed.
   const closed = new Promise<void>((done) => server.child.once('close', () => done()));
