@@ -32,7 +32,8 @@ export function startFeedProcess(place: FeedPlace, entry = CHILD): FeedProcess {
     const startedAt = Date.now();
     const started = spawn(process.execPath, ['--import', 'tsx', entry, JSON.stringify(place)], {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      detached: true,
+      // Its own process group on POSIX; on Windows `detached` would open it a console window instead.
+      detached: process.platform !== 'win32',
     });
     let error: unknown;
     started.on('error', (failed) => {
