@@ -17,7 +17,8 @@ import { startDynalite } from './local/engine';
 import { startLocalServer } from './local/server';
 import { scheduleDrain } from './local/spool-drain';
 import { drain, DRAIN_MS, FORCING_SIGNAL, RequestTracker, watchParent } from './local/shutdown';
-import { type LocalFeed, readSubscriptions, startLocalFeed } from './local/feed';
+import { type LocalFeed, readSubscriptions } from './local/feed';
+import { startFeedProcess } from './local/feed-process';
 import { type Sweeper, startSweeper } from './local/sweeper';
 import { buildInBackground, checkDataDir, checkPort, loadModels, readConfig, StartupError } from './local/startup';
 
@@ -61,8 +62,10 @@ async function main(): Promise<void> {
     const aggregated = models.filter((m) => Object.keys(m.aggregates).length > 0).map((m) => `aggregates of ${m.name}`);
     if (subscriptions.length === 0 && aggregated.length === 0) return;
     // From the stream's checkpoint in DATA_DIR: what a previous run committed but did not hand on is handed on now.
-    feed = startLocalFeed({ endpoint, tableName: config.tableName, dataDir: config.dataDir, subscriptions });
-    console.log(`change feed: ${[...subscriptions.map((s) => s.name), ...aggregated].join(', ')}`);
+    // In a process of its own, so that this one's thread only answers requests (scripts/local/feed-process.ts).
+    const started = startFeedProcess({ endpoint, tableName: config.tableName, dataDir: config.dataDir });
+    feed = started;
+    console.log(`change feed: ${[...subscriptions.map((s) => s.name), ...aggregated].join(', ')} (process ${started.pid()})`);
   };
   if (database) reached(database);
   const { server, url } = await startLocalServer({ port: config.port, host: config.host, databaseReady: () => database !== undefined });

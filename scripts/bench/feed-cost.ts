@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { prepareTable } from '../local/engine';
+import { processTreeCpuMs } from './process-cpu';
 import type { BenchContext } from './context';
 import { type Load, load, SENDERS, startServer } from './local-server';
 import type { Section } from './report';
@@ -29,11 +30,31 @@ async function receiver(): Promise<{ url: string; received: () => number; close:
 
 const SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
 
+type Metered = Load & { serverCpuMs?: number; benchCpuMs: number };
+
+/**
+ * A load, and the CPU it cost per create acknowledged: the server's processes (its feed's
+ * included) and this one's (the senders and the receiver). On a shared machine throughput moves
+ * with the others' load; the CPU a create costs moves much less.
+ */
+async function metered(run: () => Promise<Load>, pid: number): Promise<Metered> {
+  const [server, bench] = [processTreeCpuMs(pid), process.cpuUsage()];
+  const loaded = await run();
+  const after = processTreeCpuMs(pid);
+  const used = process.cpuUsage(bench);
+  const per = (ms: number) => ms / Math.max(1, loaded.ok);
+  return {
+    ...loaded,
+    serverCpuMs: server === undefined || after === undefined ? undefined : per(after - server),
+    benchCpuMs: per((used.user + used.system) / 1000),
+  };
+}
+
 /**
  * What the change feed adds to a write locally: creates through two `npm start` servers on the
  * same engine, each with its own table and data folder, one with no subscription and one whose
  * subscription takes every reaction change (the stream poller, the consumer, the outbox and its
- * deliveries all running in its process). Rounds alternate between them so that the machine's
+ * deliveries running in the feed's process, which that server starts beside its own). Rounds alternate between them so that the machine's
  * load falls on both alike.
  */
 export async function feedCostBench(ctx: BenchContext): Promise<Section> {
@@ -54,21 +75,23 @@ export async function feedCostBench(ctx: BenchContext): Promise<Section> {
       body: JSON.stringify({ data: { user_id: n, content: `feed cost ${n}` } }),
       headers: { 'content-type': 'application/json' },
     });
-    const runs: Record<'off' | 'on', Load[]> = { off: [], on: [] };
+    const runs: Record<'off' | 'on', Metered[]> = { off: [], on: [] };
     for (let round = 0; round < rounds; round++) {
-      runs.off.push(await load(seconds, create, servers[0].url));
-      runs.on.push(await load(seconds, create, servers[1].url));
+      runs.off.push(await metered(() => load(seconds, create, servers[0].url), servers[0].pid));
+      runs.on.push(await metered(() => load(seconds, create, servers[1].url), servers[1].pid));
       ctx.log(`feed cost round ${round + 1}: off ${runs.off.at(-1)!.perSecond}/s, on ${runs.on.at(-1)!.perSecond}/s`);
     }
     const acknowledged = runs.on.reduce((sum, l) => sum + l.ok, 0);
     // Every create the feed server acknowledged reaches the receiver, once or more, before the figures are kept.
     const deadline = Date.now() + 60_000;
     while (hook.received() < acknowledged && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
-    const summary = (ls: Load[]) => ({
+    const summary = (ls: Metered[]) => ({
       perSecond: median(ls.map((l) => l.perSecond)),
       p50: median(ls.map((l) => l.p50)),
       p99: median(ls.map((l) => l.p99)),
       failed: ls.reduce((sum, l) => sum + (l.sent - l.ok), 0),
+      serverCpuMs: ls.every((l) => l.serverCpuMs !== undefined) ? round(median(ls.map((l) => l.serverCpuMs!))) : undefined,
+      benchCpuMs: round(median(ls.map((l) => l.benchCpuMs))),
     });
     const off = summary(runs.off);
     const on = summary(runs.on);
@@ -82,11 +105,17 @@ and data folder: one with no subscription, one whose \`SUBSCRIPTIONS\` hand ever
 webhook receiver in this process that answers 204 at once. ${SENDERS} concurrent senders create
 reactions for ${seconds} s on each server in turn, ${rounds} rounds; the medians of the rounds are
 compared. Both tables have a stream, so the engine writes a stream record with each item for
-both; the feed's server pays for its poller reading the stream every 100 ms (and its checkpoint
-file), the consumer and the signed deliveries, each made at once and written to the outbox only
-when not delivered within a second (shared/feed/first-attempt.ts), all on this machine's cores
-beside the load generator and the receiver. The ratio of the medians moves by several percent
-between runs on a loaded machine: compare runs made one after another, and the load average. In AWS none of this runs in the write's
+both; the feed's server starts the feed in a process of its own (scripts/local/feed-process.ts),
+whose poller reads the stream every 100 ms (and writes its checkpoint file), whose consumer turns
+each record into a change, and whose deliveries, signed POSTs over kept-alive connections, are
+made at once and written to the outbox only when not delivered within a second
+(shared/feed/first-attempt.ts). Its thread is not the server's, but its cores are: the engine,
+the two servers, the feed, the load generator and the receiver all share this machine's. The ratio of the medians moves by several percent
+between runs on a loaded machine: compare runs made one after another, and the load average.
+The CPU each acknowledged create cost is given too (medians of the rounds): the server's
+processes, its feed's included (Linux /proc), and this process's, where the senders and the
+receiver run; the engine's is in neither. It moves much less with the machine's load than
+throughput does. In AWS none of this runs in the write's
 function: the stream is written by DynamoDB and read by the feed's own function.`,
       tables: [
         {
@@ -94,6 +123,13 @@ function: the stream is written by DynamoDB and read by the feed's own function.
           rows: [
             ['no subscription', off.perSecond, off.p50, off.p99, off.failed],
             ['a subscription to every reaction change', on.perSecond, on.p50, on.p99, on.failed],
+          ],
+        },
+        {
+          columns: ['server', 'CPU ms per create: the server and its feed', 'CPU ms per create: the senders and the receiver'],
+          rows: [
+            ['no subscription', off.serverCpuMs ?? 'no /proc', off.benchCpuMs],
+            ['a subscription to every reaction change', on.serverCpuMs ?? 'no /proc', on.benchCpuMs],
           ],
         },
         {

@@ -18,7 +18,7 @@ export async function freePort(): Promise<number> {
 }
 
 /** `npm start` in a child process (the local server, the deployed handlers) against the bench engine, with `env` over the bench's own. */
-export async function startServer(endpoint: string, env: Record<string, string> = {}): Promise<{ url: string; stop: () => Promise<void> }> {
+export async function startServer(endpoint: string, env: Record<string, string> = {}): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
   const port = await freePort();
   const child = spawn(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'scripts/serve.ts'], {
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DYNAMODB_ENDPOINT: endpoint, API_TOKENS: '', ...env },
@@ -33,6 +33,7 @@ export async function startServer(endpoint: string, env: Record<string, string> 
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
     url: `http://127.0.0.1:${port}`,
+    pid: child.pid!,
     stop: () => {
       child.kill();
       return exited;

@@ -25,6 +25,13 @@ export async function readSubscriptions(text: string | undefined): Promise<Check
   return subscriptions;
 }
 
+/** Where the feed reads and keeps its checkpoint. */
+export interface FeedPlace {
+  endpoint: string;
+  tableName: string;
+  dataDir: string;
+}
+
 export interface LocalFeed {
   /** Lets the batch in hand and the attempts under way finish (each within its 15 s), then stops. */
   stop(): Promise<void>;
@@ -37,12 +44,7 @@ export interface LocalFeed {
  * record is checkpointed only once its deliveries are delivered or in the outbox, so a kill -9
  * loses nothing: the stream is read again from the checkpoint and the outbox is where it was.
  */
-export function startLocalFeed(options: {
-  endpoint: string;
-  tableName: string;
-  dataDir: string;
-  subscriptions: ReadonlyArray<CheckedSubscription>;
-}): LocalFeed {
+export function startLocalFeed(options: FeedPlace & { subscriptions: ReadonlyArray<CheckedSubscription> }): LocalFeed {
   const { subscriptions } = options;
   const webhooks = subscriptions.filter(isWebhook);
   const worker = new OutboxWorker({ subscriptions: webhooks });
