@@ -51,10 +51,16 @@ export const groupValuesOf = (definition: AggregateDefinition, data: Record<stri
 
 export const counterPartition = (model: Model, aggregate: string): string => `${model.name}#aggregate#${aggregate}`;
 
+/**
+ * The sort key of the one group of an aggregate without group fields, in a model without a tenant
+ * rule, where space and group key are both '': DynamoDB refuses an empty key.
+ */
+export const ONLY_GROUP = '=';
+
 /** The counter item's key of one group in the key space `space` (the tenant's, shared/store/keys.ts keySpace; '' without a tenant rule). */
 export const counterKey = (model: Model, aggregate: string, values: ReadonlyArray<unknown>, space = ''): Record<string, string> => ({
   [TABLE_KEY.partitionKey]: counterPartition(model, aggregate),
-  [TABLE_KEY.sortKey]: `${space}${groupKey(values)}`,
+  [TABLE_KEY.sortKey]: `${space}${groupKey(values)}` || ONLY_GROUP,
 });
 
 /** The contribution item's key of the record whose item has sort key `recordSortKey`. */

@@ -89,6 +89,9 @@ function decimalText({ sign, digits, exponent }: Decimal): string {
   return `${minus}${digits.slice(0, exponent)}.${digits.slice(exponent)}`;
 }
 
+/** The number text of -x, exact (zero stays 0). */
+export const negateDecimal = (text: string): string => (text.startsWith('-') ? text.slice(1) : text === '0' ? text : `-${text}`);
+
 /**
  * The exact sum of two number texts, as text: 0.1 + 0.2 is 0.3 and 18446744073709551616 + 1
  * keeps every digit (an $inc must add as DynamoDB's ADD does, not as doubles do).

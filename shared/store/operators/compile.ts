@@ -1,4 +1,4 @@
-import { addDecimal, compareDecimal } from '../../json/decimal';
+import { addDecimal, compareDecimal, negateDecimal as negated } from '../../json/decimal';
 import { numberText, toExactNumber } from '../../json/exact-json';
 import type { Model } from '../../models/model';
 import { checkAgainst } from '../../models/validate';
@@ -16,8 +16,6 @@ export interface CompiledChanges {
   /** Absent when every result is valid whatever the record holds. */
   condition?: string;
 }
-
-const negated = (text: string): string => (text.startsWith('-') ? text.slice(1) : text === '0' ? text : `-${text}`);
 
 /** The condition on the stored number under which adding `by` stays within the bounds. */
 function incCondition(x: ExpressionBuilder, path: string, by: string, bounds: NumberBounds, optional: boolean): string {

@@ -1,5 +1,7 @@
 import fc from 'fast-check';
-import { groupKey, groupPart, stateOrder } from '../../../shared/aggregates/keys';
+import { defineModel } from '../../../shared/models/define';
+import { counterKey, groupKey, groupPart, stateOrder } from '../../../shared/aggregates/keys';
+import * as z from 'zod';
 
 const value = fc.oneof(fc.constant(null), fc.boolean(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.string({ unit: 'binary', maxLength: 200 }));
 
@@ -36,5 +38,16 @@ describe('aggregate group keys', () => {
     expect(stateOrder('2026-01-01T00:00:00.000Z', 9, true) < stateOrder('2026-01-01T00:00:00.001Z', 1, false)).toBe(true);
     expect(stateOrder('2026-01-01T00:00:00.000Z', 9, false) < stateOrder('2026-01-01T00:00:00.000Z', 10, false)).toBe(true);
     expect(stateOrder('2026-01-01T00:00:00.000Z', 9, false) < stateOrder('2026-01-01T00:00:00.000Z', 9, true)).toBe(true);
+  });
+
+  it('never make an empty sort key: the one group of an aggregate without group fields has one of its own', () => {
+    const model = defineModel({
+      name: 'keyed',
+      description: 'x',
+      schema: z.strictObject({ n: z.number() }),
+      aggregates: { total: { group_by: [], sum: ['n'] } },
+    });
+    expect(counterKey(model, 'total', []).sk).not.toBe('');
+    expect(counterKey(model, 'total', [], 'acme\u0000').sk).toBe('acme\u0000');
   });
 });
