@@ -1,5 +1,6 @@
 import { LIMITS } from '../limits';
 import { CLAIM_NAME } from '../auth/claims';
+import { checkAggregates } from './check-aggregates';
 import * as zm from '../zod';
 import {
   isSystemField,
@@ -103,6 +104,7 @@ export function defineModel<
     return [...new Set(types.map((t): IndexKind => (t === 'string' ? 'string' : 'number')))].sort();
   });
   checkRules(options as ModelOptions<ModelSchema, string>);
+  checkAggregates(options as ModelOptions<ModelSchema, string>, (message) => new InvalidModelDefinition(`model ${name}: ${message}`));
   const shards = options.shards ?? 1;
   if (!Number.isInteger(shards) || shards < 1 || shards > LIMITS.maxShards)
     throw new InvalidModelDefinition(`model ${name}: shards must be 1..${LIMITS.maxShards}`);
