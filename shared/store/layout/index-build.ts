@@ -4,6 +4,7 @@ import { settings } from '../../config';
 import { LIMITS } from '../../limits';
 import type { Model } from '../../models/model';
 import { db } from '../client';
+import { sortedKeys } from '../filter/canonical';
 import { LayoutMismatch } from '../errors';
 import { dataSpace, indexAttributes, itemKey } from '../keys';
 import { layoutKey, NO_PROGRESS, readLayout, rememberLayout, resolveLayout, schemaFingerprint, type Layout } from './layout';
@@ -13,11 +14,11 @@ import { DATA_ATTRIBUTE, INDEX_SLOTS, VERSION_ATTRIBUTE } from '../table';
 import { isConditionFailure } from '../write/write-token';
 
 const same = (a: Layout, b: Layout) =>
-  JSON.stringify([a.slots, a.kinds, a.shards, a.tenant, a.building, a.progress, a.schema]) ===
-  JSON.stringify([b.slots, b.kinds, b.shards, b.tenant, b.building, b.progress, b.schema]);
+  JSON.stringify([a.slots, a.kinds, a.shards, a.tenant, a.building, a.progress, a.schema, sortedKeys(a.aggregates)]) ===
+  JSON.stringify([b.slots, b.kinds, b.shards, b.tenant, b.building, b.progress, b.schema, sortedKeys(b.aggregates)]);
 
 /** Writes `next` over the layout read as `stored` (none: over nothing); false when someone recorded another in between. */
-async function saveLayout(model: Model, stored: Layout | undefined, next: Layout): Promise<boolean> {
+export async function saveLayout(model: Model, stored: Layout | undefined, next: Layout): Promise<boolean> {
   const { version: _, ...fields } = next;
   try {
     await db().send(
