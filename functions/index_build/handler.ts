@@ -12,7 +12,7 @@ const ANSWER_RESERVE_MS = 10_000;
 async function run(): Promise<void> {
   const builds = await buildAll(await loadAllModels());
   for (const build of builds)
-    if (build.filled > 0 || build.building.length > 0 || build.applied > 0 || build.aggregates_building.length > 0) log.info('index_build', { ...build });
+    if (build.filled > 0 || build.building.length > 0 || build.applied || build.aggregates_building?.length) log.info('index_build', { ...build });
   const refused = builds.filter((b) => b.refused).map((b) => b.refused);
   if (refused.length > 0) throw new Error(refused.join('\n'));
 }

@@ -69,24 +69,23 @@ export async function backfillAggregates(model: Model, { budget = Infinity } = {
 }
 
 export interface ModelBackfill extends ModelBuild {
-  /** Aggregates still building after this run. */
-  aggregates_building: string[];
-  /** Record states this run applied to them. */
-  applied: number;
+  /** Of a model declaring aggregates: those still building after this run, and the record states this run applied to them. */
+  aggregates_building?: string[];
+  applied?: number;
 }
 
 /**
  * Every model's layout recorded, its new indexes filled and its new aggregates backfilled, one
  * model after another until the invocation's deadline is near: what the index_build function
- * runs at each deploy and on its schedule, and `npm start` in the background.
+ * runs at each deploy and on its schedule.
  */
 export async function buildAll(models: ReadonlyArray<Model>): Promise<ModelBackfill[]> {
   const builds = await buildAllIndexes(models);
   const runs: ModelBackfill[] = [];
   for (const [i, model] of models.entries()) {
     const build = builds[i];
-    if (build.refused || !bulkMayContinue()) {
-      runs.push({ ...build, aggregates_building: [], applied: 0 });
+    if (build.refused || Object.keys(model.aggregates).length === 0) {
+      runs.push(build);
       continue;
     }
     try {
@@ -94,7 +93,7 @@ export async function buildAll(models: ReadonlyArray<Model>): Promise<ModelBackf
       runs.push({ ...build, aggregates_building: buildingAggregates(model, layout), applied });
     } catch (error) {
       if (!(error instanceof LayoutMismatch)) throw error;
-      runs.push({ ...build, aggregates_building: [], applied: 0, refused: error.message });
+      runs.push({ ...build, refused: error.message });
     }
   }
   return runs;
