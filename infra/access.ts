@@ -1,6 +1,8 @@
 import { tokenScopeOf } from '../shared/auth/scopes';
 import type { SecretName } from '../shared/config';
 import { FUNCTION_DESCRIPTORS, type DynamoAction, type FunctionName } from '../shared/manifest/functions';
+import type { Model } from '../shared/models/model';
+import { allModels } from '../shared/models/every-model';
 
 /** A function checks bearer tokens when its scope needs one: it reads API_TOKENS, and JWT_SCOPE_PREFIX behind a JWT authorizer. */
 export function checksTokens(fn: FunctionName): boolean {
@@ -20,10 +22,19 @@ export interface FunctionAccess {
 }
 
 /**
+ * What the change feed's consumer sends to keep aggregates (shared/aggregates/apply.ts): a
+ * consistent GetItem of a record's contribution, then a conditional PutItem of it, alone or in a
+ * TransactWriteItems with the counters' UpdateItems (a transaction is authorised per action it holds).
+ */
+export const KEEPS_AGGREGATES: ReadonlyArray<DynamoAction> = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'];
+
+/**
  * What a function may touch in AWS, as its descriptor (shared/manifest/functions.ts) says: read by
  * the stack and its tests; the artifact tests check that every action a bundle sends is listed.
+ * The feed's consumer also writes the aggregates' items, in a stack whose models declare any.
  */
-export function accessOf(fn: FunctionName): FunctionAccess {
+export function accessOf(fn: FunctionName, models: ReadonlyArray<Model> = allModels()): FunctionAccess {
   const { table, secrets } = FUNCTION_DESCRIPTORS[fn];
-  return { tableActions: table, secrets: readsTokens(fn) ? ['API_TOKENS', ...secrets] : secrets };
+  const keepsAggregates = fn === 'feed' && models.some((m) => Object.keys(m.aggregates).length > 0);
+  return { tableActions: keepsAggregates ? [...table, ...KEEPS_AGGREGATES] : table, secrets: readsTokens(fn) ? ['API_TOKENS', ...secrets] : secrets };
 }

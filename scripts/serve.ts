@@ -53,10 +53,12 @@ async function main(): Promise<void> {
     console.log(`table ${config.tableName} ${created ? 'created' : 'found'} at ${endpoint}`);
     // OneBot events kept while the database was unreachable (a previous run's too) are stored now.
     scheduleDrain();
-    if (subscriptions.length === 0) return;
+    // Aggregates are kept from the feed's consumer: a model declaring one runs it without a subscription too.
+    const aggregated = models.filter((m) => Object.keys(m.aggregates).length > 0).map((m) => `aggregates of ${m.name}`);
+    if (subscriptions.length === 0 && aggregated.length === 0) return;
     // From the stream's checkpoint in DATA_DIR: what a previous run committed but did not hand on is handed on now.
     feed = startLocalFeed({ endpoint, tableName: config.tableName, dataDir: config.dataDir, subscriptions });
-    console.log(`change feed: ${subscriptions.map((s) => s.name).join(', ')}`);
+    console.log(`change feed: ${[...subscriptions.map((s) => s.name), ...aggregated].join(', ')}`);
   };
   if (database) reached(database);
   const { server, url } = await startLocalServer({ port: config.port, host: config.host, databaseReady: () => database !== undefined });

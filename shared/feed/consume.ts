@@ -2,6 +2,7 @@ import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
 import { causeOf, log } from '../log';
 import { TABLE_KEY } from '../store/table';
 import { mapPool } from '../store/write/pool';
+import { keepAggregates } from './aggregates';
 import type { Change } from './change';
 import { type CheckedSubscription, matches } from './check-subscriptions';
 import { changeOf } from './from-stream';
@@ -26,10 +27,11 @@ export interface ConsumeOptions {
 /** Items whose records are handed on at once; one item's records always one after another. */
 const ITEMS_AT_ONCE = 16;
 
-/** Hands one record's change to every subscription it matches; throws when any of them did not take it. */
+/** Applies one record's change to its model's aggregates, then hands it to every subscription it matches; throws when any of them did not take it. */
 async function handOn(record: DynamoDBRecord, { subscriptions, queue, publish }: ConsumeOptions): Promise<void> {
   const change = await changeOf(record);
   if (change === undefined) return;
+  await keepAggregates(change, record.dynamodb?.Keys?.[TABLE_KEY.sortKey]?.S ?? '');
   const matched = subscriptions.filter((subscription) => matches(subscription, change));
   const deliveries: Delivery[] = [];
   const entries: BusEntry[] = [];
@@ -43,8 +45,8 @@ async function handOn(record: DynamoDBRecord, { subscriptions, queue, publish }:
 
 /**
  * The stream's consumer, for the Lambda on the table's stream and the local poller alike: each
- * record's change is handed to the subscriptions it matches, webhooks through the delivery queue
- * and buses through `publish`. One item's records go one after another, in stream order; other
+ * record's change is applied to its model's aggregates, then handed to the subscriptions it
+ * matches, webhooks through the delivery queue and buses through `publish`. One item's records go one after another, in stream order; other
  * items' go on beside them. When a record is not handed on, its item's later records are not
  * tried, and the answer names the earliest such record as the batch's first failure: the stream
  * is read again from there (ReportBatchItemFailures). What was handed on after it is handed on

@@ -192,7 +192,8 @@ const DESCRIPTORS = {
   onebot_queue: { trigger: 'queue', writes: true, table: ONEBOT, secrets: ['ONEBOT_ACCESS_TOKEN'], lambda: ONEBOT_QUEUE_CONSUMER },
   // The change feed (infra/feed.ts): the table's stream turned into changes, matched against
   // SUBSCRIPTIONS, sent to the deliveries' queue or put on a bus. The stream comes in the event
-  // (the event source mapping reads it), so it touches no table.
+  // (the event source mapping reads it), so it touches no table, unless a model declares
+  // aggregates, which it keeps: infra/access.ts KEEPS_AGGREGATES.
   feed: { trigger: 'stream', writes: false, table: [], secrets: ['SUBSCRIPTIONS'], lambda: FEED_CONSUMER },
   // One attempt per webhook delivery from the FIFO queue (shared/feed/deliver-queued.ts): a failed
   // attempt's count noted (PutItem) and read on the next receive (GetItem), forgotten when done

@@ -9,6 +9,9 @@ import { RETRY_SCHEDULE_SECONDS } from '../../../shared/feed/schedule';
 import { FUNCTION_DESCRIPTORS, FUNCTIONS } from '../../../shared/manifest/functions';
 import { AWS_LIMITS } from '../../../shared/limits';
 import { allModels } from '../../../shared/models/every-model';
+import { defineModel } from '../../../shared/models/define';
+import { accessOf } from '../../../infra/access';
+import * as z from 'zod';
 import { SYNTH_VARIANTS, assemblyOf, synthesized, templateIndex } from '../../support/synth';
 
 // The change feed's resources as the stack deploys them (infra/feed.ts): the table's stream,
@@ -98,6 +101,22 @@ describe('functions/feed on the stream', () => {
     expect(['reaction#0', 'onebot_event#3'].every(passes)).toBe(true);
     expect(['_layout', '#health', '_idempotency#create', '_feed#dead'].some(passes)).toBe(false);
   });
+});
+
+test('the consumer gets the table, and exactly the writes that keep aggregates, only in a stack whose models declare an aggregate', () => {
+  const counted = defineModel({
+    name: 'counted',
+    description: 'test',
+    schema: z.strictObject({ content: z.string() }),
+    aggregates: { by_content: { group_by: ['content'], count: true } },
+  });
+  expect(accessOf('feed', [...allModels(), counted]).tableActions).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
+  expect(accessOf('feed', allModels()).tableActions).toEqual([]);
+  // The shipped models declare none: the deployed consumer neither knows the table nor may write it.
+  expect(index.functionProps('feed').Environment.Variables.TABLE_NAME).toBeUndefined();
+  expect([...index.actionsOf('feed')].filter((a) => /^dynamodb:(Get|Put|Update|Delete)Item$/.test(a))).toEqual([]);
+  // Nothing else changes with them: every other function's access is its descriptor's.
+  for (const name of FUNCTIONS.filter((f) => f !== 'feed')) expect(accessOf(name, [counted])).toEqual(accessOf(name, []));
 });
 
 test('the synth refuses a catalog whose filter would not fit, rather than a deploy failing on it', () => {
