@@ -50,8 +50,17 @@ const stamp = (item: Item | undefined, attribute: string): string | undefined =>
  * writeStamp); the index build writes a new slot's keys under the version it read, which the
  * record API never shows.
  */
+/**
+ * Whether the stream record's keys can be a record's: its partition `<model>#<shard>`. An
+ * aggregate's counters and contributions (shared/aggregates/keys.ts) and the service's own items
+ * are left before their images are read: DynamoDB Local writes an empty map (a counter's group
+ * of an aggregate without group fields) as `{}` in the stream, which no reader takes.
+ */
+const RECORD_PARTITION = /^[^#]+#\d+$/;
+
 export async function changeOf(record: DynamoDBRecord): Promise<Change | undefined> {
   const op = OPS[record.eventName ?? ''];
+  if (!RECORD_PARTITION.test(record.dynamodb?.Keys?.[TABLE_KEY.partitionKey]?.S ?? '')) return undefined;
   const before = itemOf(record.dynamodb?.OldImage);
   const after = itemOf(record.dynamodb?.NewImage);
   const item = after ?? before;
