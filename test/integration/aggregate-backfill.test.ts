@@ -4,13 +4,18 @@ import * as z from 'zod';
 import { addDecimal } from '../../shared/json/decimal';
 import { numberText } from '../../shared/json/exact-json';
 import { defineModel, type Model } from '../../shared/models/define';
+import { consumeStream } from '../../shared/feed/consume';
 import { useApi } from '../support/api';
+import { spyOnLog } from '../support/log';
+import { streamSoFar } from '../support/stream-records';
 
 // Issue 35: an aggregate declared on a model that holds records is built online. The model is
 // swapped in the catalog as a restart with an edited model file would (test/integration/model-changes.test.ts):
 // records first, then a definition that declares aggregates. Until the backfill has counted every
-// stored record, `aggregate` answers 503 aggregate_building and `count` reads; after it, every
-// group equals a recount of the records, through the route's filters and pages.
+// stored record, `aggregate` answers 503 aggregate_building and `count` reads. Writes go on
+// meanwhile, and the change feed's consumer (shared/feed/consume.ts, run here on the table's real
+// stream) applies each change committed since the aggregates were declared, as the deployed one
+// does; after the backfill, every group equals a recount of the records, through the route's filters and pages.
 const schema = z.strictObject({ content: z.string(), user: z.string(), score: z.number() });
 const base = { name: 'tally', description: 'records counted by an aggregate declared after them', schema, shards: 3 } as const;
 const V1 = defineModel(base);
@@ -90,12 +95,69 @@ async function groupsOf(name: string, filters?: Record<string, unknown>, limit =
   }));
 }
 
+/** Stream records before this index were consumed before the aggregates were declared: by code that did not keep them. */
+let consumed = 0;
+/**
+ * The feed's consumer over every change committed since it last ran; a batch it fails part way
+ * is handed over again from its first failure, as Lambda's event source mapping does.
+ */
+async function consumeFeed(): Promise<void> {
+  const records = await streamSoFar();
+  for (let attempt = 0; consumed < records.length; attempt++) {
+    const failures = spyOnLog('error');
+    const { batchItemFailures } = await consumeStream(records.slice(consumed), { subscriptions: [], queue: { send: async () => undefined } });
+    const said = failures.mock.calls.map(([line]) => String(line));
+    failures.mockRestore();
+    if (batchItemFailures.length === 0) consumed = records.length;
+    else {
+      if (attempt >= 10) throw new Error(`the consumer kept failing: ${said.join('\n')}`);
+      consumed = records.findIndex((r) => r.dynamodb?.SequenceNumber === batchItemFailures[0].itemIdentifier);
+    }
+  }
+}
+
+/**
+ * Random writes through the API, the feed's consumer running after every few: creates, updates
+ * that move a record to another group, deletes, and bulk updates that move many.
+ */
+async function writeWhileBuilding(seed: number): Promise<void> {
+  const ops = fc.sample(
+    fc.oneof(
+      fc.record({ op: fc.constant('create' as const), data: dataArb }),
+      fc.record({
+        op: fc.constant('update' as const),
+        pick: fc.nat(),
+        values: fc.record({ content: dataArb.map((d) => d.content), score: dataArb.map((d) => d.score) }, { requiredKeys: ['content'] }),
+      }),
+      fc.record({ op: fc.constant('delete' as const), pick: fc.nat() }),
+      fc.record({ op: fc.constant('bulk' as const), user: dataArb.map((d) => d.user), content: dataArb.map((d) => d.content) }),
+    ),
+    { numRuns: 20, seed },
+  );
+  for (const [i, step] of ops.entries()) {
+    const ids = (await post('list', { limit: 1000, fields: ['id'] })).body.data.items.map((r: { id: string }) => r.id) as string[];
+    const id = 'pick' in step ? ids[step.pick % ids.length] : '';
+    const reply =
+      step.op === 'create'
+        ? await post('create', { data: step.data })
+        : step.op === 'update'
+          ? await post('update', { filters: { id }, values: step.values })
+          : step.op === 'delete'
+            ? await post('delete', { filters: { id } })
+            : await post('update', { filters: { user: step.user }, values: { content: step.content }, allow_all: true });
+    expect({ step, status: reply.status }).toEqual({ step, status: step.op === 'create' ? 201 : 200 });
+    if (i % 10 === 9) await consumeFeed();
+  }
+  await consumeFeed();
+}
+
 const sorted = (groups: unknown[]) => [...groups].sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1));
 
 beforeAll(async () => {
   for (let i = 0; i < RECORDS.length; i += 100) expect((await post('create', { data: RECORDS.slice(i, i + 100) })).status).toBe(201);
   // The first definition's layout is recorded, as a deploy or npm start records it before the aggregates are declared.
   await (require('../../shared/store/layout/index-build') as typeof import('../../shared/store/layout/index-build')).recordLayout(V1);
+  consumed = (await streamSoFar()).length;
   mockCurrent.tally = V2;
 });
 
@@ -116,21 +178,23 @@ test('while the backfill has records to count, aggregate answers 503 aggregate_b
   ]);
 });
 
-test('a backfill stopped part way records its progress and goes on from it; when done, every group equals a recount', async () => {
+test('writes go on during a backfill stopped part way and resumed; when done, every group equals a recount', async () => {
+  await writeWhileBuilding(1);
   const part = await backfill({ budget: 17 });
   expect(part.applied).toBe(17);
   const during = await post('aggregate', { name: 'by_content' });
   expect(during.body.data).toMatchObject({ error: 'aggregate_building', progress: { records_done: 17 } });
 
-  // The rest by the scheduled run (functions/index_build), as in AWS.
+  // The rest by the scheduled run (functions/index_build), as in AWS, while writes go on.
   const { handler } = require('../../functions/index_build/handler') as typeof import('../../functions/index_build/handler');
-  await handler({}, { awsRequestId: 'scheduled-build', getRemainingTimeInMillis: () => 120_000 } as Context);
+  await Promise.all([handler({}, { awsRequestId: 'scheduled-build', getRemainingTimeInMillis: () => 120_000 } as Context), writeWhileBuilding(2)]);
+  await writeWhileBuilding(3);
 
   const records = await everyRecord();
   for (const [name, definition] of Object.entries(AGGREGATES)) expect(sorted(await groupsOf(name))).toEqual(sorted(recount(definition, records)));
   const models = (await api.get('/api/db/models')).body.data.models as Array<{ name: string; aggregates: Array<{ state: string }> }>;
   expect(models.find((m) => m.name === 'tally')!.aggregates.map((a) => a.state)).toEqual(['ready', 'ready', 'ready', 'ready']);
-});
+}, 300_000);
 
 test('filters: equality on a leading group field, on a later one, on both; a page of one group at a time', async () => {
   const records = await everyRecord();
