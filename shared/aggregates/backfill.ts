@@ -2,7 +2,7 @@ import { bulkMayContinue } from '../invocation';
 import { LIMITS } from '../limits';
 import type { Model } from '../models/model';
 import { AggregateBuilding, LayoutMismatch } from '../store/errors';
-import { aggregateRefusal, NO_PROGRESS, type Layout } from '../store/layout/layout';
+import { aggregateRefusal, NO_PROGRESS, progressAfter, type Layout } from '../store/layout/layout';
 import { buildAllIndexes, recordLayout, saveLayout, type ModelBuild } from '../store/layout/index-build';
 import { shardPage, type Item } from '../store/read/query';
 import { CREATED_ATTRIBUTE, DATA_ATTRIBUTE, TABLE_KEY, VERSION_ATTRIBUTE } from '../store/table';
@@ -25,12 +25,6 @@ const stateOf = (item: Item) => ({
   data: item[DATA_ATTRIBUTE] as Record<string, unknown>,
 });
 
-export interface BackfillRun {
-  layout: Layout;
-  /** Record states this run applied (or found applied). */
-  applied: number;
-}
-
 /**
  * Counts the records stored before an aggregate was declared into its counters: each shard in id
  * order, each record's current state (read consistently) through applyRecordState, the one way
@@ -38,9 +32,9 @@ export interface BackfillRun {
  * counts once and the newest state wins. Progress is recorded in the layout after every page
  * (conditional on its version, as the index build's): safe twice at once, resumed after a crash,
  * stopped between pages near the invocation's deadline or after `budget` records. When the last
- * shard is done the aggregate is ready.
+ * shard is done the aggregate is ready. Answers the layout after the run and the record states it applied (or found applied).
  */
-export async function backfillAggregates(model: Model, { budget = Infinity } = {}): Promise<BackfillRun> {
+export async function backfillAggregates(model: Model, { budget = Infinity } = {}): Promise<{ layout: Layout; applied: number }> {
   let layout = await recordLayout(model);
   let applied = 0;
   for (
@@ -49,14 +43,14 @@ export async function backfillAggregates(model: Model, { budget = Infinity } = {
     [name] = buildingAggregates(model, layout)
   ) {
     const record = layout.aggregates![name];
-    const { shard, after, done } = record.progress;
+    const { shard, after } = record.progress;
     const { items, last } = await shardPage(model, shard, { after: after ?? undefined, limit: Math.min(PAGE, budget - applied) });
     const aggregate = name;
     for (const result of await mapPool(items, LIMITS.writeConcurrency, (item) => applyRecordState(model, aggregate, stateOf(item)))) {
       if (result.status === 'rejected') throw result.reason;
     }
     applied += items.length;
-    const progress = last !== undefined ? { shard, after: last, done: done + items.length } : { shard: shard + 1, after: null, done: done + items.length };
+    const progress = progressAfter(record.progress, items.length, last);
     const finished = progress.shard >= layout.shards;
     const next: Layout = {
       ...layout,

@@ -85,6 +85,10 @@ export const layoutKey = (model: Model) => ({ [TABLE_KEY.partitionKey]: LAYOUT_P
 
 export const NO_PROGRESS: BuildProgress = { shard: 0, after: null, done: 0 };
 
+/** A build's progress after a page of `count` records of its shard that ended at id `last` (none: the shard is done). */
+export const progressAfter = ({ shard, done }: BuildProgress, count: number, last: string | undefined): BuildProgress =>
+  last !== undefined ? { shard, after: last, done: done + count } : { shard: shard + 1, after: null, done: done + count };
+
 /** The layout a model's definition asks for, every index ready: what an empty model is given. */
 const kindsOf = (model: Model): IndexKind[][] => model.indexKinds.map((kinds) => [...kinds]);
 
