@@ -1,6 +1,7 @@
 import { isExactNumber } from '../json/exact-json';
 import type { FilterNode } from '../store/filter/ast';
 import { parseFilter } from '../store/filter/parse';
+import { reachIn } from '../store/reach';
 import { withinReach } from '../store/filter/reach';
 import { aggregateRefusal, modelLayout } from '../store/layout/layout';
 import { DATA_ATTRIBUTE } from '../store/table';
@@ -37,7 +38,8 @@ export function equalityOf(filter: FilterNode): Map<string, unknown> | undefined
  */
 export async function countFromAggregate(model: Model, request: CountRequest): Promise<{ count: number; scanned: number; aggregate: string } | undefined> {
   const aggregates = Object.entries(model.aggregates).filter(([, definition]) => definition.count);
-  if (aggregates.length === 0 || request.consistent) return undefined;
+  // The service's own count of a tenant model (no caller, so no tenant) spans every tenant's counters: the records answer it.
+  if (aggregates.length === 0 || request.consistent || (model.tenant && reachIn(model)?.tenant === undefined)) return undefined;
   const equal = equalityOf(withinReach(model, parseFilter(model, request.filters)));
   if (!equal) return undefined;
   const layout = await modelLayout(model);
