@@ -77,8 +77,9 @@ export class RecordGate extends Construct {
       admin: { status: apiFunctions.byName.get('feed_status')!, replay: apiFunctions.byName.get('feed_replay')! },
     });
     const healthCheck = new HealthCheck(this, 'HealthCheck', resources);
-    // After the record functions: the deploy's check runs against the code now serving.
-    const indexBuild = new IndexBuild(this, 'IndexBuild', { ...resources, after: apiFunctions });
+    // After the record functions: the deploy's check runs against the code now serving; after the
+    // feed's consumer too, which keeps a new aggregate from every change the backfill reads past.
+    const indexBuild = new IndexBuild(this, 'IndexBuild', { ...resources, after: [apiFunctions, feed.consumer] });
     const { api } = new ServiceApi(this, 'Http', {
       functions: apiFunctions.byName,
       throttles: settings.throttles,

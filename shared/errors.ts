@@ -34,6 +34,7 @@ export const ERROR_STATUS = {
   database_unavailable: 503,
   outcome_unknown: 503,
   index_building: 503,
+  aggregate_building: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

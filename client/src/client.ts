@@ -79,12 +79,15 @@ export type ListBody<M extends ModelTypes = UntypedModel, F extends Fields<M> = 
   fields?: F;
 };
 export type CountBody<M extends ModelTypes = UntypedModel> = Omit<Wire.CountRequest, 'filters'> & { filters?: Filter<M> };
+export type AggregateBody<M extends ModelTypes = UntypedModel> = Omit<Wire.AggregateRequest, 'filters'> & { filters?: Filter<M> };
 export type UpdateBody<M extends ModelTypes> = Omit<Wire.UpdateRequest, 'values' | 'filters'> & { filters: Filter<M>; values: UpdateValues<M> };
 export type DeleteBody<M extends ModelTypes = UntypedModel> = Omit<Wire.DeleteRequest, 'filters'> & { filters: Filter<M> };
 
 /** The service's counters are integers a JS number holds: plain numbers, unlike record data. */
 export type ListAnswer<M extends ModelTypes, F extends Fields<M> = undefined> = Wire.ListPage & { items: ReadRecord<M, F>[] };
 export type CountAnswer = Wire.CountAnswer;
+/** Sums are exact: a big one is the parser's exact number, as record data is. */
+export type AggregateAnswer = Exact<Wire.AggregateAnswer>;
 export type UpdateAnswer = Wire.UpdateAnswer;
 export type DeleteAnswer = Wire.DeleteAnswer;
 export type ModelsAnswer = Exact<Wire.ModelsAnswer>;
@@ -108,6 +111,8 @@ export interface ModelClient<M extends ModelTypes> {
   /** Every record the filters match, page after page (list's next_cursor), as `for await` asks for them. */
   all<const F extends Fields<M> = undefined>(body?: Omit<ListBody<M, F>, 'cursor'>, options?: CallOptions): AsyncGenerator<ReadRecord<M, F>, void, undefined>;
   count(body?: CountBody<M>, options?: CallOptions): Promise<CountAnswer>;
+  /** A page of a declared aggregate's groups, each with its count and sums (POST /api/db/{model}/aggregate). */
+  aggregate(body: AggregateBody<M>, options?: CallOptions): Promise<AggregateAnswer>;
   update(body: UpdateBody<M>, options?: WriteOptions & IfMatch): Promise<UpdateAnswer>;
   /** update with the record's new ETag, for the If-Match of the next write: null unless the filters name one id and it made or changed that record. */
   updateTagged(body: UpdateBody<M>, options?: WriteOptions & IfMatch): Promise<{ answer: UpdateAnswer; etag: string | null }>;
@@ -229,6 +234,7 @@ export function createClient(options: ClientOptions): Client {
         } while (cursor);
       } as Untyped['all'],
       count: (body = {}, call) => read(path('count'), body, call),
+      aggregate: (body, call) => read(path('aggregate'), body, call),
       update: async (body, call) => (await write<UpdateAnswer>(path('update'), body, call)).data,
       updateTagged: async (body, call) => {
         const { data, headers } = await write<UpdateAnswer>(path('update'), body, call);

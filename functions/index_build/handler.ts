@@ -3,15 +3,16 @@ import { answerCustomResource, isCustomResourceEvent } from '../../shared/deploy
 import { invocationDeadline, withDeadline, withinInvocation } from '../../shared/invocation';
 import { log } from '../../shared/log';
 import { loadAllModels } from '../../shared/models/load-all';
-import { buildAllIndexes } from '../../shared/store/layout/index-build';
+import { buildAll } from '../../shared/aggregates/backfill';
 
 /** Time kept back from a deploy's run to answer CloudFormation before the function's timeout. */
 const ANSWER_RESERVE_MS = 10_000;
 
-/** Records every model's layout and fills new indexes until the invocation's deadline; throws naming every model its stored records refuse. */
+/** Records every model's layout, fills new indexes and backfills new aggregates until the invocation's deadline; throws naming every model its stored records refuse. */
 async function run(): Promise<void> {
-  const builds = await buildAllIndexes(await loadAllModels());
-  for (const build of builds) if (build.filled > 0 || build.building.length > 0) log.info('index_build', { ...build });
+  const builds = await buildAll(await loadAllModels());
+  for (const build of builds)
+    if (build.filled > 0 || build.building.length > 0 || build.applied || build.aggregates_building?.length) log.info('index_build', { ...build });
   const refused = builds.filter((b) => b.refused).map((b) => b.refused);
   if (refused.length > 0) throw new Error(refused.join('\n'));
 }

@@ -1,5 +1,6 @@
 import { recordLayout } from '../../shared/store/layout/index-build';
 import { countRecords, deleteRecords, getOneRecord, listRecords, updateRecords } from '../../shared/store/records';
+import { aggregateCount } from './aggregate-count';
 import type { BenchContext } from './context';
 import { rawCalls } from './raw';
 import type { Section } from './report';
@@ -78,6 +79,7 @@ export async function capacityBench(ctx: BenchContext): Promise<Section> {
   ctx.log(`capacity: ${rows.map((r) => `${r.operation}/${r.shards}: ${r.billedRatio}x`).join(', ')}`);
   const perTenant = ctx.quick ? 10 : 100;
   const tenantRows = await tenantCosts(ctx, perTenant);
+  const counted = await aggregateCount(ctx, ctx.quick ? 1_000 : 100_000);
   const alone = (operation: string) => tenantRows.find((r) => r.operation === operation && r.tenants === 1)!;
   const crowded = tenantRows.filter((r) => r.tenants > 1 && r.keyed);
   const filtered = tenantRows.find((r) => !r.keyed)!;
@@ -122,6 +124,11 @@ the *billed* columns apply that floor to every request.`,
         columns: ['operation', 'tenants in the model', 'records in the model', 'commands', 'units', 'billed'],
         rows: tenantRows.map((r) => [r.operation, r.tenants, r.stored, commandText(r.commands), r.capacity, r.billed]),
       },
+      {
+        caption: `count of one declared group (issue 35: content = c3, 10% of ${counted.records} records), one shard:`,
+        columns: ['count', 'answer', 'items read (scanned)', 'units', 'billed'],
+        rows: counted.rows.map((r) => [r.how, r.count, r.scanned, r.capacity, r.billed]),
+      },
     ],
     targets: [
       {
@@ -142,8 +149,15 @@ the *billed* columns apply that floor to every request.`,
         target: '1.0x',
         met: tenantRatio <= 1,
       },
+      {
+        what: `count of a declared group on ${counted.records} records: items read`,
+        measured: `${counted.rows[0].scanned} (the records: ${counted.rows[1].scanned})`,
+        target: 'at most 2',
+        met: counted.rows[0].scanned <= 2,
+      },
     ],
     notes: [
+      `A count of one declared group reads its counter (one GetItem) instead of the group's records; the aggregate's backfill counted the ${counted.records} records stored before it was declared in ${counted.backfillSeconds} s (one applyRecordState per record: a GetItem and a TransactWriteItems). Counters follow the change feed: docs/record-api.md, "Aggregates".`,
       'With one shard (the default, and `reaction`) every operation consumes exactly what hand-written calls would.',
       `Once per container and model, before its first answer, the store reads the model's stored layout; a get_one by id then cost ${layoutReads.join('; ')}. The rows above are every later request.`,
       'Why an 8-shard index lookup costs 8x: a shard is part of the partition key, of the table and of each index, so a read that does not know the id (get_one, list or count by an indexed field) sends one Query per shard, and DynamoDB bills every Query at least 0.5 RCU (1 when consistent) even when it reads nothing. A get_one by index over 8 shards therefore bills 8 × 0.5 = 4 RCU where one shard bills 0.5; reads by id go to one shard (the id picks it) and cost the minimum.',
@@ -151,6 +165,6 @@ the *billed* columns apply that floor to every request.`,
       `A tenant's reads cost what its own records cost: the tenant is the head of every sort key (shared/store/keys.ts), so listing or counting one tenant's ${perTenant} records sends the same Queries and reads the same items whether the model holds ${perTenant} records or ${100 * perTenant}. The same list as a filter on a plain org field reads all ${100 * perTenant} and bills ${filtered.billed} units, ${ratio(filtered.billed, alone(filtered.operation.replace(/, as a filter.*$/, '')).billed)}x; that is why the tenant went into the keys (docs/decisions.md). scripts/bench/tenant-cost.ts checks that each answer holds exactly the tenant's records.`,
       'With eight shards, a read that is not by id queries every shard, and DynamoDB bills at least 0.5 unit per query: a get_one by index costs 8 × 0.5. That is the price of spreading writes over 8 partition keys, paid only by models that ask for shards. Done after the first run: a list page reads its share (N / shards) from each shard and only the shard that holds the merge back reads on, so a page of 100 over 8 shards went from 8x to about 1.6x the minimum. Next step for get_one by index: ask the shards one after another and stop at the first match, trading latency for up to 8x fewer read units.',
     ],
-    data: { records, rows, tenantRows },
+    data: { records, rows, tenantRows, counted },
   };
 }

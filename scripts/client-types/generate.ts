@@ -1,4 +1,5 @@
 import type * as z from 'zod';
+import { aggregateRequest } from '../../shared/api/requests/aggregate';
 import { countRequest } from '../../shared/api/requests/count';
 import { createRequest } from '../../shared/api/requests/create';
 import { deleteRequest } from '../../shared/api/requests/delete';
@@ -6,6 +7,7 @@ import { getOneRequest } from '../../shared/api/requests/get-one';
 import { listRequest } from '../../shared/api/requests/list';
 import { updateRequest } from '../../shared/api/requests/update';
 import {
+  aggregateAnswerSchema,
   countAnswerSchema,
   deleteAnswerSchema,
   healthAnswerSchema,
@@ -56,12 +58,14 @@ export function wireTypes(sample: Model): string {
     GetOneRequest: getOneRequest,
     ListRequest: listRequest,
     CountRequest: countRequest,
+    AggregateRequest: aggregateRequest,
     UpdateRequest: updateRequest,
     DeleteRequest: deleteRequest,
   };
   const answers = {
     ListPage: listAnswerSchema(sample).omit({ items: true }),
     CountAnswer: countAnswerSchema,
+    AggregateAnswer: aggregateAnswerSchema,
     UpdateAnswer: updateAnswerSchema,
     DeleteAnswer: deleteAnswerSchema,
     ModelsAnswer: modelsAnswerSchema,

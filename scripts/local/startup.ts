@@ -7,6 +7,8 @@ import { allModels } from '../../shared/models/every-model';
 import { InvalidModelDefinition, type Model } from '../../shared/models/define';
 import { LayoutMismatch } from '../../shared/store/errors';
 import { buildIndexes, recordLayout } from '../../shared/store/layout/index-build';
+import { aggregatesBuilding } from '../../shared/store/layout/layout';
+import { backfillAggregates, buildingAggregates } from '../../shared/aggregates/backfill';
 
 /** A start-up problem, said in one line with its fix; serve.ts prints it and exits 1. */
 export class StartupError extends Error {}
@@ -107,14 +109,15 @@ export async function checkDataDir(dataDir: string): Promise<void> {
 /**
  * Compares every model's definition with the layout its stored records have, and records it
  * (shared/store/layout/index-build.ts): a change the records cannot follow stops the start, naming each
- * model, the change and the fix. Returns the models with an index still to build.
+ * model, the change and the fix. Returns the models with an index still to build or an aggregate to backfill.
  */
 export async function recordModelLayouts(models: ReadonlyArray<Model>): Promise<Model[]> {
   const refused: string[] = [];
   const building: Model[] = [];
   for (const model of models) {
     try {
-      if ((await recordLayout(model)).building.length > 0) building.push(model);
+      const layout = await recordLayout(model);
+      if (layout.building.length > 0 || aggregatesBuilding(layout)) building.push(model);
     } catch (error) {
       if (!(error instanceof LayoutMismatch)) throw error;
       refused.push(error.message);
@@ -125,19 +128,27 @@ export async function recordModelLayouts(models: ReadonlyArray<Model>): Promise<
 }
 
 /**
- * Builds the new indexes in the background while the server answers (reads do not use them
- * until they are ready), a page at a time; a stop or a crash resumes at the next start.
+ * Builds the new indexes and backfills the new aggregates in the background while the server
+ * answers (reads do not use them until they are ready), a page at a time; a stop or a crash
+ * resumes at the next start.
  */
 export async function buildInBackground(models: ReadonlyArray<Model>, say: (line: string) => void): Promise<void> {
   for (const model of models) {
     const started = Date.now();
-    say(`model ${model.name}: building the index of ${(await recordLayout(model)).building.join(', ')} for its stored records`);
+    const layout = await recordLayout(model);
+    const what = [
+      ...(layout.building.length > 0 ? [`the index of ${layout.building.join(', ')}`] : []),
+      ...buildingAggregates(model, layout).map((name) => `the aggregate ${name}`),
+    ].join(' and ');
+    say(`model ${model.name}: building ${what} for its stored records`);
     try {
-      const { layout, filled } = await buildIndexes(model);
+      const { layout: indexed, filled } = await buildIndexes(model);
+      const { layout: counted, applied } = await backfillAggregates(model);
       const seconds = (Date.now() - started) / 1000;
-      say(`model ${model.name}: index ready (${filled} records in ${seconds.toFixed(1)} s${layout.building.length ? ', incomplete' : ''})`);
+      const incomplete = indexed.building.length > 0 || buildingAggregates(model, counted).length > 0;
+      say(`model ${model.name}: ready (${filled} records indexed, ${applied} counted, in ${seconds.toFixed(1)} s${incomplete ? ', incomplete' : ''})`);
     } catch (error) {
-      say(`model ${model.name}: the index build stopped (${(error as Error).message}); it resumes at the next start`);
+      say(`model ${model.name}: the build stopped (${(error as Error).message}); it resumes at the next start`);
     }
   }
 }

@@ -3,6 +3,7 @@ import {
   InvalidCursor,
   InvalidFilter,
   InvalidOrder,
+  AggregateBuilding,
   IndexBuilding,
   InvalidRecord,
   InvalidValues,
@@ -130,6 +131,16 @@ const STORE_ANSWERS: ReadonlyArray<Answer> = [
         RETRY_LATER,
       ),
   ),
+  on(
+    AggregateBuilding,
+    (e) =>
+      new ApiError(
+        'aggregate_building',
+        e.message,
+        { model: e.model, aggregate: e.aggregate, progress: { records_done: e.progress.done, shard: e.progress.shard, shards: e.shards } },
+        RETRY_LATER,
+      ),
+  ),
   on(PartialWrite, (e) => {
     const cause = classify(e.cause);
     return new ApiError(cause.code, cause.message, { ...cause.extra, ...e.counts }, cause.headers);
@@ -189,7 +200,7 @@ export const errorAnswer = (apiError: ApiError): HttpResult =>
  * index still building is answered 503 until its build is done. Like every 4xx, the request's
  * own log line (its status and code, at info) records them.
  */
-const EXPECTED_5XX: ReadonlySet<ErrorCode> = new Set(['index_building']);
+const EXPECTED_5XX: ReadonlySet<ErrorCode> = new Set(['index_building', 'aggregate_building']);
 
 /**
  * What the caller of errorResult wants to hear of besides the answer: a misconfiguration is

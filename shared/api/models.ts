@@ -3,7 +3,9 @@ import type { Operation } from '../contract';
 import { SYSTEM_FIELDS, sortableFields, type Model } from '../models/model';
 import { loadAllModels } from '../models/load-all';
 import { LayoutMismatch } from '../store/errors';
-import { modelLayout } from '../store/layout/layout';
+import { aggregateRefusal, modelLayout } from '../store/layout/layout';
+import { visibleAggregates } from '../aggregates/visible';
+import { AggregateBuilding } from '../store/errors';
 import { INDEX_SLOTS } from '../store/table';
 import { rulesOf, schemaSeen } from './field-rules/described';
 
@@ -24,12 +26,33 @@ async function layoutView(model: Model, hidden: ReadonlySet<string>) {
   }
 }
 
+/** The aggregates the caller may read, each with its definition and whether its counters answer yet. */
+async function aggregatesView(model: Model, hidden: ReadonlySet<string>) {
+  const names = visibleAggregates(model, hidden);
+  if (names.length === 0) return [];
+  const layout = await modelLayout(model).catch((error: unknown) => {
+    if (error instanceof LayoutMismatch) return undefined;
+    throw error;
+  });
+  return names.map((name) => {
+    const { group_by, count, sum } = model.aggregates[name];
+    const refusal = layout ? aggregateRefusal(model, layout, name) : undefined;
+    const definition = { name, group_by: [...group_by], count: count === true, sum: [...(sum ?? [])] };
+    if (refusal instanceof AggregateBuilding) {
+      const { done, shard } = refusal.progress;
+      return { ...definition, state: 'building', progress: { records_done: done, shard, shards: refusal.shards } };
+    }
+    return { ...definition, state: refusal || !layout ? 'mismatch' : 'ready' };
+  });
+}
+
 /** Each model as its caller sees it: a field hidden from the caller is in none of its parts, nor in the rules it is told of. */
 export const modelsOperation: Operation = async ({ caller }) => {
   // Looked up as the record routes look them up, so both describe the same definitions.
   const visible = (await loadAllModels()).filter((m) => m.access !== 'hidden');
   const hidden = await Promise.all(visible.map((m) => hiddenFor(m, caller)));
   const layouts = await Promise.all(visible.map((m, i) => layoutView(m, hidden[i])));
+  const aggregates = await Promise.all(visible.map((m, i) => aggregatesView(m, hidden[i])));
   return {
     data: {
       models: visible.map((m, i) => ({
@@ -45,6 +68,7 @@ export const modelsOperation: Operation = async ({ caller }) => {
         ttl: m.ttl !== undefined && !hidden[i].has(m.ttl) ? m.ttl : null,
         rules: rulesOf(m, hidden[i]),
         layout: layouts[i],
+        aggregates: aggregates[i],
       })),
     },
   };

@@ -67,7 +67,30 @@ export function listAnswerSchema<S extends ModelSchema>(model: Model<S>) {
 
 const counter = z.int().min(0);
 
-export const countAnswerSchema = z.strictObject({ count: counter, scanned: counter });
+export const countAnswerSchema = z.strictObject({
+  count: counter,
+  scanned: counter,
+  aggregate: z
+    .string()
+    .optional()
+    .describe(
+      "Present when the count was read from this aggregate's counter: the filter was exactly one of its groups. Counters follow the change feed, so a write shows in them within seconds, not at once (send consistent: true for a count of the records themselves)",
+    ),
+});
+
+/** One group of an aggregate: its values by group field, its count if the aggregate counts, the exact sum of each summed field. */
+export const groupSchema = z.strictObject({
+  key: z
+    .record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]))
+    .describe('The group fields and the values this group holds (null: the field is missing)'),
+  count: counter.optional().describe('Records in the group, where the aggregate counts'),
+  sum: z.record(z.string(), z.number()).optional().describe('Exact sum of each summed field over the group (records without a number there add nothing)'),
+});
+
+export const aggregateAnswerSchema = z.strictObject({
+  groups: z.array(groupSchema).describe('Groups in group key order; a group no record is in any more is never answered'),
+  next_cursor: z.string().nullable().describe('Send as cursor for the next page; null when there is nothing more'),
+});
 
 const bulkProgress = {
   matched: counter.describe('Records that matched when the call began (after the cursor, if one was sent)'),
@@ -141,6 +164,25 @@ export const modelsAnswerSchema = z.strictObject({
           fix: z.string().optional().describe('When mismatch: what to do'),
         })
         .describe("How the model's stored records are laid out (docs/architecture.md, Changing a model)"),
+      aggregates: z
+        .array(
+          z.strictObject({
+            name: z.string(),
+            group_by: z.array(z.string()),
+            count: z.boolean(),
+            sum: z.array(z.string()),
+            state: z
+              .enum(['ready', 'building', 'mismatch'])
+              .describe(
+                'building: counting the records stored before it was declared (aggregate answers 503); mismatch: its counters were kept for another definition',
+              ),
+            progress: z
+              .strictObject({ records_done: counter, shard: counter, shards: z.int().min(1) })
+              .optional()
+              .describe('While it builds: records counted so far, the shard being read (from 0)'),
+          }),
+        )
+        .describe('The aggregates the caller may read (POST /api/db/{model}/aggregate), none naming a field hidden from it'),
     }),
   ),
 });

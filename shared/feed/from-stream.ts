@@ -44,6 +44,14 @@ const stamp = (item: Item | undefined, attribute: string): string | undefined =>
 };
 
 /**
+ * Whether the stream record's keys can be a record's: its partition `<model>#<shard>`. An
+ * aggregate's counters and contributions (shared/aggregates/keys.ts) and the service's own items
+ * are left before their images are read: DynamoDB Local writes an empty map (a counter's group
+ * of an aggregate without group fields) as `{}` in the stream, which no reader takes.
+ */
+const RECORD_PARTITION = /^[^#]+#\d+$/;
+
+/**
  * The change one stream record tells (NEW_AND_OLD_IMAGES, in the shape Lambda hands a DynamoDB
  * stream's records over; a reader of the stream's own API converts to it), or undefined when it
  * tells none: an item that is no record of a catalog model, a MODIFY that leaves the version
@@ -56,6 +64,7 @@ const stamp = (item: Item | undefined, attribute: string): string | undefined =>
  * create that takes the id of an expired record, not yet deleted, is told as a create.
  */
 export async function changeOf(record: DynamoDBRecord): Promise<Change | undefined> {
+  if (!RECORD_PARTITION.test(record.dynamodb?.Keys?.[TABLE_KEY.partitionKey]?.S ?? '')) return undefined;
   const seconds = record.dynamodb?.ApproximateCreationDateTime;
   const committed = seconds === undefined ? epochSeconds() : Math.floor(seconds);
   const oldImage = itemOf(record.dynamodb?.OldImage);

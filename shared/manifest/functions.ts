@@ -126,6 +126,8 @@ const DESCRIPTORS = {
   // list signs and checks cursors; update and delete hand one out when they stop early.
   list: { trigger: 'http', scope: 'read', body: 'json', writes: false, tag: 'model', table: QUERY, secrets: ['CURSOR_SECRET'] },
   count: { trigger: 'http', scope: 'read', body: 'json', writes: false, tag: 'model', table: QUERY, secrets: [] },
+  // An aggregate's counters (Query) and the model's layout, which says whether they are ready (GetItem); signs and checks cursors.
+  aggregate: { trigger: 'http', scope: 'read', body: 'json', writes: false, tag: 'model', table: QUERY, secrets: ['CURSOR_SECRET'] },
   update: {
     trigger: 'http',
     scope: 'write',

@@ -31,6 +31,7 @@ const DECLARED: ReadonlyArray<RouteDeclaration> = [
   recordRoute('get_one', 'Get the first record matching filters'),
   recordRoute('list', 'List records page by page'),
   recordRoute('count', 'Count matching records exactly'),
+  recordRoute('aggregate', "Read a declared aggregate's groups: counts and sums"),
   recordRoute('update', 'Update every record matching filters'),
   recordRoute('delete', 'Delete every record matching filters'),
   { method: 'POST', path: '/api/db/transaction', function: 'transaction', summary: 'Apply up to 100 operations across models, all or none' },

@@ -39,6 +39,8 @@ export const ERROR_MEANING: Record<ErrorCode, string> = {
     'DynamoDB stopped answering after a write was sent and the record (data.id) could not be read back: the write may have been applied. Read the record, or retry with the same Idempotency-Key',
   model_layout_mismatch:
     "The model's definition changed in a way its stored records cannot follow (shards, or an index slot dropped or reordered): data.change says how, data.fix what to do; nothing is read or written until it is fixed",
+  aggregate_building:
+    'The aggregate was declared on a model holding records, which are still being counted into it (data.progress); count reads the records meanwhile, retry after Retry-After',
   index_building:
     'order_by names a field whose index is still being built for the records stored before it was indexed (data.progress); filters on the field work meanwhile, retry the order later',
 };

@@ -2,6 +2,7 @@ import * as z from 'zod';
 // A named import: `z.core` as a value would carry every locale of zod into the bundle.
 import { $ZodOptional } from 'zod/v4/core';
 import {
+  aggregateAnswerSchema,
   countAnswerSchema,
   createdSchema,
   deleteAnswerSchema,
@@ -16,6 +17,7 @@ import {
   updateAnswerSchema,
 } from '../api/responses';
 import { feedReplayRequest } from '../api/requests/feed-replay';
+import { aggregateRequest } from '../api/requests/aggregate';
 import { countRequest } from '../api/requests/count';
 import { createRequest } from '../api/requests/create';
 import { deleteRequest } from '../api/requests/delete';
@@ -228,7 +230,16 @@ function exampleFilter(model: Model): Record<string, unknown> {
 const readComponents = (model: Model) => ({ [`${model.name}_read_record`]: readRecordSchema(model) });
 
 /** The record operations, for one model: its own schemas in bodies and answers. */
-export const RECORD_OPERATIONS: Record<'create' | 'get_one' | 'list' | 'count' | 'update' | 'delete', (model: Model) => OperationDoc> = {
+/** An aggregate request to show in examples: the model's first aggregate, whole and narrowed to its first group field's example value. */
+function aggregateExamples(model: Model): Record<string, unknown> {
+  const [name, definition] = Object.entries(model.aggregates)[0] ?? [];
+  if (!name || !definition) return {};
+  const field = definition.group_by[0];
+  const value = field === undefined ? undefined : exampleData(model)?.[field];
+  return { all: { name }, ...(value === undefined ? {} : { one_group: { name, filters: { [field]: value } } }) };
+}
+
+export const RECORD_OPERATIONS: Record<'create' | 'get_one' | 'list' | 'count' | 'aggregate' | 'update' | 'delete', (model: Model) => OperationDoc> = {
   create: (model) => {
     const sample = exampleData(model);
     const documented = documentedSchema(model);
@@ -279,10 +290,26 @@ export const RECORD_OPERATIONS: Record<'create' | 'get_one' | 'list' | 'count' |
     errors: [...BODY_ERRORS, ...FILTER_ERRORS, 'invalid_order_by', 'invalid_cursor', 'index_building'],
   }),
   count: (model) => ({
-    description: `Exact: reads every matching partition page. ${FILTERS_HELP}`,
+    description:
+      `Exact: reads every matching partition page, except for a filter that is exactly one group of a ready aggregate that counts ` +
+      `(equality on each of its group fields), answered from its counter in one read (data.aggregate names it; counters follow the change feed, seconds behind; consistent: true reads the records). ${FILTERS_HELP}`,
     request: { schema: forModel(countRequest, model), examples: { all: {}, filtered: { filters: exampleFilter(model) } } },
     success: { status: 200, description: 'The count', data: countAnswerSchema },
     errors: [...BODY_ERRORS, ...FILTER_ERRORS],
+  }),
+  aggregate: (model) => ({
+    description:
+      `The groups of an aggregate ${model.name} declares (${Object.keys(model.aggregates).join(', ') || 'none'}), page by page in group key order, each with its count and exact sums. ` +
+      'Counters are kept from the change feed: a write shows in them within seconds. filters: equality on group fields only. ' +
+      'An aggregate declared on a model that held records answers 503 aggregate_building until they are all counted (data.progress).',
+    request: { schema: aggregateRequest, examples: aggregateExamples(model) },
+    success: { status: 200, description: 'A page of groups', data: aggregateAnswerSchema },
+    errors: [...BODY_ERRORS, ...FILTER_ERRORS, 'forbidden', 'validation_error', 'invalid_cursor', 'aggregate_building'],
+    meanings: {
+      validation_error:
+        'No aggregate of this name (data.available lists them), or a filter on a field it does not group by, or other than equality (data.details)',
+      forbidden: 'The model keeps each caller to its own records and the aggregate does not group by the owner field, so only admin reads it',
+    },
   }),
   update: (model) => {
     const sample = exampleData(model);

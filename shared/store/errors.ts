@@ -253,6 +253,20 @@ export class IndexBuilding extends StoreError {
   }
 }
 
+/** An aggregate still backfilling the records stored before it was declared (shared/aggregates/backfill.ts). */
+export class AggregateBuilding extends StoreError {
+  constructor(
+    readonly model: string,
+    readonly aggregate: string,
+    readonly progress: { shard: number; done: number },
+    readonly shards: number,
+  ) {
+    super(
+      `The aggregate ${aggregate} of ${model} is still counting the records stored before it was declared (${progress.done} records done, shard ${progress.shard + 1} of ${shards}); count reads the records meanwhile`,
+    );
+  }
+}
+
 /** Why DynamoDB cancelled a transaction for one of its operations. */
 export type RefusalReason = 'exists' | 'missing' | 'condition_failed' | 'too_large';
 

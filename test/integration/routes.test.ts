@@ -36,10 +36,17 @@ describe('routes as API Gateway selects them', () => {
     ['POST', '/api/db/reaction/count', 200],
     ['POST', '/api/db/reaction/list', 200],
     ['POST', '/api/db/reaction/get_one', 404],
+    ['POST', '/api/db/reaction/aggregate', 422],
   ])('%s %s is served by its function (%i)', async (method, path, status) => {
-    const r = await api.request(method, path, method === 'POST' ? { filters: { id: 'none' } } : undefined);
+    const r = await api.request(
+      method,
+      path,
+      method === 'POST' ? { filters: { id: 'none' }, ...(path.endsWith('/aggregate') ? { name: 'none' } : {}) } : undefined,
+    );
     expect(r.status).toBe(status);
     if (status === 404) expect(r.body.data.error).toBe('not_found');
+    // reaction declares no aggregate: the function's own answer, naming the name.
+    if (status === 422) expect(r.body.data).toMatchObject({ error: 'validation_error', path: 'name' });
   });
 
   test.each([

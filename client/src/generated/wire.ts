@@ -47,6 +47,21 @@ export type CountRequest = {
   consistent?: boolean;
 };
 
+export type AggregateRequest = {
+  /** The aggregate's name, as the model declares it (GET /api/db/models lists them) */
+  name: string;
+  /** Equality on group fields: {"field": value} or {"field": {"$eq": value}}; only the groups holding these values */
+  filters?: {
+    [key: string]: unknown;
+  };
+  /** Groups per page, default 100 */
+  limit?: number;
+  /** next_cursor of the previous page */
+  cursor?: string;
+  /** Strongly consistent read (base table only; costs twice as much) */
+  consistent?: boolean;
+};
+
 export type UpdateRequest = {
   filters: {
     [key: string]: unknown;
@@ -87,6 +102,26 @@ export type ListPage = {
 export type CountAnswer = {
   count: number;
   scanned: number;
+  /** Present when the count was read from this aggregate's counter: the filter was exactly one of its groups. Counters follow the change feed, so a write shows in them within seconds, not at once (send consistent: true for a count of the records themselves) */
+  aggregate?: string;
+};
+
+export type AggregateAnswer = {
+  /** Groups in group key order; a group no record is in any more is never answered */
+  groups: ({
+    /** The group fields and the values this group holds (null: the field is missing) */
+    key: {
+      [key: string]: unknown;
+    };
+    /** Records in the group, where the aggregate counts */
+    count?: number;
+    /** Exact sum of each summed field over the group (records without a number there add nothing) */
+    sum?: {
+      [key: string]: unknown;
+    };
+  })[];
+  /** Send as cursor for the next page; null when there is nothing more */
+  next_cursor: string | null;
 };
 
 export type UpdateAnswer = {
@@ -174,6 +209,21 @@ export type ModelsAnswer = {
       /** When mismatch: what to do */
       fix?: string;
     };
+    /** The aggregates the caller may read (POST /api/db/{model}/aggregate), none naming a field hidden from it */
+    aggregates: ({
+      name: string;
+      group_by: string[];
+      count: boolean;
+      sum: string[];
+      /** building: counting the records stored before it was declared (aggregate answers 503); mismatch: its counters were kept for another definition */
+      state: "ready" | "building" | "mismatch";
+      /** While it builds: records counted so far, the shard being read (from 0) */
+      progress?: {
+        records_done: number;
+        shard: number;
+        shards: number;
+      };
+    })[];
   })[];
 };
 
@@ -223,7 +273,7 @@ export type ErrorEnvelope = {
   message: string;
   data: {
     /** Stable machine-readable code */
-    error: "malformed_json" | "invalid_request" | "invalid_filter" | "unknown_field" | "invalid_order_by" | "invalid_cursor" | "empty_filter" | "unauthorized" | "forbidden" | "unknown_model" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "too_many_matches" | "record_busy" | "idempotency_in_flight" | "idempotency_answer_not_kept" | "matches_all" | "precondition_failed" | "payload_too_large" | "validation_error" | "idempotency_key_reused" | "internal" | "secret_unavailable" | "misconfigured" | "model_layout_mismatch" | "database_unavailable" | "outcome_unknown" | "index_building";
+    error: "malformed_json" | "invalid_request" | "invalid_filter" | "unknown_field" | "invalid_order_by" | "invalid_cursor" | "empty_filter" | "unauthorized" | "forbidden" | "unknown_model" | "not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "too_many_matches" | "record_busy" | "idempotency_in_flight" | "idempotency_answer_not_kept" | "matches_all" | "precondition_failed" | "payload_too_large" | "validation_error" | "idempotency_key_reused" | "internal" | "secret_unavailable" | "misconfigured" | "model_layout_mismatch" | "database_unavailable" | "outcome_unknown" | "index_building" | "aggregate_building";
     details?: ({
       /** Dotted path of the offending part of the request body */
       path: string;

@@ -4,20 +4,21 @@ import { settings } from '../../config';
 import { LIMITS } from '../../limits';
 import type { Model } from '../../models/model';
 import { db } from '../client';
+import { sortedKeys } from '../filter/canonical';
 import { LayoutMismatch } from '../errors';
 import { dataSpace, indexAttributes, itemKey } from '../keys';
-import { layoutKey, NO_PROGRESS, readLayout, rememberLayout, resolveLayout, schemaFingerprint, type Layout } from './layout';
+import { layoutKey, NO_PROGRESS, progressAfter, readLayout, rememberLayout, resolveLayout, schemaFingerprint, type Layout } from './layout';
 import { mapPool } from '../write/pool';
 import { shardPage, type Item } from '../read/query';
 import { DATA_ATTRIBUTE, INDEX_SLOTS, VERSION_ATTRIBUTE } from '../table';
 import { isConditionFailure } from '../write/write-token';
 
 const same = (a: Layout, b: Layout) =>
-  JSON.stringify([a.slots, a.kinds, a.shards, a.tenant, a.building, a.progress, a.schema]) ===
-  JSON.stringify([b.slots, b.kinds, b.shards, b.tenant, b.building, b.progress, b.schema]);
+  JSON.stringify([a.slots, a.kinds, a.shards, a.tenant, a.building, a.progress, a.schema, sortedKeys(a.aggregates)]) ===
+  JSON.stringify([b.slots, b.kinds, b.shards, b.tenant, b.building, b.progress, b.schema, sortedKeys(b.aggregates)]);
 
 /** Writes `next` over the layout read as `stored` (none: over nothing); false when someone recorded another in between. */
-async function saveLayout(model: Model, stored: Layout | undefined, next: Layout): Promise<boolean> {
+export async function saveLayout(model: Model, stored: Layout | undefined, next: Layout): Promise<boolean> {
   const { version: _, ...fields } = next;
   try {
     await db().send(
@@ -123,13 +124,13 @@ export async function buildIndexes(model: Model, { budget = Infinity } = {}): Pr
   let layout = await recordLayout(model);
   let filled = 0;
   while (layout.building.length > 0 && filled < budget && bulkMayContinue()) {
-    const { shard, after, done } = layout.progress;
+    const { shard, after } = layout.progress;
     const { items, last } = await shardPage(model, shard, { after: after ?? undefined, limit: Math.min(PAGE, budget - filled) });
     for (const result of await mapPool(items, LIMITS.writeConcurrency, (item) => fillRecord(model, layout.building, item))) {
       if (result.status === 'rejected') throw result.reason;
     }
     filled += items.length;
-    const progress = last !== undefined ? { shard, after: last, done: done + items.length } : { shard: shard + 1, after: null, done: done + items.length };
+    const progress = progressAfter(layout.progress, items.length, last);
     const finished = progress.shard >= layout.shards;
     const next: Layout = finished ? { ...layout, building: [], progress: NO_PROGRESS } : { ...layout, progress };
     // Another run recorded first (or a field was indexed since): go on from what is recorded now.

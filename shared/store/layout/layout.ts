@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import { inTime } from '../../invocation';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../../config';
-import type { IndexKind, Model } from '../../models/model';
+import type { AggregateDefinition, IndexKind, Model } from '../../models/model';
 import { db } from '../client';
-import { IndexBuilding, LayoutMismatch } from '../errors';
+import { AggregateBuilding, IndexBuilding, LayoutMismatch } from '../errors';
 import { partitionKey, shardOf } from '../keys';
 import { baseModel } from '../reach';
 import { ALL_READY, type IndexReadiness } from '../read/plan';
@@ -27,6 +27,19 @@ export interface BuildProgress {
   done: number;
 }
 
+/** One aggregate as the layout records it (issue 35); its counters are shared/aggregates/'s. */
+export interface AggregateRecord {
+  /** A fingerprint of its definition when first recorded: counters kept under one definition answer for it alone. */
+  definition: string;
+  /**
+   * `building` until every record stored when it was declared has gone through the backfill
+   * (shared/aggregates/backfill.ts); `removed` once the model no longer declares it: its counters
+   * missed changes since, so the name is not taken again.
+   */
+  state: 'building' | 'ready' | 'removed';
+  progress: BuildProgress;
+}
+
 export interface Layout {
   /** slots[N] is the field index slot N holds. */
   slots: string[];
@@ -44,6 +57,8 @@ export interface Layout {
   /** The fields of the last slots whose entries are not yet written for every record: never read through. */
   building: string[];
   progress: BuildProgress;
+  /** The aggregates ever declared, by name; absent while none is. */
+  aggregates?: Record<string, AggregateRecord>;
   /** A fingerprint of the model's stored schema when the layout was last recorded (shared/store/layout/index-build.ts). */
   schema?: string;
   /** Grows by one per recorded change: every change is conditional on the one it read. */
@@ -70,6 +85,10 @@ export const layoutKey = (model: Model) => ({ [TABLE_KEY.partitionKey]: LAYOUT_P
 
 export const NO_PROGRESS: BuildProgress = { shard: 0, after: null, done: 0 };
 
+/** A build's progress after a page of `count` records of its shard that ended at id `last` (none: the shard is done). */
+export const progressAfter = ({ shard, done }: BuildProgress, count: number, last: string | undefined): BuildProgress =>
+  last !== undefined ? { shard, after: last, done: done + count } : { shard: shard + 1, after: null, done: done + count };
+
 /** The layout a model's definition asks for, every index ready: what an empty model is given. */
 const kindsOf = (model: Model): IndexKind[][] => model.indexKinds.map((kinds) => [...kinds]);
 
@@ -94,6 +113,7 @@ export async function readLayout(model: Model): Promise<Layout | undefined> {
     ...(typeof item.tenant === 'string' ? { tenant: item.tenant } : {}),
     building: (item.building as string[]) ?? [],
     progress: (item.progress as BuildProgress | undefined) ?? NO_PROGRESS,
+    ...(item.aggregates ? { aggregates: item.aggregates as Record<string, AggregateRecord> } : {}),
     schema: item.schema as string | undefined,
     version: Number(item.version),
   };
@@ -192,14 +212,13 @@ export function incompatibleChange(model: Model, stored: Layout): { change: stri
  * only; recording it is the index build's (shared/store/layout/index-build.ts). `recorded`: the layout
  * already read.
  */
-export async function resolveLayout(model: Model, recorded?: Layout): Promise<Layout> {
-  const stored = recorded ?? (await readLayout(model)) ?? (await inferLayout(model));
+async function indexLayout(model: Model, stored: Layout | undefined): Promise<Layout> {
   if (!stored) return layoutOf(model);
   const incompatible = incompatibleChange(model, stored);
   if (incompatible) {
     const shards = Math.max(model.shards, Number.isNaN(stored.shards) ? 0 : stored.shards);
     if (await holdsData(model, shards)) throw new LayoutMismatch(model.name, incompatible.change, incompatible.fix);
-    return layoutOf(model, stored.version);
+    return { ...layoutOf(model, stored.version), ...(stored.aggregates ? { aggregates: stored.aggregates } : {}) };
   }
   // Every stored kind is one the definition holds, so from now on its keys may hold the definition's.
   const kept = { ...stored, kinds: kindsOf(model) };
@@ -207,6 +226,71 @@ export async function resolveLayout(model: Model, recorded?: Layout): Promise<La
   if (added.length === 0) return kept;
   if (!(await holdsData(model, model.shards))) return { ...kept, slots: [...model.indexed] };
   return { ...kept, slots: [...model.indexed], building: [...stored.building, ...added], progress: NO_PROGRESS };
+}
+
+/** A fingerprint of what an aggregate keeps: its groups (in key order) and what it counts and sums. */
+export const aggregateFingerprint = (definition: AggregateDefinition): string =>
+  createHash('sha256')
+    .update(JSON.stringify([definition.group_by, definition.count === true, [...(definition.sum ?? [])].sort()]))
+    .digest('base64url')
+    .slice(0, 16);
+
+/**
+ * The aggregates' records beside an index layout: each one recorded stays (marked removed once
+ * no longer declared), and one declared since starts building when the model holds records
+ * (ready at once when it holds none: there is nothing to backfill).
+ */
+async function withAggregates(model: Model, stored: Layout | undefined, layout: Layout): Promise<Layout> {
+  const recorded = stored?.aggregates ?? {};
+  const aggregates: Record<string, AggregateRecord> = {};
+  for (const [name, record] of Object.entries(recorded))
+    aggregates[name] = name in model.aggregates ? record : { ...record, state: 'removed', progress: NO_PROGRESS };
+  let holds: boolean | undefined;
+  for (const [name, definition] of Object.entries(model.aggregates)) {
+    if (name in recorded) continue;
+    holds ??= stored !== undefined && (await holdsData(model, model.shards));
+    aggregates[name] = { definition: aggregateFingerprint(definition), state: holds ? 'building' : 'ready', progress: NO_PROGRESS };
+  }
+  const { aggregates: _, ...rest } = layout;
+  return Object.keys(aggregates).length === 0 ? rest : { ...rest, aggregates };
+}
+
+/**
+ * The layout the model's records are read with, from the stored one: refused when the
+ * definition changed in a way the stored records cannot follow (unless the model holds nothing,
+ * when the definition's own layout applies), with the fields indexed since still building and
+ * the aggregates declared since backfilling. Reads only; recording it is the index build's
+ * (shared/store/layout/index-build.ts). `recorded`: the layout already read.
+ */
+export async function resolveLayout(model: Model, recorded?: Layout): Promise<Layout> {
+  const stored = recorded ?? (await readLayout(model)) ?? (await inferLayout(model));
+  return withAggregates(model, stored, await indexLayout(model, stored));
+}
+
+/** Whether a declared aggregate still has records to backfill. */
+export const aggregatesBuilding = (layout: Layout): boolean => Object.values(layout.aggregates ?? {}).some((a) => a.state === 'building');
+
+/**
+ * Why the aggregate's counters may not be read now, if they may not: AggregateBuilding while its
+ * backfill runs, LayoutMismatch when they were kept for another definition, or it was removed and
+ * declared again (they missed the changes in between).
+ */
+export function aggregateRefusal(model: Model, layout: Layout, name: string): AggregateBuilding | LayoutMismatch | undefined {
+  const record = layout.aggregates?.[name];
+  // A layout not recorded since the aggregate was declared, on a model holding nothing: ready.
+  if (record === undefined) return undefined;
+  const fix = `declare it under a new name (counters are kept per name, from the changes since it was declared); the old name's counters stay unused`;
+  if (record.state === 'removed') {
+    return new LayoutMismatch(
+      model.name,
+      `its aggregate ${name} was removed from the definition and declared again, so its counters missed the changes in between`,
+      fix,
+    );
+  }
+  if (record.definition !== aggregateFingerprint(model.aggregates[name])) {
+    return new LayoutMismatch(model.name, `its aggregate ${name} is declared with another group_by, count or sum than its counters were kept for`, fix);
+  }
+  return record.state === 'building' ? new AggregateBuilding(model.name, name, record.progress, layout.shards) : undefined;
 }
 
 /**
@@ -230,7 +314,7 @@ export async function modelLayout(view: Model): Promise<Layout> {
   if (entry && Date.now() - entry.readAt < REFRESH_MS) return entry.layout;
   if (entry) {
     const settled = await entry.layout.catch(() => undefined);
-    if (settled && settled.building.length === 0) return settled;
+    if (settled && settled.building.length === 0 && !aggregatesBuilding(settled)) return settled;
   }
   const layout = resolveLayout(model);
   const fresh = { layout, readAt: Date.now() };

@@ -1,7 +1,17 @@
-import { IndexBuilding } from '../../../../shared/store/errors';
+import { AggregateBuilding, IndexBuilding, LayoutMismatch } from '../../../../shared/store/errors';
 import * as z from 'zod';
 import { defineModel } from '../../../../shared/models/define';
-import { incompatibleChange, layoutOf, NO_PROGRESS, readinessOf, schemaFingerprint, type Layout } from '../../../../shared/store/layout/layout';
+import {
+  aggregateFingerprint,
+  aggregateRefusal,
+  type AggregateRecord,
+  incompatibleChange,
+  layoutOf,
+  NO_PROGRESS,
+  readinessOf,
+  schemaFingerprint,
+  type Layout,
+} from '../../../../shared/store/layout/layout';
 import { noteModel } from '../../../support/models';
 
 // noteModel indexes rank (a number) then title (a string), over 4 shards.
@@ -87,4 +97,42 @@ test("a model's schema fingerprint follows its stored schema only: not its name 
   expect(schemaFingerprint(fingerprinted('a', 1, z.number()))).toBe(schemaFingerprint(fingerprinted('b', 4, z.number())));
   expect(schemaFingerprint(fingerprinted('a', 1, z.number()))).not.toBe(schemaFingerprint(fingerprinted('a', 1, z.string())));
   expect(schemaFingerprint(fingerprinted('a', 1, z.number()))).not.toBe(schemaFingerprint(fingerprinted('a', 1, z.number().optional())));
+});
+
+describe('aggregateRefusal', () => {
+  const counted = defineModel({
+    name: 'counted_note',
+    description: 'a model with an aggregate',
+    schema: z.strictObject({ title: z.string(), rank: z.number() }),
+    aggregates: { by_title: { group_by: ['title'], count: true } },
+  });
+  const definition = aggregateFingerprint(counted.aggregates.by_title);
+  const recorded = (state: AggregateRecord['state'], fingerprint = definition): Layout => ({
+    ...layoutOf(counted, 1),
+    aggregates: { by_title: { definition: fingerprint, state, progress: { shard: 0, after: 'r9', done: 10 } } },
+  });
+
+  test('none once ready, nor before the layout recorded it (a model holding nothing)', () => {
+    expect(aggregateRefusal(counted, recorded('ready'), 'by_title')).toBeUndefined();
+    expect(aggregateRefusal(counted, layoutOf(counted), 'by_title')).toBeUndefined();
+  });
+
+  test('building: its progress, for the 503', () => {
+    expect(aggregateRefusal(counted, recorded('building'), 'by_title')).toEqual(new AggregateBuilding('counted_note', 'by_title', { shard: 0, done: 10 }, 1));
+  });
+
+  test('removed and declared again, or kept for another definition: a mismatch whose fix is a new name', () => {
+    for (const layout of [recorded('removed'), recorded('ready', 'another')]) {
+      const refusal = aggregateRefusal(counted, layout, 'by_title');
+      expect(refusal).toBeInstanceOf(LayoutMismatch);
+      expect((refusal as LayoutMismatch).fix).toMatch(/new name/);
+    }
+  });
+
+  test('the fingerprint holds group_by in order, count and the summed fields in any order', () => {
+    const f = (d: { group_by: string[]; count?: boolean; sum?: string[] }) => aggregateFingerprint(d);
+    expect(f({ group_by: ['a', 'b'], sum: ['x', 'y'] })).toBe(f({ group_by: ['a', 'b'], sum: ['y', 'x'] }));
+    expect(f({ group_by: ['a', 'b'] })).not.toBe(f({ group_by: ['b', 'a'] }));
+    expect(f({ group_by: ['a'], count: true })).not.toBe(f({ group_by: ['a'] }));
+  });
 });
