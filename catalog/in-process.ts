@@ -1,13 +1,19 @@
 import * as path from 'node:path';
-import type { ServedModels } from './served-models';
+import { type ModelsChoice, type ServedModels, servedModels } from './served-models';
 
-let chosen: ServedModels | undefined;
+let chosen: { choice: ModelsChoice; served: ServedModels } | undefined;
 
 /** The models this process serves, as serveInThisProcess was given them. */
 export function servedInThisProcess(): ServedModels {
   if (!chosen) throw new Error('serveInThisProcess was not called before the catalog loaded');
-  return chosen;
+  return chosen.served;
 }
+
+/**
+ * The choice this process serves (its models path absolute), for a process it starts that must
+ * serve the same (the local feed's, scripts/local/feed-process.ts); undefined in the forked layout.
+ */
+export const choiceInThisProcess = (): ModelsChoice | undefined => chosen?.choice;
 
 /**
  * Serves these models in this Node process (`recordgate dev`): from here on, every require of
@@ -15,8 +21,9 @@ export function servedInThisProcess(): ServedModels {
  * models, as a bundle built with them does (./bundle-catalog.ts). Call it before anything loads
  * the catalog: a module already loaded keeps the catalog it loaded.
  */
-export function serveInThisProcess(served: ServedModels): void {
-  chosen = served;
+export function serveInThisProcess(choice: ModelsChoice): void {
+  const absolute = { ...choice, ...(choice.models === undefined ? {} : { models: path.resolve(choice.models) }) };
+  chosen = { choice: absolute, served: servedModels(absolute) };
   const models = path.resolve(__dirname, '../shared/models');
   const standIns = new Map([
     [path.join(models, 'catalog.ts'), path.join(__dirname, 'process-catalog.ts')],

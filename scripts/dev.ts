@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { InvalidModelDefinition } from '../shared/models/define';
 import { serveInThisProcess } from '../catalog/in-process';
-import { servedModels, TeamModelsInvalid } from '../catalog/served-models';
+import { TeamModelsInvalid } from '../catalog/served-models';
 
 const USAGE = 'usage: recordgate dev [--models <module or folder>] [--port <n>] [--reaction]';
 
@@ -52,7 +52,7 @@ try {
   const { models, port, reaction } = readArguments(process.argv.slice(2));
   checkEnginePatched();
   if (port !== undefined) process.env.PORT = port;
-  serveInThisProcess(servedModels({ models, reaction }));
+  serveInThisProcess({ models, reaction });
 } catch (error) {
   if (error instanceof UsageError) console.error(`recordgate: ${error.message}\n${USAGE}`);
   else if (error instanceof TeamModelsInvalid || error instanceof CannotStart) console.error(`recordgate cannot start: ${error.message}`);

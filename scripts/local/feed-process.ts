@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { choiceInThisProcess } from '../../catalog/in-process';
 import { causeOf, log } from '../../shared/log';
 import type { FeedPlace, LocalFeed } from './feed';
 
@@ -30,7 +31,9 @@ export function startFeedProcess(place: FeedPlace, entry = CHILD): FeedProcess {
 
   const start = () => {
     const startedAt = Date.now();
-    const started = spawn(process.execPath, ['--import', 'tsx', entry, JSON.stringify(place)], {
+    // The models this process serves (`recordgate dev --models`) are the feed's too.
+    const served = choiceInThisProcess();
+    const started = spawn(process.execPath, ['--import', 'tsx', entry, JSON.stringify(place), ...(served ? [JSON.stringify(served)] : [])], {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       // Its own process group on POSIX; on Windows `detached` would open it a console window instead.
       detached: process.platform !== 'win32',

@@ -2,8 +2,10 @@ import { execFile } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { spawnRecordgateDev, stopServe, type ServeProcess } from '../../../scripts/local/serve-process';
+import { WebhookReceiver } from '../../support/webhook-receiver';
 
 /**
  * Issue 36's Done-when, adopting without forking: a team's project outside the repository, with
@@ -124,6 +126,11 @@ test('recordgate dev refuses an embedded engine without the dynalite patches, na
   }
 }, 60_000);
 
+/** Waits for a delivery, whose time the machine's load decides: the test's own timeout bounds it. */
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await sleep(100);
+}
+
 describe('recordgate dev --models, from the same models', () => {
   let server: ServeProcess;
   let url: string;
@@ -133,14 +140,19 @@ describe('recordgate dev --models, from the same models', () => {
     return { status: answer.status, body: (await answer.json()) as Answer['body'] };
   };
 
+  const receiver = new WebhookReceiver();
+
   beforeAll(async () => {
+    await receiver.listen();
     server = spawnRecordgateDev(path.join(project, 'node_modules/.bin/recordgate'), ['--models', './models', '--port', '0'], project, {
       DATA_DIR: path.join(dir, 'data'),
+      SUBSCRIPTIONS: JSON.stringify([{ name: 'notes', models: ['note'], url: receiver.url, secret: receiver.secret }]),
     });
     url = await server.ready;
   }, 120_000);
   afterAll(async () => {
     if (server) await stopServe(server);
+    await receiver.close();
   });
 
   test("serves the team's models beside the OneBot models, and not reaction", async () => {
@@ -161,4 +173,15 @@ describe('recordgate dev --models, from the same models', () => {
     expect(listed.body.data.items).toEqual([expect.objectContaining({ id: created.body.data.id, title: 'adopted', stars: 5 })]);
     expect((await post('/api/db/tag/create', { data: { label: 'x' } })).status).toBe(201);
   });
+
+  test("the change feed's process serves the team's models too: a subscription to one of them gets its changes", async () => {
+    const created = await post('/api/db/note/create', { data: { title: 'told', stars: 1 } });
+    expect(created.status).toBe(201);
+    await until(() => receiver.received.some((r) => r.body.data.id === created.body.data.id));
+    expect(receiver.received.find((r) => r.body.data.id === created.body.data.id)?.body).toMatchObject({
+      type: 'note.create',
+      data: { model: 'note', op: 'create' },
+    });
+    expect(receiver.refused).toEqual([]);
+  }, 60_000);
 });
