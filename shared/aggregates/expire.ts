@@ -10,6 +10,9 @@ import { mapPool } from '../store/write/pool';
 import { applyRecordState } from './apply';
 import { MARKER_CREATED_ATTRIBUTE, MARKER_ID_ATTRIBUTE, MARKER_VERSION_ATTRIBUTE, dueBefore, markedSortKey, markerPartition } from './markers';
 
+/** Whether a model's aggregates count records that expire: the expiry pass's work, and what deploys its scheduled function. */
+export const expiresAggregates = (model: Model): boolean => model.ttl !== undefined && Object.keys(model.aggregates).length > 0;
+
 /** Markers read per Query page. */
 const PAGE = 100;
 
