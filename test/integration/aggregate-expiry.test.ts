@@ -1,6 +1,5 @@
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
-import * as z from 'zod';
 import { type RecordState, applyRecordState } from '../../shared/aggregates/apply';
 import { backfillAggregates } from '../../shared/aggregates/backfill';
 import { expireAggregates } from '../../shared/aggregates/expire';
@@ -8,7 +7,7 @@ import { COUNT_ATTRIBUTE, sumAttribute } from '../../shared/aggregates/items';
 import { ONLY_GROUP, groupKey } from '../../shared/aggregates/keys';
 import { markerPartition } from '../../shared/aggregates/markers';
 import { isExactNumber, numberText } from '../../shared/json/exact-json';
-import { defineModel, type Model } from '../../shared/models/define';
+import type { Model } from '../../shared/models/define';
 import { db } from '../../shared/store/client';
 import { epochSeconds, expiryAttributes } from '../../shared/store/expiry/ttl';
 import { itemKey } from '../../shared/store/keys';
@@ -16,6 +15,7 @@ import { recordLayout } from '../../shared/store/layout/index-build';
 import { CREATED_ATTRIBUTE, DATA_ATTRIBUTE, TABLE_KEY, UPDATED_ATTRIBUTE, VERSION_ATTRIBUTE } from '../../shared/store/table';
 import { counterItems } from '../support/aggregate-counters';
 import { useClock } from '../support/clock';
+import { leaseTallyModel } from '../support/models';
 
 /*
  * Aggregates of records that expire (docs/record-api.md "Aggregates: how exact"), both engines:
@@ -31,16 +31,7 @@ const STEP = 100;
 
 let models = 0;
 /** A fresh model (its own counters and markers): counted and `n` summed by `holder`, and counted over all; `until` is the ttl. */
-function expiringModel(name = `agx_${++models}`, { aggregated = true } = {}) {
-  return defineModel({
-    name,
-    description: 'expiring aggregate test model',
-    schema: z.strictObject({ holder: z.string(), until: z.int().optional(), n: z.int().optional() }),
-    shards: 2,
-    ttl: 'until',
-    ...(aggregated ? { aggregates: { by_holder: { group_by: ['holder'], count: true, sum: ['n'] }, all: { group_by: [], count: true } } } : {}),
-  });
-}
+const expiringModel = (name = `agx_${++models}`, options?: { aggregated: boolean }) => leaseTallyModel(name, options);
 
 interface Data {
   holder: string;

@@ -183,13 +183,14 @@ export function tallyModel(name = 'tally') {
  * summed per `holder`, and counted over every record. Its aggregates must drop a record once
  * it expires, not when it is deleted.
  */
-export function leaseTallyModel(name: string) {
+export function leaseTallyModel(name: string, { aggregated = true } = {}) {
   return defineModel({
     name,
     description: 'leases counted per holder, that expire at until',
     schema: z.strictObject({ holder: z.string(), until: z.int().optional(), n: z.int().optional() }),
     shards: 2,
     ttl: 'until',
-    aggregates: { by_holder: { group_by: ['holder'], count: true, sum: ['n'] }, all: { group_by: [], count: true } },
+    // Without them: the same model before it declared them, for a backfill.
+    ...(aggregated ? { aggregates: { by_holder: { group_by: ['holder'], count: true, sum: ['n'] }, all: { group_by: [], count: true } } } : {}),
   });
 }
