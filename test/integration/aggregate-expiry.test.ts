@@ -263,3 +263,31 @@ test('random creates, updates that move ttls, deletes, redeliveries and clock mo
     },
   );
 });
+
+test('passes running while the feed applies updates that move ttls and deletes: each record ends counted as its last state says', async () => {
+  const model = expiringModel();
+  const ids = Array.from({ length: 40 }, (_, i) => `r${i}`);
+  const firsts = ids.map((_, i): Data => ({ holder: i % 2 ? 'a' : 'b', until: ttlIn(1), n: i }));
+  const first = (i: number) => firsts[i];
+  for (const [i, id] of ids.entries()) await applyAll(model, state(model, id, 1, 1, first(i)));
+  clock.advance(STEP * 1000);
+  // Every record is due now; a third moves its ttl ahead, a third is deleted, the rest are left to the passes.
+  const last = new Map<string, Data | undefined>(ids.map((id, i) => [id, first(i)]));
+  const feed = Promise.all(
+    ids.map(async (id, i) => {
+      if (i % 3 === 0) {
+        const moved = { ...first(i), until: ttlIn(2) };
+        last.set(id, moved);
+        await applyAll(model, state(model, id, 1, 2, moved));
+      } else if (i % 3 === 1) {
+        last.set(id, undefined);
+        await applyAll(model, state(model, id, 1, 2));
+      }
+    }),
+  );
+  const passes = Promise.all([expireAggregates(model), expireAggregates(model), expireAggregates(model)]);
+  await Promise.all([feed, passes]);
+  await expireAggregates(model);
+  expect(await stored(model)).toEqual(recount(last.values(), epochSeconds()));
+  expect(await markers(model)).toBe(2 * Math.ceil(ids.length / 3));
+});
