@@ -1,6 +1,7 @@
 import { tokenScopeOf } from '../shared/auth/scopes';
 import type { SecretName } from '../shared/config';
-import { FUNCTION_DESCRIPTORS, type DynamoAction, type FunctionName } from '../shared/manifest/functions';
+import { expiresAggregates } from '../shared/aggregates/expire';
+import { FUNCTION_DESCRIPTORS, FUNCTIONS, type DynamoAction, type FunctionName } from '../shared/manifest/functions';
 import type { Model } from '../shared/models/model';
 import { allModels } from '../shared/models/every-model';
 
@@ -36,5 +37,12 @@ export const KEEPS_AGGREGATES: ReadonlyArray<DynamoAction> = ['dynamodb:GetItem'
 export function accessOf(fn: FunctionName, models: ReadonlyArray<Model> = allModels()): FunctionAccess {
   const { table, secrets } = FUNCTION_DESCRIPTORS[fn];
   const keepsAggregates = fn === 'feed' && models.some((m) => Object.keys(m.aggregates).length > 0);
-  return { tableActions: keepsAggregates ? [...table, ...KEEPS_AGGREGATES] : table, secrets: readsTokens(fn) ? ['API_TOKENS', ...secrets] : secrets };
+  // A record with a ttl moves its expiry marker in the same transaction (shared/aggregates/markers.ts), from the feed and the backfill alike.
+  const movesMarkers = (fn === 'feed' || fn === 'index_build') && models.some(expiresAggregates);
+  const tableActions = [...table, ...(keepsAggregates ? KEEPS_AGGREGATES : []), ...(movesMarkers ? (['dynamodb:DeleteItem'] as const) : [])];
+  return { tableActions, secrets: readsTokens(fn) ? ['API_TOKENS', ...secrets] : secrets };
 }
+
+/** The functions a stack serving `models` deploys: every one, but aggregate_expiry only where a model has a ttl and aggregates. */
+export const deployedFunctions = (models: ReadonlyArray<Model> = allModels()): FunctionName[] =>
+  FUNCTIONS.filter((fn) => !FUNCTION_DESCRIPTORS[fn].onlyForExpiringAggregates || models.some(expiresAggregates));

@@ -13,6 +13,8 @@ import { ChangeFeed } from './feed';
 import type { Subscription } from '../shared/feed/subscriptions';
 import { ApiFunctions } from './api-functions';
 import { HealthCheck } from './health-check';
+import { AggregateExpiry } from './aggregate-expiry';
+import { expiresAggregates } from '../shared/aggregates/expire';
 import { IndexBuild } from './index-build';
 import { OneBotQueue } from './onebot-queue';
 import { acknowledgeFindings } from './nag';
@@ -80,6 +82,7 @@ export class RecordGate extends Construct {
     // After the record functions: the deploy's check runs against the code now serving; after the
     // feed's consumer too, which keeps a new aggregate from every change the backfill reads past.
     const indexBuild = new IndexBuild(this, 'IndexBuild', { ...resources, after: [apiFunctions, feed.consumer] });
+    const aggregateExpiry = models.all.some(expiresAggregates) ? new AggregateExpiry(this, 'AggregateExpiry', resources) : undefined;
     const { api } = new ServiceApi(this, 'Http', {
       functions: apiFunctions.byName,
       throttles: settings.throttles,
@@ -95,6 +98,7 @@ export class RecordGate extends Construct {
       ['health_check', healthCheck.function],
       ['index_build', indexBuild.function],
       ...(onebotQueue ? [['onebot_queue', onebotQueue.function] as const] : []),
+      ...(aggregateExpiry ? [['aggregate_expiry', aggregateExpiry.function] as const] : []),
       ['feed', feed.consumer],
       ['feed_delivery', feed.delivery],
     ]);

@@ -1,3 +1,4 @@
+import { expireAggregates, expiresAggregates } from '../../shared/aggregates/expire';
 import type { Model } from '../../shared/models/model';
 import { type SweepPosition, sweepStep } from '../../shared/store/expiry/sweep';
 import { epochSeconds } from '../../shared/store/expiry/ttl';
@@ -28,7 +29,9 @@ export interface Sweeper {
 
 /**
  * The local stand-in for DynamoDB's TTL (shared/store/expiry/sweep.ts), started by `npm start`:
- * in AWS the table's TTL deletes expired items (infra/table.ts), and this never runs there.
+ * in AWS the table's TTL deletes expired items (infra/table.ts), and this never runs there. Each
+ * round also runs the expiry pass of the aggregates (shared/aggregates/expire.ts), which in AWS
+ * functions/aggregate_expiry runs every minute.
  */
 export function startSweeper(
   models: ReadonlyArray<Model>,
@@ -54,6 +57,8 @@ export function startSweeper(
       }
       if (at) positions.set(model.name, at);
       else positions.delete(model.name);
+      // Its aggregates drop the records expired by now, before (and whether or not) this pass deletes them.
+      if (expiresAggregates(model)) await expireAggregates(model, epochSeconds(), budget);
     }
     return deleted;
   };

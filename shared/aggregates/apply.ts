@@ -6,9 +6,11 @@ import { addDecimal, negateDecimal } from '../json/decimal';
 import { isExactNumber, numberText, toExactNumber } from '../json/exact-json';
 import type { AggregateDefinition, Model } from '../models/model';
 import { db } from '../store/client';
+import { epochSeconds } from '../store/expiry/ttl';
 import { TABLE_KEY } from '../store/table';
-import { ADDS_ATTRIBUTE, COUNTED_IN_ATTRIBUTE, COUNT_ATTRIBUTE, GROUP_ATTRIBUTE, ORDER_ATTRIBUTE, sumAttribute } from './items';
+import { ADDS_ATTRIBUTE, COUNTED_IN_ATTRIBUTE, COUNT_ATTRIBUTE, EXPIRY_ATTRIBUTE, GROUP_ATTRIBUTE, ORDER_ATTRIBUTE, sumAttribute } from './items';
 import { contributionKey, counterKey, groupValuesOf, stateOrder } from './keys';
+import { MARKER_CREATED_ATTRIBUTE, MARKER_ID_ATTRIBUTE, MARKER_VERSION_ATTRIBUTE, markerKey } from './markers';
 
 /** One state of a record: as stored after a write, or deleted (no data; the deleted state's creation and version). */
 export interface RecordState {
@@ -19,6 +21,8 @@ export interface RecordState {
   version: number;
   /** The record's data fields; absent: deleted. */
   data?: Record<string, unknown>;
+  /** The item's expiry (its `_ttl`, epoch seconds), of a live state whose record has one. */
+  ttl?: number;
 }
 
 /** What one state adds to its aggregate: the group it counts in, and the numbers it adds to each sum. */
@@ -26,6 +30,8 @@ interface Contribution {
   countedIn?: string;
   group?: Record<string, unknown>;
   adds: Record<string, string>;
+  /** The ttl the record is counted with: its expiry marker's (./markers.ts). */
+  expiry?: number;
 }
 
 /** A counter's change: records in or out, and exact amounts added to sums (number text). */
@@ -45,8 +51,13 @@ interface Delta {
 const MAX_ROUNDS = 60;
 const pause = (round: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(5 * 2 ** round, 200)));
 
+/**
+ * What a state adds: nothing when deleted, nor when already expired (by this process's clock, as
+ * the reads' condition is by theirs): an expired record is never counted, whether the expiry
+ * pass (./expire.ts) or the stream's delete takes it out later.
+ */
 function contributionOf(model: Model, aggregate: string, definition: AggregateDefinition, state: RecordState): Contribution {
-  if (state.data === undefined) return { adds: {} };
+  if (state.data === undefined || (state.ttl !== undefined && state.ttl <= epochSeconds())) return { adds: {} };
   const values = groupValuesOf(definition, state.data);
   // The record's tenant key space: its sort key is the space, then its id.
   const space = state.sortKey.slice(0, state.sortKey.length - state.id.length);
@@ -59,6 +70,7 @@ function contributionOf(model: Model, aggregate: string, definition: AggregateDe
     countedIn: counterKey(model, aggregate, values, space)[TABLE_KEY.sortKey],
     group: Object.fromEntries(definition.group_by.map((field, i) => [field, values[i] ?? null])),
     adds,
+    ...(state.ttl === undefined ? {} : { expiry: state.ttl }),
   };
 }
 
@@ -85,6 +97,7 @@ async function heldContribution(key: Record<string, string>): Promise<(Contribut
   return {
     order: Item[ORDER_ATTRIBUTE] as string,
     countedIn: Item[COUNTED_IN_ATTRIBUTE] as string | undefined,
+    ...(Item[EXPIRY_ATTRIBUTE] === undefined ? {} : { expiry: Number(Item[EXPIRY_ATTRIBUTE]) }),
     adds: Object.fromEntries(Object.entries(adds).flatMap(([field, value]) => (isExactNumber(value) ? [[field, numberText(value)]] : []))),
   };
 }
@@ -145,6 +158,28 @@ function counterUpdate(partition: string, sortKey: string, delta: Delta): Transa
   };
 }
 
+/**
+ * The expiry markers' changes when `from` is replaced by `to` (./markers.ts): the new state's
+ * marker put (again when its key is the old one's: it names the state), the old one deleted.
+ */
+function markerWrites(model: Model, aggregate: string, state: RecordState, from: Contribution | undefined, to: Contribution): TransactItem[] {
+  const writes: TransactItem[] = [];
+  const TableName = settings().TABLE_NAME;
+  const next = to.expiry === undefined ? undefined : markerKey(model, aggregate, state.id, state.sortKey, to.expiry);
+  if (next) {
+    const Item = {
+      ...next,
+      [MARKER_ID_ATTRIBUTE]: state.id,
+      [MARKER_CREATED_ATTRIBUTE]: state.createdAt,
+      [MARKER_VERSION_ATTRIBUTE]: state.version,
+    };
+    writes.push({ Put: { TableName, Item } });
+  }
+  if (from?.expiry !== undefined && from.expiry !== to.expiry)
+    writes.push({ Delete: { TableName, Key: markerKey(model, aggregate, state.id, state.sortKey, from.expiry) } });
+  return writes;
+}
+
 /** Why a write of this round did not land, when another round may: the contribution moved, or a counter was held. */
 function retryReason(error: unknown): 'moved' | 'held' | undefined {
   if (error instanceof ConditionalCheckFailedException) return 'moved';
@@ -160,7 +195,8 @@ function retryReason(error: unknown): 'moved' | 'held' | undefined {
  * the group it joined get the difference, in one TransactWriteItems conditional on the
  * contribution being the one read. A state not after the contribution's (a redelivery, or an
  * older state arriving after a newer one) changes nothing: 'stale'. A state that moves no
- * counter (an update of fields the aggregate does not read) is one conditional PutItem.
+ * counter (an update of fields the aggregate does not read) is one conditional PutItem, unless
+ * the record has a ttl: its expiry marker names the state counted, and changes with it.
  *
  * A write whose answer was lost needs no settling: when its copy lands, the next round's read
  * sees the state applied and answers 'stale', and a copy landing late fails its condition.
@@ -181,6 +217,7 @@ export async function applyRecordState(model: Model, aggregate: string, state: R
         ...key,
         [ORDER_ATTRIBUTE]: order,
         ...(next.countedIn === undefined ? {} : { [COUNTED_IN_ATTRIBUTE]: next.countedIn }),
+        ...(next.expiry === undefined ? {} : { [EXPIRY_ATTRIBUTE]: next.expiry }),
         ...(Object.keys(next.adds).length === 0
           ? {}
           : { [ADDS_ATTRIBUTE]: Object.fromEntries(Object.entries(next.adds).map(([f, v]) => [f, toExactNumber(v)])) }),
@@ -190,10 +227,13 @@ export async function applyRecordState(model: Model, aggregate: string, state: R
       ExpressionAttributeNames: { '#o': ORDER_ATTRIBUTE },
       ...(held ? { ExpressionAttributeValues: { ':held': held.order } } : {}),
     };
-    const counters = [...deltas(held, next)].map(([sortKey, delta]) => counterUpdate(partition, sortKey, delta));
+    const others = [
+      ...[...deltas(held, next)].map(([sortKey, delta]) => counterUpdate(partition, sortKey, delta)),
+      ...markerWrites(model, aggregate, state, held, next),
+    ];
     try {
-      if (counters.length === 0) await db().send(new PutCommand(put), inTime());
-      else await db().send(new TransactWriteCommand({ TransactItems: [{ Put: put }, ...counters] }), inTime());
+      if (others.length === 0) await db().send(new PutCommand(put), inTime());
+      else await db().send(new TransactWriteCommand({ TransactItems: [{ Put: put }, ...others] }), inTime());
       return 'applied';
     } catch (error) {
       const reason = retryReason(error);

@@ -5,6 +5,7 @@ import { AggregateBuilding, LayoutMismatch } from '../store/errors';
 import { aggregateRefusal, NO_PROGRESS, progressAfter, type Layout } from '../store/layout/layout';
 import { buildAllIndexes, recordLayout, saveLayout, type ModelBuild } from '../store/layout/index-build';
 import { shardPage, type Item } from '../store/read/query';
+import { storedExpiry } from '../store/expiry/ttl';
 import { CREATED_ATTRIBUTE, DATA_ATTRIBUTE, TABLE_KEY, VERSION_ATTRIBUTE } from '../store/table';
 import { mapPool } from '../store/write/pool';
 import { applyRecordState } from './apply';
@@ -16,14 +17,21 @@ const PAGE = 100;
 export const buildingAggregates = (model: Model, layout: Layout): string[] =>
   Object.keys(model.aggregates).filter((name) => aggregateRefusal(model, layout, name) instanceof AggregateBuilding);
 
-/** A stored record's item as the state applyRecordState takes. */
-const stateOf = (item: Item) => ({
-  id: item.id as string,
-  sortKey: item[TABLE_KEY.sortKey] as string,
-  createdAt: item[CREATED_ATTRIBUTE] as string,
-  version: Number(item[VERSION_ATTRIBUTE]),
-  data: item[DATA_ATTRIBUTE] as Record<string, unknown>,
-});
+/**
+ * A stored record's item as the state applyRecordState takes, with its expiry: one already
+ * expired is counted nowhere, one that will expire gets its expiry marker (./markers.ts).
+ */
+const stateOf = (item: Item) => {
+  const ttl = storedExpiry(item);
+  return {
+    id: item.id as string,
+    sortKey: item[TABLE_KEY.sortKey] as string,
+    createdAt: item[CREATED_ATTRIBUTE] as string,
+    version: Number(item[VERSION_ATTRIBUTE]),
+    data: item[DATA_ATTRIBUTE] as Record<string, unknown>,
+    ...(ttl === undefined ? {} : { ttl }),
+  };
+};
 
 /**
  * Counts the records stored before an aggregate was declared into its counters: each shard in id

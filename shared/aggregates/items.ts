@@ -24,3 +24,5 @@ export const ORDER_ATTRIBUTE = 'o';
 export const COUNTED_IN_ATTRIBUTE = 'k';
 /** What the record adds to each sum, by field: the numbers it held there. */
 export const ADDS_ATTRIBUTE = 'v';
+/** The ttl the record is counted with (epoch seconds): where its expiry marker lies (./markers.ts); absent when it has none. */
+export const EXPIRY_ATTRIBUTE = 'x';

@@ -5,7 +5,7 @@ import { mapPool } from '../store/write/pool';
 import { keepAggregates } from './aggregates';
 import type { Change } from './change';
 import { type CheckedSubscription, matches } from './check-subscriptions';
-import { changeOf } from './from-stream';
+import { committedChange } from './from-stream';
 import type { Delivery, DeliveryQueue } from './queue';
 
 /** One change for one EventBridge subscription; `id` names it in what `publish` answers. */
@@ -29,9 +29,11 @@ const ITEMS_AT_ONCE = 16;
 
 /** Applies one record's change to its model's aggregates, then hands it to every subscription it matches; throws when any of them did not take it. */
 async function handOn(record: DynamoDBRecord, { subscriptions, queue, publish }: ConsumeOptions): Promise<void> {
-  const change = await changeOf(record);
-  if (change === undefined) return;
-  await keepAggregates(change, record.dynamodb?.Keys?.[TABLE_KEY.sortKey]?.S ?? '');
+  const committed = await committedChange(record);
+  if (committed === undefined) return;
+  await keepAggregates(committed, record.dynamodb?.Keys?.[TABLE_KEY.sortKey]?.S ?? '');
+  if (!committed.told) return;
+  const { change } = committed;
   const matched = subscriptions.filter((subscription) => matches(subscription, change));
   const deliveries: Delivery[] = [];
   const entries: BusEntry[] = [];

@@ -4,7 +4,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { toExactNumber } from '../json/exact-json';
 import { findModel } from '../models/catalog';
 import type { Model } from '../models/define';
-import { epochSeconds, isExpired } from '../store/expiry/ttl';
+import { epochSeconds, isExpired, storedExpiry } from '../store/expiry/ttl';
 import { partitionKey, shardOf, tenantOfSortKey } from '../store/keys';
 import { toRecord } from '../store/read/projection';
 import type { Item } from '../store/read/query';
@@ -64,13 +64,28 @@ const RECORD_PARTITION = /^[^#]+#\d+$/;
  * create that takes the id of an expired record, not yet deleted, is told as a create.
  */
 export async function changeOf(record: DynamoDBRecord): Promise<Change | undefined> {
+  const read = await committedChange(record);
+  return read?.told ? read.change : undefined;
+}
+
+/** A committed change of a record, whether subscribers are told it, and the item's expiry after it. */
+export interface CommittedChange {
+  change: Change;
+  /** False for a write that leaves the record expired: no subscriber is told it, but the aggregates must take it out. */
+  told: boolean;
+  /** The item's `_ttl` after the change, when it has one. */
+  ttl?: number;
+}
+
+/** What changeOf reads, with what the aggregates need besides (shared/feed/aggregates.ts): every committed write of a record, told or not. */
+export async function committedChange(record: DynamoDBRecord): Promise<CommittedChange | undefined> {
   if (!RECORD_PARTITION.test(record.dynamodb?.Keys?.[TABLE_KEY.partitionKey]?.S ?? '')) return undefined;
   const seconds = record.dynamodb?.ApproximateCreationDateTime;
   const committed = seconds === undefined ? epochSeconds() : Math.floor(seconds);
   const oldImage = itemOf(record.dynamodb?.OldImage);
   const after = itemOf(record.dynamodb?.NewImage);
   // A write that leaves a record expired is never told (the request saw nothing, or made it expire): its expiry will be.
-  if (record.eventName !== 'REMOVE' && isExpired(after, committed)) return undefined;
+  const told = record.eventName === 'REMOVE' || !isExpired(after, committed);
   const revived = record.eventName === 'MODIFY' && isExpired(oldImage, committed);
   const before = revived ? undefined : oldImage;
   const op = revived ? 'create' : OPS[record.eventName ?? ''];
@@ -86,7 +101,8 @@ export async function changeOf(record: DynamoDBRecord): Promise<Change | undefin
   const tenant = model.tenant ? tenantOfSortKey(String(item[TABLE_KEY.sortKey])) : undefined;
   const requestId = stamp(after, REQUEST_ATTRIBUTE);
   const subject = stamp(after, SUBJECT_ATTRIBUTE);
-  return {
+  const ttl = storedExpiry(after);
+  const change: Change = {
     change_id: record.eventID,
     model: model.name,
     id: item.id as string,
@@ -101,4 +117,5 @@ export async function changeOf(record: DynamoDBRecord): Promise<Change | undefin
     ...(requestId === undefined ? {} : { request_id: requestId }),
     ...(subject === undefined ? {} : { subject }),
   };
+  return { change, told, ...(ttl === undefined ? {} : { ttl }) };
 }

@@ -38,6 +38,8 @@ interface Deployed {
   openApiDocument?: true;
   /** It reads the table's stream itself (a replay from a time): the stream's read actions, its ARN from DescribeTable. */
   readsStream?: true;
+  /** Deployed only where a served model has both a ttl and aggregates (infra/access.ts deployedFunctions). */
+  onlyForExpiringAggregates?: true;
 }
 
 /** A function behind API Gateway routes (shared/manifest/routes.ts), its handler made by httpHandler. */
@@ -187,6 +189,16 @@ const DESCRIPTORS = {
     table: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
     secrets: [],
     lambda: INDEX_BUILD_SETTINGS,
+  },
+  // Takes expired records out of the aggregates every minute (shared/aggregates/expire.ts): the due
+  // expiry markers read (Query), each record's contribution read (GetItem) and replaced in one
+  // TransactWriteItems with its counters and its marker (PutItem, UpdateItem, DeleteItem).
+  aggregate_expiry: {
+    trigger: 'schedule',
+    writes: true,
+    table: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+    secrets: [],
+    onlyForExpiringAggregates: true,
   },
   // Stores the OneBot deliveries kept in the queue while the table was unreachable, as onebot does.
   onebot_queue: { trigger: 'queue', writes: true, table: ONEBOT, secrets: ['ONEBOT_ACCESS_TOKEN'], lambda: ONEBOT_QUEUE_CONSUMER },

@@ -177,3 +177,20 @@ export function tallyModel(name = 'tally') {
     },
   });
 }
+
+/**
+ * Records that expire and are aggregated (issue 35): `until` is the ttl field; counted and `n`
+ * summed per `holder`, and counted over every record. Its aggregates must drop a record once
+ * it expires, not when it is deleted.
+ */
+export function leaseTallyModel(name: string, { aggregated = true } = {}) {
+  return defineModel({
+    name,
+    description: 'leases counted per holder, that expire at until',
+    schema: z.strictObject({ holder: z.string(), until: z.int().optional(), n: z.int().optional() }),
+    shards: 2,
+    ttl: 'until',
+    // Without them: the same model before it declared them, for a backfill.
+    ...(aggregated ? { aggregates: { by_holder: { group_by: ['holder'], count: true, sum: ['n'] }, all: { group_by: [], count: true } } } : {}),
+  });
+}

@@ -1,14 +1,15 @@
 import type { Model } from '../../shared/models/define';
-import { accountModel, leaseModel, stockModel } from './models';
+import { accountModel, leaseModel, leaseTallyModel, stockModel } from './models';
 
 type Catalog = Pick<typeof import('../../shared/models/catalog'), 'MODEL_NAMES' | 'findModel'>;
 type EveryModel = typeof import('../../shared/models/every-model');
 
-/** The models the suites add to the shipped ones, as a team adds its own: a bounded stock, an account whose balance may not go below 0, a lease that expires. */
+/** The models the suites add to the shipped ones, as a team adds its own: a bounded stock, an account whose balance may not go below 0, a lease that expires, leases that expire counted per holder. */
 const TEST_MODELS = {
   op_stock: () => stockModel('op_stock'),
   account: () => accountModel('account'),
   lease: () => leaseModel('lease'),
+  lease_tally: () => leaseTallyModel('lease_tally'),
 } as const satisfies Record<string, () => Model>;
 type TestModelName = keyof typeof TEST_MODELS;
 const isTestModel = (name: string): name is TestModelName => Object.hasOwn(TEST_MODELS, name);

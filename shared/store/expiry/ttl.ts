@@ -44,10 +44,16 @@ export function expiryClauses(model: Model, data: Record<string, unknown>, x: Pl
   return { set: [`${x.name(TTL_ATTRIBUTE)} = ${x.value(seconds)}`], remove: [] };
 }
 
+/** An item's expiry (as stored, or a stream image), epoch seconds; undefined when it has none. */
+export function storedExpiry(item: Record<string, unknown> | undefined): number | undefined {
+  const value = item?.[TTL_ATTRIBUTE];
+  if (value === undefined || value === null) return undefined;
+  const seconds = Number(isExactNumber(value) ? numberText(value) : value);
+  return Number.isFinite(seconds) ? seconds : undefined;
+}
+
 /** Whether an item (as stored, or a stream image) is expired at `now` (epoch seconds). */
 export function isExpired(item: Record<string, unknown> | undefined, now = epochSeconds()): boolean {
-  const value = item?.[TTL_ATTRIBUTE];
-  if (value === undefined || value === null) return false;
-  const seconds = Number(isExactNumber(value) ? numberText(value) : value);
-  return Number.isFinite(seconds) && seconds <= now;
+  const seconds = storedExpiry(item);
+  return seconds !== undefined && seconds <= now;
 }

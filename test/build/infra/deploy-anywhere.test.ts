@@ -1,11 +1,13 @@
 import { RegionInfo } from 'aws-cdk-lib/region-info';
-import { FUNCTIONS } from '../../../shared/manifest/functions';
 import { ONEBOT_QUEUE } from '../../../shared/limits';
 import { BLOB_PREFIXES } from '../../../shared/onebot/store/blobs';
 import { createTableInput } from '../../../shared/store/table';
-import { accessOf } from '../../../infra/access';
+import { accessOf, deployedFunctions } from '../../../infra/access';
 import { SECRETS_EXTENSION_VERSION } from '../../../infra/platform';
 import { SYNTH_VARIANTS, synthError, synthesized, templateIndex } from '../../support/synth';
+
+/** The shipped stack's functions. */
+const FUNCTIONS = deployedFunctions();
 
 // One synthesis per region class (test/support/synth): each also carries one of the two removal modes.
 const account = SYNTH_VARIANTS.x86Region.env.account;

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { RecordGate } from '../../../infra/record-gate';
-import { synthesized } from '../../support/synth';
+import { synthesized, templateIndex } from '../../support/synth';
 
 // The upgrade path from a fork (docs/deploying.md, "Adopting recordgate"): the forked stack is the
 // RecordGate construct under the id Default, which CDK leaves out of logical ids, so a team that
@@ -50,4 +50,41 @@ test('the construct under Default, with models moved out of the fork, keeps ever
     (r) => r.Type === 'Custom::ModelLayouts',
   );
   expect(JSON.parse(layouts.Properties.Models).map((m: { name: string }) => m.name)).toEqual(['reaction', 'onebot_event', 'onebot_bot', 'onebot_rule', 'note']);
+}, 120_000);
+
+test('a team model with a ttl and aggregates brings aggregate_expiry: every minute, never retried, its own grants and alarms; the shipped stack has none', () => {
+  const models = path.join(dir, 'expiring.ts');
+  const define = JSON.stringify(path.resolve(__dirname, '../../../shared/models/index.ts'));
+  writeFileSync(
+    models,
+    `import { defineModel, zm } from ${define};\nexport const lease = defineModel({ name: 'lease', schema: zm.object({ holder: zm.string(), until: zm.int() }), ttl: 'until', aggregates: { by_holder: { group_by: ['holder'], count: true } } });`,
+  );
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const stack = new Stack(app, 'Recordgate');
+  new RecordGate(stack, 'Default', { models });
+  const team = templateIndex(Template.fromStack(stack));
+  const ruleOf = (ix: ReturnType<typeof templateIndex>) =>
+    ix.ofType('AWS::Events::Rule').filter(([, r]) => r.Properties.Description === 'recordgate aggregate expiry');
+  const [[, rule]] = ruleOf(team);
+  expect(rule.Properties.ScheduleExpression).toBe('rate(1 minute)');
+  expect(rule.Properties.Targets).toEqual([
+    expect.objectContaining({ Arn: { 'Fn::GetAtt': [team.functionId('aggregate_expiry'), 'Arn'] }, RetryPolicy: { MaximumRetryAttempts: 0 } }),
+  ]);
+  const tableActions = (ix: ReturnType<typeof templateIndex>, name: string) => [...ix.actionsOf(name)].filter((a) => a.startsWith('dynamodb:')).sort();
+  expect(tableActions(team, 'aggregate_expiry')).toEqual([
+    'dynamodb:DeleteItem',
+    'dynamodb:GetItem',
+    'dynamodb:PutItem',
+    'dynamodb:Query',
+    'dynamodb:UpdateItem',
+  ]);
+  // The feed's consumer and the backfill move a record's expiry marker too.
+  for (const name of ['feed', 'index_build']) expect(tableActions(team, name)).toContain('dynamodb:DeleteItem');
+  const alarmNames = team.ofType('AWS::CloudWatch::Alarm').map(([, a]) => a.Properties.AlarmName);
+  expect(alarmNames).toEqual(expect.arrayContaining(['Recordgate-aggregate_expiry-errors', 'Recordgate-aggregate_expiry-throttles']));
+
+  const shipped = templateIndex(synthesized('default').template);
+  expect(ruleOf(shipped)).toEqual([]);
+  expect(() => shipped.functionId('aggregate_expiry')).toThrow();
+  expect(shipped.actionsOf('index_build').has('dynamodb:DeleteItem')).toBe(false);
 }, 120_000);

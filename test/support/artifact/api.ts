@@ -1,7 +1,10 @@
 import type { Server } from 'node:http';
 import { startGateway, type Invocation } from '../../../scripts/local/gateway';
 import { selectRoute } from '../../../scripts/local/route-selection';
-import { readAssembly, type Assembly } from './assembly';
+import { accessOf, deployedFunctions } from '../../../infra/access';
+import { FUNCTION_DESCRIPTORS } from '../../../shared/manifest/functions';
+import { everyModelWithTestModels } from '../test-catalog';
+import { readAssembly, type Assembly, type DeployedFunction } from './assembly';
 import { startRecordingProxy } from './recorder';
 import { FunctionSandboxes } from './sandbox';
 import { secretArn, SESSION_TOKEN, startSecretsStandIn, type SecretSource } from './secrets';
@@ -41,6 +44,28 @@ export interface ArtifactOptions {
 const close = (server: Server) => new Promise((resolve) => server.close(resolve));
 
 /**
+ * The functions a stack serving the test models deploys beside the shipped stack's: those deployed
+ * only where a model has a ttl and aggregates (aggregate_expiry, for `lease_tally`), which cdk.out
+ * lacks. Each runs its bundle built with the test models, with its descriptor's settings and
+ * grants, and the environment the template gives index_build (the table, the log settings).
+ */
+function testModelsOnly(assembly: Assembly): DeployedFunction[] {
+  const like = assembly.functions.get('index_build')!;
+  const models = everyModelWithTestModels(jest.requireActual('../../../shared/models/every-model')).allModels();
+  return deployedFunctions(models)
+    .filter((name) => !assembly.functions.has(name))
+    .map((name) => ({
+      name,
+      logicalId: `TestModels${name}`,
+      assetDir: testModelBundle(name)!,
+      environment: like.environment,
+      timeoutSeconds: FUNCTION_DESCRIPTORS[name].lambda.timeoutSeconds,
+      memoryMb: FUNCTION_DESCRIPTORS[name].lambda.memoryMb,
+      tableActions: new Set(accessOf(name, models).tableActions),
+    }));
+}
+
+/**
  * The deployed service in miniature: every function of cdk.out in its own sandboxes, behind the
  * HTTP API's route keys from the template, reading its secrets from a Secrets Manager stand-in
  * and its table through a proxy that records what it sends.
@@ -51,7 +76,7 @@ export async function startArtifactApi(options: ArtifactOptions): Promise<Artifa
   const actionsSent = new Map<string, Set<string>>();
   const servers: Server[] = [secrets.server];
   const sandboxes = new Map<string, FunctionSandboxes>();
-  for (const fn of assembly.functions.values()) {
+  for (const fn of [...assembly.functions.values(), ...(options.testModels ? testModelsOnly(assembly) : [])]) {
     const sent = new Set<string>();
     actionsSent.set(fn.name, sent);
     const proxy = await startRecordingProxy(options.engine, sent);
