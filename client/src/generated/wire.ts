@@ -171,6 +171,8 @@ export type ModelsAnswer = {
     /** Values order_by accepts (prefix - for descending) */
     sortable: string[];
     shards: number;
+    /** The field of epoch seconds from which a record is expired: never answered, counted or matched, then deleted; null: records never expire */
+    ttl: string | null;
     /** The model's access rules as they apply to this caller (docs/security.md) */
     rules: {
       /** The field holding the subject of the caller that created each record: a caller without admin reaches only its own */

@@ -59,6 +59,8 @@ export type OnebotEventRecord = {
     /** none: why (sender_ignores_answers, received_while_database_unreachable, too_old) */
     reason?: string;
   };
+  /** Epoch seconds from which the event is expired and gone (the ttl field): heartbeat and lifecycle events get one from ONEBOT_META_RETENTION_DAYS, other events none */
+  expires_at?: number;
 };
 
 export type OnebotEventData = OnebotEventRecord;
