@@ -138,12 +138,17 @@ async function stored(): Promise<Record<string, Groups>> {
   return out;
 }
 
-/** Waits until the counters equal a recount of `list`; the time it took after the writes stopped. */
+/**
+ * Waits until the counters equal a recount of `list`; the time it took after the writes stopped.
+ * The recount is taken again each round: a write answered 503 outcome_unknown (its store call
+ * timed out on a loaded machine) may land after its answer, and the counters then rightly follow it.
+ */
 async function settled(): Promise<number> {
   const stopped = Date.now();
-  const expected = recount(await listAll());
+  let expected: Record<string, Groups> = {};
   let last: Record<string, Groups> = {};
   while (Date.now() - stopped < SETTLED_WITHIN_MS * 2) {
+    expected = recount(await listAll());
     last = await stored();
     if (isDeepStrictEqual(last, expected)) return Date.now() - stopped;
     await sleep(200);
