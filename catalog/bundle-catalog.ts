@@ -12,13 +12,13 @@ const literal = (text: string) => JSON.stringify(text);
 /**
  * The source of a catalog and an every-model for these models, with the shipped modules'
  * exports: each team model loaded on first use from its module's chunk, the built-in ones from
- * theirs (shared/models/built-in-onebot.ts, built-in-reaction.ts); reaction is not bundled at all
+ * theirs (shared/models/built-in-onebot.ts, built-in-reaction.ts; synchronously: built-in-onebot-now.ts, built-in-reaction-now.ts); reaction is not bundled at all
  * unless served.
  */
 export function servedModelsSource(served: ServedModels): { catalog: string; everyModel: string } {
   const builtIn = [
-    ...(served.reaction ? [{ file: 'built-in-reaction.ts', loaders: 'REACTION_LOADERS', models: 'reactionModels' }] : []),
-    { file: 'built-in-onebot.ts', loaders: 'ONEBOT_LOADERS', models: 'onebotModels' },
+    ...(served.reaction ? [{ file: 'built-in-reaction.ts', now: 'built-in-reaction-now.ts', loaders: 'REACTION_LOADERS', models: 'reactionModels' }] : []),
+    { file: 'built-in-onebot.ts', now: 'built-in-onebot-now.ts', loaders: 'ONEBOT_LOADERS', models: 'onebotModels' },
   ];
   const from = (file: string) => literal(path.join(MODELS_DIR, file));
   const teamLoaders = served.team.map(
@@ -32,7 +32,7 @@ export function servedModelsSource(served: ServedModels): { catalog: string; eve
       `export const { MODEL_NAMES, findModel } = catalogOf({ ${[...builtIn.map((b) => `...${b.loaders}`), ...teamLoaders].join(', ')} });`,
     ].join('\n'),
     everyModel: [
-      ...builtIn.map((b) => `import { ${b.models} } from ${from(b.file)};`),
+      ...builtIn.map((b) => `import { ${b.models} } from ${from(b.now)};`),
       `export const allModels = () => [${[...builtIn.map((b) => `...${b.models}()`), ...required].join(', ')}];`,
     ].join('\n'),
   };

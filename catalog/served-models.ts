@@ -1,5 +1,5 @@
-import { onebotModels } from '../shared/models/built-in-onebot';
-import { reactionModels } from '../shared/models/built-in-reaction';
+import { onebotModels } from '../shared/models/built-in-onebot-now';
+import { reactionModels } from '../shared/models/built-in-reaction-now';
 import type { Model } from '../shared/models/model';
 import { loadTeamModels, type TeamModel, TeamModelsInvalid } from './team-models';
 

@@ -12,9 +12,3 @@ export const ONEBOT_LOADERS: Readonly<Record<string, () => Promise<Model>>> = {
   onebot_bot: async () => (await import('./onebot')).onebotBot,
   onebot_rule: async () => (await import('./onebot')).onebotRule,
 };
-
-/** Loaded synchronously by the call (./every-model.ts says why by the call and not by the import). */
-export function onebotModels(): Model[] {
-  const { onebotEvent, onebotBot, onebotRule } = require('./onebot') as typeof import('./onebot');
-  return [onebotEvent, onebotBot, onebotRule];
-}

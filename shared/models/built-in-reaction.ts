@@ -10,6 +10,3 @@ import type { Model } from './model';
 export const REACTION_LOADERS: Readonly<Record<string, () => Promise<Model>>> = {
   reaction: async () => (await import('./reaction')).reaction,
 };
-
-/** Loaded synchronously by the call (./every-model.ts says why by the call and not by the import). */
-export const reactionModels = (): Model[] => [(require('./reaction') as typeof import('./reaction')).reaction];

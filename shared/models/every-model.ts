@@ -1,5 +1,5 @@
-import { onebotModels } from './built-in-onebot';
-import { reactionModels } from './built-in-reaction';
+import { onebotModels } from './built-in-onebot-now';
+import { reactionModels } from './built-in-reaction-now';
 import type { Model } from './model';
 
 /**

@@ -45,6 +45,9 @@ test.each(Object.entries(RECORD_OPERATIONS))(
     expect(inputs.filter((i) => i.startsWith('shared/api/requests/') && !i.endsWith('/common.ts'))).toEqual([`shared/api/requests/${module}.ts`]);
     expect(inputs.filter((i) => i.startsWith('shared/onebot/') || i.startsWith('shared/openapi/'))).toEqual([]);
     expect(inputs).toContain('shared/models/onebot.ts');
+    // Each model, and defineModel's checks, load with the model's own chunk on its first request (issue 33: cold start).
+    const atInit = await bundleInputs(fn as FunctionName, 'init');
+    expect(atInit.filter((i) => /^shared\/models\/(define|check-aggregates|reaction|onebot)\.ts$/.test(i))).toEqual([]);
   },
   60_000,
 );
