@@ -195,8 +195,10 @@ export class OutboxWorker {
     const at = new Date(this.now()).toISOString();
     switch (outcome.kind) {
       case 'delivered':
-        await noteDelivered(pending.delivery, at);
+        // Out of the outbox before it is told delivered, so GET /api/feed never shows a change as
+        // the last delivered while still counting it pending.
         await release(pending);
+        await noteDelivered(pending.delivery, at);
         return true;
       case 'retry':
         await postpone(pending, this.now() + outcome.afterSeconds * 1000, outcome.failure);
