@@ -35,6 +35,8 @@ export function equalityOf(filter: FilterNode): Map<string, unknown> | undefined
  * its counter: one GetItem. Undefined when no aggregate answers it, or the caller asks for a
  * consistent count, which only the records give: counters follow the change feed, seconds behind.
  * `model` as the caller reaches it: an owner's equality is in its filter, a tenant's in the key.
+ * Never for a model with a ttl field: its reach holds the expiry condition (withinReach), no
+ * equality, so its records answer and no expired record is counted.
  */
 export async function countFromAggregate(model: Model, request: CountRequest): Promise<{ count: number; scanned: number; aggregate: string } | undefined> {
   const aggregates = Object.entries(model.aggregates).filter(([, definition]) => definition.count);
