@@ -24,6 +24,8 @@ export interface Matched {
   items: Item[];
   /** The bulk operation this call is part of: begun by a call without a cursor, carried on by its cursors. */
   operation: string;
+  /** Where this call began: after the record `after` in id order ('' = from the first), leaving out the records `written` (Resume). */
+  resumed: { after: string; written: string[] };
   /** The configured cursor key (shared/store/cursor/key.ts) as read once, before any write: this call's cursors are checked and signed with it. */
   cursorKey: CursorKey;
   /**
@@ -92,25 +94,30 @@ export async function matchForWrite(model: Model, guard: BulkGuard, fingerprint:
   // unless the run is an upsert whose create just lost to that record, which it then updates as any upsert would.
   const finishing = createLost ? undefined : keyRun;
   if (finishing) filter = { kind: 'and', items: [filter, existedAt(finishing.since)] };
+  let resumed: Matched['resumed'] = { after: '', written: [] };
   if (guard.cursor !== undefined) {
     const resume = await decodeResumeCursor(signingKey, guard.cursor, model, fingerprint);
+    resumed = { after: resume.after, written: resume.written ?? [] };
     // What an admin began with allow_all is not carried on without it, by a write token that holds its cursor.
     if (resume.wide && guard.allow_all !== true)
       throw new InvalidCursor('This cursor carries on a request with allow_all: send allow_all: true with it', 'issued with allow_all');
     operation = resume.operation ?? operation;
     filter = { kind: 'and', items: [filter, { kind: 'compare', field: 'id', path: ['id'], op: 'gt', operands: [resume.after] }] };
   }
-  if (finishing?.plan)
-    return meetsIfMatch({ ...(await plannedItems(model, filter, finishing.plan, operation)), operation, cursorKey: signingKey }, ifMatch, id);
+  const unwritten = (items: Item[]) => items.filter((item) => !resumed.written.includes(item.id as string));
+  if (finishing?.plan) {
+    const planned = await plannedItems(model, filter, finishing.plan, operation);
+    return meetsIfMatch({ ...planned, items: unwritten(planned.items), operation, resumed, cursorKey: signingKey }, ifMatch, id);
+  }
   const maxAffected = guard.max_affected ?? LIMITS.maxAffected;
   const { items, truncated } = await readAll({ plan: planAccess(model, filter, ID_ORDER, readiness), filter, consistent: true }, maxAffected);
   if (truncated) throw new TooManyMatches(maxAffected);
   if (guard.allow_all !== true && items.length >= 2 && (await isWholeModel(model, items))) throw new MatchesAll(model.name, items.length);
   items.sort((a, b) => utf8Order(a.id as string, b.id as string));
-  meetsIfMatch({ filter, items, operation, cursorKey: signingKey }, ifMatch, id);
+  const matched = meetsIfMatch({ filter, items: unwritten(items), operation, resumed, cursorKey: signingKey }, ifMatch, id);
   // Before the first write, so that a retry of this run works on the same records and counts what this one did.
-  await keyRun?.keepPlan?.(items.map((item) => item.id as string));
-  return { filter, items, operation, cursorKey: signingKey };
+  await keyRun?.keepPlan?.(matched.items.map((item) => item.id as string));
+  return matched;
 }
 
 /**

@@ -101,6 +101,12 @@ export interface Resume {
   operation?: string;
   /** Issued to a request with allow_all: it goes on only with allow_all again (which takes admin). */
   wide?: boolean;
+  /**
+   * Records after `after` that this operation already wrote and counted (a call that stopped at
+   * a failure, with writes past it in flight): the call that resumes leaves them out, so that
+   * every record is counted once over the calls (shared/store/bulk/settle.ts).
+   */
+  written?: string[];
 }
 
 /**
@@ -108,15 +114,23 @@ export interface Resume {
  * and to the request's fingerprint. It names the operation the first call began, so that the
  * same cursor sent twice recognises the records that operation already wrote.
  */
-export const encodeResumeCursor = (key: CursorKey, model: Model, fingerprint: string, { after, operation, wide }: Resume): Promise<string> =>
-  sealed(key, { m: model.name, q: fingerprint, a: after, o: operation, ...(wide ? { w: true } : {}) });
+export const encodeResumeCursor = (key: CursorKey, model: Model, fingerprint: string, { after, operation, wide, written = [] }: Resume): Promise<string> =>
+  sealed(key, { m: model.name, q: fingerprint, a: after, o: operation, ...(wide ? { w: true } : {}), ...(written.length > 0 ? { d: written } : {}) });
 
 export async function decodeResumeCursor(key: CursorKey, cursor: string, model: Model, fingerprint: string): Promise<Resume> {
   const parsed = zm
-    .strictObject({ m: zm.string(), q: zm.string(), a: zm.string(), o: zm.optional(zm.string()), w: zm.optional(zm.literal(true)) })
+    .strictObject({
+      m: zm.string(),
+      q: zm.string(),
+      a: zm.string(),
+      o: zm.optional(zm.string()),
+      w: zm.optional(zm.literal(true)),
+      d: zm.optional(zm.array(zm.string())),
+    })
     .safeParse(await openCursor(key, cursor, model, fingerprint));
   if (!parsed.success) throw refuse('The cursor does not fit this request');
-  return { after: parsed.data.a, operation: parsed.data.o, ...(parsed.data.w ? { wide: true } : {}) };
+  const { a: after, o: operation, w: wide, d: written } = parsed.data;
+  return { after, operation, ...(wide ? { wide } : {}), ...(written ? { written } : {}) };
 }
 
 /**

@@ -1,13 +1,11 @@
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
-import { bulkMayContinue } from '../../../invocation';
-import { LIMITS } from '../../../limits';
 import type { Model } from '../../../models/model';
 import { awaitTurn } from '../../bulk/contention';
 import { queryFingerprint } from '../../cursor/cursor';
 import { changeRecord } from '../../write/late-write';
 import { matchForWrite, type Matched } from '../../bulk/match';
 import { stillMatching } from '../../read/still-matching';
-import { mapPool } from '../../write/pool';
+import { writeEach } from '../../bulk/run';
 import type { Item } from '../../read/query';
 import { settle } from '../../bulk/settle';
 import type { Action, BulkGuard, DeleteAnswer, IfMatch, WriteOptions } from '../../types';
@@ -39,6 +37,6 @@ export const deleteRecords: Action<BulkGuard, DeleteAnswer, WriteOptions> = asyn
   const fingerprint = queryFingerprint(request.filters, ['delete'], reachIn(model));
   const matched = await matchForWrite(model, request, fingerprint, options);
   const paramsOf = deleteParams(model, matched.filter);
-  const results = await mapPool(matched.items, LIMITS.writeConcurrency, (item) => deleteOne(model, matched, paramsOf, item, options.ifMatch), bulkMayContinue);
+  const results = await writeEach(matched.items, (item) => deleteOne(model, matched, paramsOf, item, options.ifMatch));
   return settle('deleted', results, matched, { model, fingerprint, request });
 };

@@ -1,17 +1,15 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { LIMITS } from '../../../limits';
 import type { Model } from '../../../models/model';
 import { DATA_ATTRIBUTE } from '../../table';
 import type { ErrorDetail } from '../../../models/details';
 import { checkAgainst } from '../../../models/validate';
-import { bulkMayContinue } from '../../../invocation';
 import { awaitTurn } from '../../bulk/contention';
 import { queryFingerprint } from '../../cursor/cursor';
 import { InvalidRecord, RecordExists } from '../../errors';
 import { checkItemSize } from '../../write/item-size';
 import { matchForWrite, type Matched } from '../../bulk/match';
 import { stillMatching } from '../../read/still-matching';
-import { mapPool } from '../../write/pool';
+import { writeEach } from '../../bulk/run';
 import type { Item } from '../../read/query';
 import { settle } from '../../bulk/settle';
 import type { Action, IfMatch, UpdateAnswer, UpdateRequest, WriteOptions } from '../../types';
@@ -135,12 +133,8 @@ async function updateMatching(model: Model, request: UpdateRequest, changes: Cha
   const { items } = matched;
   const updates = await validatedUpdates(model, items, changes);
   const tags = named ? new Map<string, string | undefined>() : undefined;
-  const results = await mapPool(
-    items,
-    LIMITS.writeConcurrency,
-    (item) =>
-      updateOne(model, matched, item, updates.get(item.id as string)!, changes, { keyed: options.keyRun !== undefined, ifMatch: options.ifMatch, tags }),
-    bulkMayContinue,
+  const results = await writeEach(items, (item) =>
+    updateOne(model, matched, item, updates.get(item.id as string)!, changes, { keyed: options.keyRun !== undefined, ifMatch: options.ifMatch, tags }),
   );
   const answer = await settle('updated', results, matched, { model, fingerprint, request });
   return { answer, etag: answer.updated === 1 && tags?.size === 1 ? [...tags.values()][0] : undefined };

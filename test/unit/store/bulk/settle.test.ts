@@ -8,10 +8,11 @@ import { noteModel } from '../../../support/models';
 const note = noteModel('note', 2);
 const key = async () => 'unit-test-key';
 const fingerprint = 'fp';
-const matched = (ids: string[], planned?: Matched['planned']): Matched => ({
+const matched = (ids: string[], planned?: Matched['planned'], resumed: Matched['resumed'] = { after: '', written: [] }): Matched => ({
   filter: MATCH_ALL,
   items: ids.map((id) => ({ id })),
   operation: 'op',
+  resumed,
   cursorKey: key,
   ...(planned ? { planned } : {}),
 });
@@ -30,17 +31,46 @@ test('every record reached: changed and skipped counted, complete, no cursor', a
   });
 });
 
-test('a failure after a change answers what was done and a cursor that goes on after the last record reached, in this operation', async () => {
-  const answer = await settle('updated', [done(true), failed(new RecordBusy('b')), done(true)], matched(['a', 'b', 'c']), cursorOf());
-  expect(answer).toMatchObject({ updated: 2, matched: 3, skipped: 0, complete: false });
-  expect(await resumeOf(answer.next_cursor)).toEqual({ after: 'a', operation: 'op' });
+test('a failure after a change answers what was done and a cursor that goes on after the last record reached, in this operation, naming the records past it it changed', async () => {
+  const answer = await settle('updated', [done(true), failed(new RecordBusy('b')), done(true), done(false)], matched(['a', 'b', 'c', 'd']), cursorOf());
+  expect(answer).toMatchObject({ updated: 2, matched: 4, skipped: 1, complete: false });
+  expect(await resumeOf(answer.next_cursor)).toEqual({ after: 'a', operation: 'op', written: ['c'] });
 });
 
 test('a failure at the first record, once another changed, goes on from where this call began', async () => {
   const fresh = await settle('deleted', [failed(new RecordBusy('a')), done(true)], matched(['a', 'b']), cursorOf());
   expect(await resumeOf(fresh.next_cursor)).toEqual({ after: '', operation: 'op' });
-  const resumed = await settle('deleted', [failed(new RecordBusy('a')), done(true)], matched(['a', 'b']), cursorOf({ filters: {}, cursor: 'the-cursor-sent' }));
-  expect(resumed.next_cursor).toBe('the-cursor-sent');
+  const resumed = await settle('deleted', [failed(new RecordBusy('b')), done(true)], matched(['b', 'c'], undefined, { after: 'a', written: [] }), cursorOf());
+  expect(await resumeOf(resumed.next_cursor)).toEqual({ after: 'a', operation: 'op' });
+});
+
+test('a delete names no record past the failure: those it deleted are gone, no call resuming matches them', async () => {
+  const answer = await settle('deleted', [done(true), failed(new RecordBusy('b')), done(true)], matched(['a', 'b', 'c']), cursorOf());
+  expect(await resumeOf(answer.next_cursor)).toEqual({ after: 'a', operation: 'op' });
+});
+
+test('the records a resumed call was told to leave out stay named while they lie past where the next call goes on', async () => {
+  const atFirst = await settle(
+    'updated',
+    [failed(new RecordBusy('b')), done(true)],
+    matched(['b', 'd'], undefined, { after: 'a', written: ['c', 'e'] }),
+    cursorOf(),
+  );
+  expect(await resumeOf(atFirst.next_cursor)).toEqual({ after: 'a', operation: 'op', written: ['c', 'e', 'd'] });
+  const later = await settle(
+    'updated',
+    [done(true), failed(new RecordBusy('d'))],
+    matched(['b', 'd'], undefined, { after: 'a', written: ['c', 'e'] }),
+    cursorOf(),
+  );
+  expect(await resumeOf(later.next_cursor)).toEqual({ after: 'b', operation: 'op', written: ['c', 'e'] });
+  const past = await settle(
+    'updated',
+    [done(true), done(true), failed(new RecordBusy('f'))],
+    matched(['b', 'd', 'f'], undefined, { after: 'a', written: ['c', 'e'] }),
+    cursorOf(),
+  );
+  expect(await resumeOf(past.next_cursor)).toEqual({ after: 'd', operation: 'op', written: ['e'] });
 });
 
 test('a cursor of a request with allow_all goes on only with allow_all', async () => {
