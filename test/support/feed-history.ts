@@ -2,7 +2,7 @@ import type { Change } from '../../shared/feed/change';
 import { deadLetters } from '../../shared/feed/dead-letters';
 import type { OutboxWorker } from '../../shared/feed/outbox-worker';
 import { RETRY_SCHEDULE_SECONDS } from '../../shared/feed/schedule';
-import type { Received, WebhookReceiver } from './webhook-receiver';
+import { answeredOk, type Received, type WebhookReceiver } from './webhook-receiver';
 
 let sequence = 0;
 const T0 = Date.parse('2026-11-27T08:00:00.000Z');
@@ -29,11 +29,16 @@ export function changeHistory(prefix: string, records: number, versions: number)
   return changes;
 }
 
-/** Per record, the versions of its changes in the order the endpoint first answered each with a 2xx. */
+/**
+ * Per record, the versions of its changes in the order the endpoint first received each that it
+ * answered with a 2xx. A late answer is one: counting only prompt ones, a change answered late
+ * and sent again afterwards (a stream record read again) would look acknowledged after the
+ * changes that followed it.
+ */
 export function firstAcknowledgedVersions(received: ReadonlyArray<Received>): Map<string, number[]> {
   const firsts = new Map<string, number[]>();
   const seen = new Set<string>();
-  for (const got of received.filter((r) => r.behaviour === 'ok')) {
+  for (const got of received.filter(answeredOk)) {
     if (seen.has(got.id)) continue;
     seen.add(got.id);
     firsts.set(got.body.data.id, [...(firsts.get(got.body.data.id) ?? []), got.body.data.version]);

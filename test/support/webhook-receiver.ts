@@ -15,6 +15,9 @@ export interface Received {
   behaviour: Behaviour;
 }
 
+/** Whether the endpoint answered the request 2xx: a late answer counts, whether or not the sender waited for it. */
+export const answeredOk = (r: Received): boolean => r.behaviour === 'ok' || r.behaviour === 'late';
+
 export const newSecret = (): string => `whsec_${randomBytes(24).toString('base64')}`;
 
 /**
@@ -81,7 +84,7 @@ export class WebhookReceiver {
 
   /** The change ids the endpoint acknowledged with a 2xx (a late answer counts: the sender may not have seen it). */
   acknowledged(): Set<string> {
-    return new Set(this.received.filter((r) => r.behaviour === 'ok' || r.behaviour === 'late').map((r) => r.id));
+    return new Set(this.received.filter(answeredOk).map((r) => r.id));
   }
 
   async close(): Promise<void> {
