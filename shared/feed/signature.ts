@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 
 /** The three headers every webhook attempt carries, as Standard Webhooks names them. */
 export interface SignatureHeaders {
@@ -8,6 +8,21 @@ export interface SignatureHeaders {
 }
 
 const SECRET_PREFIX = 'whsec_';
+
+/**
+ * Each secret's key, made once: HMAC from a KeyObject costs a quarter of HMAC from the secret's
+ * bytes, which makes a key object on every call (3 against 12.5 µs a signature, Node 24 here),
+ * and the local feed signs every change on the machine the writes use. Secrets are a
+ * deployment's few, from its configuration.
+ */
+const keys = new Map<string, KeyObject>();
+const keyOf = (secret: string): KeyObject => {
+  const known = keys.get(secret);
+  if (known) return known;
+  const key = createSecretKey(Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64'));
+  keys.set(secret, key);
+  return key;
+};
 
 /**
  * Signs one attempt as Standard Webhooks specifies
@@ -21,10 +36,7 @@ export function signatureHeaders(id: string, timestampSeconds: number, body: str
   const timestamp = String(Math.floor(timestampSeconds));
   const signed = `${id}.${timestamp}.${body}`;
   const signatures = (typeof secrets === 'string' ? [secrets] : secrets).map(
-    (secret) =>
-      `v1,${createHmac('sha256', Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64'))
-        .update(signed)
-        .digest('base64')}`,
+    (secret) => `v1,${createHmac('sha256', keyOf(secret)).update(signed).digest('base64')}`,
   );
   return { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': signatures.join(' ') };
 }
