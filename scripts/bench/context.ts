@@ -8,5 +8,7 @@ export interface BenchContext {
   meter: Meter;
   /** The embedded engine's endpoint (dynalite, in its own process). */
   endpoint: string;
+  /** That engine's process. */
+  enginePid: number;
   log(message: string): void;
 }

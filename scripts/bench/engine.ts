@@ -4,6 +4,8 @@ import { prepareTable } from '../local/engine';
 
 export interface BenchEngine {
   endpoint: string;
+  /** The engine's process, whose CPU a benchmark may meter. */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -29,6 +31,7 @@ export async function startBenchEngine(tableName: string): Promise<BenchEngine> 
   await prepareTable(endpoint, tableName);
   return {
     endpoint,
+    pid: child.pid!,
     stop: () =>
       new Promise<void>((resolve) => {
         child.removeAllListeners('exit');

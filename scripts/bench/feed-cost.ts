@@ -30,23 +30,26 @@ async function receiver(): Promise<{ url: string; received: () => number; close:
 
 const SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
 
-type Metered = Load & { serverCpuMs?: number; benchCpuMs: number };
+type Metered = Load & { serverCpuMs?: number; engineCpuMs?: number; benchCpuMs: number };
 
 /**
  * A load, and the CPU it cost per create acknowledged: the server's processes (its feed's
- * included) and this one's (the senders and the receiver). On a shared machine throughput moves
- * with the others' load; the CPU a create costs moves much less.
+ * included), the engine's (the stream's reads are its work) and this one's (the senders and the
+ * receiver). On a shared machine throughput moves with the others' load; the CPU a create costs
+ * moves much less.
  */
-async function metered(run: () => Promise<Load>, pid: number): Promise<Metered> {
-  const [server, bench] = [processTreeCpuMs(pid), process.cpuUsage()];
+async function metered(run: () => Promise<Load>, pid: number, enginePid: number): Promise<Metered> {
+  const [server, engine, bench] = [processTreeCpuMs(pid), processTreeCpuMs(enginePid), process.cpuUsage()];
   const loaded = await run();
-  const after = processTreeCpuMs(pid);
+  const [serverAfter, engineAfter] = [processTreeCpuMs(pid), processTreeCpuMs(enginePid)];
   const used = process.cpuUsage(bench);
-  const per = (ms: number) => ms / Math.max(1, loaded.ok);
+  const per = (before: number | undefined, after: number | undefined) =>
+    before === undefined || after === undefined ? undefined : (after - before) / Math.max(1, loaded.ok);
   return {
     ...loaded,
-    serverCpuMs: server === undefined || after === undefined ? undefined : per(after - server),
-    benchCpuMs: per((used.user + used.system) / 1000),
+    serverCpuMs: per(server, serverAfter),
+    engineCpuMs: per(engine, engineAfter),
+    benchCpuMs: per(0, (used.user + used.system) / 1000)!,
   };
 }
 
@@ -77,8 +80,8 @@ export async function feedCostBench(ctx: BenchContext): Promise<Section> {
     });
     const runs: Record<'off' | 'on', Metered[]> = { off: [], on: [] };
     for (let round = 0; round < rounds; round++) {
-      runs.off.push(await metered(() => load(seconds, create, servers[0].url), servers[0].pid));
-      runs.on.push(await metered(() => load(seconds, create, servers[1].url), servers[1].pid));
+      runs.off.push(await metered(() => load(seconds, create, servers[0].url), servers[0].pid, ctx.enginePid));
+      runs.on.push(await metered(() => load(seconds, create, servers[1].url), servers[1].pid, ctx.enginePid));
       ctx.log(`feed cost round ${round + 1}: off ${runs.off.at(-1)!.perSecond}/s, on ${runs.on.at(-1)!.perSecond}/s`);
     }
     const acknowledged = runs.on.reduce((sum, l) => sum + l.ok, 0);
@@ -87,10 +90,11 @@ export async function feedCostBench(ctx: BenchContext): Promise<Section> {
     while (hook.received() < acknowledged && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
     const summary = (ls: Metered[]) => ({
       perSecond: median(ls.map((l) => l.perSecond)),
-      p50: median(ls.map((l) => l.p50)),
-      p99: median(ls.map((l) => l.p99)),
+      p50: round(median(ls.map((l) => l.p50))),
+      p99: round(median(ls.map((l) => l.p99))),
       failed: ls.reduce((sum, l) => sum + (l.sent - l.ok), 0),
       serverCpuMs: ls.every((l) => l.serverCpuMs !== undefined) ? round(median(ls.map((l) => l.serverCpuMs!))) : undefined,
+      engineCpuMs: ls.every((l) => l.engineCpuMs !== undefined) ? round(median(ls.map((l) => l.engineCpuMs!))) : undefined,
       benchCpuMs: round(median(ls.map((l) => l.benchCpuMs))),
     });
     const off = summary(runs.off);
@@ -113,8 +117,8 @@ made at once and written to the outbox only when not delivered within a second
 the two servers, the feed, the load generator and the receiver all share this machine's. The ratio of the medians moves by several percent
 between runs on a loaded machine: compare runs made one after another, and the load average.
 The CPU each acknowledged create cost is given too (medians of the rounds): the server's
-processes, its feed's included (Linux /proc), and this process's, where the senders and the
-receiver run; the engine's is in neither. It moves much less with the machine's load than
+processes, its feed's included (Linux /proc), the engine's, and this process's, where the senders
+and the receiver run. It moves much less with the machine's load than
 throughput does. In AWS none of this runs in the write's
 function: the stream is written by DynamoDB and read by the feed's own function.`,
       tables: [
@@ -126,10 +130,10 @@ function: the stream is written by DynamoDB and read by the feed's own function.
           ],
         },
         {
-          columns: ['server', 'CPU ms per create: the server and its feed', 'CPU ms per create: the senders and the receiver'],
+          columns: ['server', 'CPU ms per create: the server and its feed', 'the engine', 'the senders and the receiver'],
           rows: [
-            ['no subscription', off.serverCpuMs ?? 'no /proc', off.benchCpuMs],
-            ['a subscription to every reaction change', on.serverCpuMs ?? 'no /proc', on.benchCpuMs],
+            ['no subscription', off.serverCpuMs ?? 'no /proc', off.engineCpuMs ?? 'no /proc', off.benchCpuMs],
+            ['a subscription to every reaction change', on.serverCpuMs ?? 'no /proc', on.engineCpuMs ?? 'no /proc', on.benchCpuMs],
           ],
         },
         {

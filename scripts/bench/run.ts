@@ -53,7 +53,7 @@ async function main(): Promise<void> {
   const engine = await startBenchEngine('recordgate_bench');
   const meter = new Meter(db()).attach();
   const log = (message: string) => console.log(`[${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${message}`);
-  const ctx: BenchContext = { quick, meter, endpoint: engine.endpoint, log };
+  const ctx: BenchContext = { quick, meter, endpoint: engine.endpoint, enginePid: engine.pid, log };
   const sections: Section[] = [];
   try {
     for (const name of names) {
