@@ -21,7 +21,9 @@ const ENDPOINT = process.env.DYNAMODB_ENDPOINT!;
 const SOURCE = process.env.TABLE_NAME!;
 const ledger = ledgerModel('ledger');
 const moved = ledgerModel('ledger_moved', { shards: 2, indexed: ['amount', 'big'] });
-const COUNT = 10_000;
+// The issue's 10,000 on dynalite; DynamoDB Local writes them eight times slower (125 s of a run's
+// 15 minutes), and the same paths (pages, batches, the kill mid-way) are taken by 2,000.
+const COUNT = process.env.RG_TEST_ENGINE === 'ddblocal' ? 2_000 : 10_000;
 const dir = mkdtempSync(join(tmpdir(), 'recordgate-export-'));
 
 interface Run {
@@ -133,16 +135,18 @@ describe('npm run export and npm run import', () => {
 
   test('an import killed mid-way and run again stores the very records in an empty table: ids, data to the digit, tenants, owners and system fields, nothing missing, nothing twice', async () => {
     const target = `${SOURCE}_copy`;
-    const killed = await run('import', target, ['--model', 'ledger', '--in', exported], (stderr) => /through line [3-9]\d{3}:/.test(stderr));
+    const killed = await run('import', target, ['--model', 'ledger', '--in', exported], (stderr) =>
+      [...stderr.matchAll(/through line (\d+):/g)].some(([, line]) => Number(line) >= COUNT * 0.3 && Number(line) < COUNT),
+    );
     expect({ signal: killed.signal, stderr: killed.stderr }).toMatchObject({ signal: 'SIGKILL' });
     const partial = await storedItems(ledger, target);
-    expect(partial.length).toBeGreaterThanOrEqual(3000);
+    expect(partial.length).toBeGreaterThanOrEqual(COUNT * 0.3);
     expect(partial.length).toBeLessThan(COUNT);
 
     const resumed = await run('import', target, ['--model', 'ledger', '--in', exported]);
     expect(resumed.code).toBe(0);
     // The killed run's last transaction may land after the read above: counted then as skipped.
-    const [, created, skipped] = /10000 read, (\d+) created, (\d+) skipped/.exec(resumed.stdout)!.map(Number);
+    const [, created, skipped] = new RegExp(`${COUNT} read, (\\d+) created, (\\d+) skipped`).exec(resumed.stdout)!.map(Number);
     expect(created + skipped).toBe(COUNT);
     expect(skipped).toBeGreaterThanOrEqual(partial.length);
     // Item for item: keys (tenant and shard), index keys, data and system fields; only the write token is new.
