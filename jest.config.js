@@ -87,7 +87,12 @@ module.exports = {
     // engine that can tell something new: late-writes on DynamoDB Local and, through the
     // artifact project, on dynalite with the bundles; faults, injected inside the SDK and so the
     // same on either engine, on DynamoDB Local. On a machine without Java both run here.
-    integration('dynalite', 'dynalite', undefined, javaAvailable ? ['/test/integration/late-writes\\.test\\.ts$', '/test/integration/faults\\.test\\.ts$'] : []),
+    integration(
+      'dynalite',
+      'dynalite',
+      undefined,
+      javaAvailable ? ['/test/integration/late-writes\\.test\\.ts$', '/test/integration/faults\\.test\\.ts$'] : [],
+    ),
     ...(javaAvailable ? [integration('ddblocal')] : []),
     integration('artifact', 'artifact', [
       '<rootDir>/test/artifact/**/*.test.ts',
