@@ -7,7 +7,7 @@ import { isExactNumber, numberText, toExactNumber } from '../json/exact-json';
 import type { AggregateDefinition, Model } from '../models/model';
 import { db } from '../store/client';
 import { epochSeconds } from '../store/expiry/ttl';
-import { TABLE_KEY } from '../store/table';
+import { TABLE_KEY, TTL_ATTRIBUTE } from '../store/table';
 import { ADDS_ATTRIBUTE, COUNTED_IN_ATTRIBUTE, COUNT_ATTRIBUTE, EXPIRY_ATTRIBUTE, GROUP_ATTRIBUTE, ORDER_ATTRIBUTE, sumAttribute } from './items';
 import { contributionKey, counterKey, groupValuesOf, stateOrder } from './keys';
 import { MARKER_CREATED_ATTRIBUTE, MARKER_ID_ATTRIBUTE, MARKER_VERSION_ATTRIBUTE, markerKey } from './markers';
@@ -49,6 +49,16 @@ interface Delta {
  * stream hands a record that threw over again, so giving up loses nothing.
  */
 const MAX_ROUNDS = 60;
+
+/**
+ * How long a deleted record's contribution (its tombstone: the delete's order, nothing counted)
+ * is kept before the table's TTL takes it away, so that deletes do not leave an item each
+ * forever. It is only there to make an older state of that life stale, and the stream hands a
+ * record over again only within its 24 hours (shared/feed/stream/read.ts STREAM_RETENTION_HOURS,
+ * also the local feed's, which refuses a checkpoint older than that); a week is far past it.
+ * Locally nothing takes it away: the sweeper reads the models' partitions only.
+ */
+const TOMBSTONE_KEEP_SECONDS = 7 * 86_400;
 const pause = (round: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(5 * 2 ** round, 200)));
 
 /**
@@ -218,6 +228,7 @@ export async function applyRecordState(model: Model, aggregate: string, state: R
         [ORDER_ATTRIBUTE]: order,
         ...(next.countedIn === undefined ? {} : { [COUNTED_IN_ATTRIBUTE]: next.countedIn }),
         ...(next.expiry === undefined ? {} : { [EXPIRY_ATTRIBUTE]: next.expiry }),
+        ...(state.data === undefined ? { [TTL_ATTRIBUTE]: epochSeconds() + TOMBSTONE_KEEP_SECONDS } : {}),
         ...(Object.keys(next.adds).length === 0
           ? {}
           : { [ADDS_ATTRIBUTE]: Object.fromEntries(Object.entries(next.adds).map(([f, v]) => [f, toExactNumber(v)])) }),

@@ -2,12 +2,15 @@ import fc from 'fast-check';
 import * as z from 'zod';
 import { type RecordState, applyRecordState } from '../../shared/aggregates/apply';
 import { COUNT_ATTRIBUTE, GROUP_ATTRIBUTE, sumAttribute } from '../../shared/aggregates/items';
-import { ONLY_GROUP, groupKey } from '../../shared/aggregates/keys';
+import { ONLY_GROUP, contributionKey, groupKey } from '../../shared/aggregates/keys';
+import { STREAM_RETENTION_HOURS } from '../../shared/feed/stream/read';
+import { epochSeconds } from '../../shared/store/expiry/ttl';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { isExactNumber, numberText, toExactNumber } from '../../shared/json/exact-json';
 import { defineModel, type Model } from '../../shared/models/define';
 import { db } from '../../shared/store/client';
 import { dataSpace, itemKey } from '../../shared/store/keys';
-import { TABLE_KEY } from '../../shared/store/table';
+import { TABLE_KEY, TTL_ATTRIBUTE } from '../../shared/store/table';
 import { counterItems } from '../support/aggregate-counters';
 
 /*
@@ -134,6 +137,21 @@ describe('applying one state', () => {
     expect(await applyRecordState(model, 'by_content', again)).toBe('applied');
     expect(await applyRecordState(model, 'by_content', state(model, 'r1', 1))).toBe('stale');
     expect((await counters(model, 'by_content'))[groupKey(['b'])]).toEqual({ count: 1, sum: '1', group: { content: 'b' } });
+  });
+
+  test("a deleted record's contribution is taken away by the table's TTL only after any redelivery of its life could come; a live or re-created record's never", async () => {
+    const model = scoreModel();
+    const contribution = async () =>
+      (await db().send(new GetCommand({ TableName: process.env.TABLE_NAME!, Key: contributionKey(model, 'by_content', 'r1', state(model, 'r1', 1).sortKey) })))
+        .Item;
+    await applyRecordState(model, 'by_content', state(model, 'r1', 1, { content: 'a', score: 3 }));
+    expect((await contribution())?.[TTL_ATTRIBUTE]).toBeUndefined();
+    const deletedAt = epochSeconds();
+    await applyRecordState(model, 'by_content', state(model, 'r1', 1));
+    // The stream hands a record over again within its retention at most: the tombstone outlives that.
+    expect(Number((await contribution())?.[TTL_ATTRIBUTE])).toBeGreaterThan(deletedAt + STREAM_RETENTION_HOURS * 3600);
+    await applyRecordState(model, 'by_content', state(model, 'r1', 1, { content: 'b' }, '2026-11-27T10:00:05.000Z'));
+    expect((await contribution())?.[TTL_ATTRIBUTE]).toBeUndefined();
   });
 
   test('a record made again after a delete counts, though its create was stamped before the life it follows (a create that landed late)', async () => {
