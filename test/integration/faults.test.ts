@@ -1,3 +1,4 @@
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { FinalizeHandlerArguments } from '@smithy/types';
 import fc from 'fast-check';
 import { LIMITS } from '../../shared/limits';
@@ -14,7 +15,7 @@ import { tableSnapshot } from '../support/table-snapshot';
 const api = useApi();
 const reaction = (op: string) => `/api/db/reaction/${op}`;
 
-type FaultKind = 'throughput' | 'throttling' | 'internal' | 'timeout' | 'reset';
+type FaultKind = 'throughput' | 'throttling' | 'internal' | 'timeout' | 'reset' | 'transaction_conflict';
 
 function sdkError(kind: FaultKind): Error {
   const meta = (status?: number) => ({ $metadata: { httpStatusCode: status, requestId: 'injected', attempts: 1 } });
@@ -39,6 +40,13 @@ function sdkError(kind: FaultKind): Error {
       return Object.assign(new Error('Connection timed out after 1000 ms'), { name: 'TimeoutError' });
     case 'reset':
       return Object.assign(new Error('socket hang up'), { name: 'Error', code: 'ECONNRESET' });
+    case 'transaction_conflict':
+      // Another transaction held the first item: DynamoDB cancels this one, having written nothing.
+      return new TransactionCanceledException({
+        message: 'Transaction cancelled, please refer cancellation reasons for specific reasons [TransactionConflict]',
+        CancellationReasons: [{ Code: 'TransactionConflict' }],
+        $metadata: meta(400).$metadata,
+      });
   }
 }
 
@@ -330,6 +338,25 @@ describe('answers lost after DynamoDB applied the write', () => {
     const stored = (await tableSnapshot()).filter((i) => batch.includes(i.id as string));
     expect(stored.map((i) => [i.id, i._version])).toEqual(batch.map((id) => [id, 1]));
   });
+
+  test('a batch create cancelled because another transaction held an item is sent again: 201, stored once; one held to the end is 409 record_busy, nothing stored', async () => {
+    const batch = ['held-b0', 'held-b1', 'held-b2'];
+    const { result, calls } = await withFaults(
+      (c) => (c.command === 'TransactWriteItems' && c.nth <= 2 ? { kind: 'transaction_conflict' } : undefined),
+      () => api.post(reaction('create'), { data: batch.map((_, i) => ({ user_id: i, content: 'held-batch' })), ids: batch }),
+    );
+    expect(result.status).toBe(201);
+    expect(attemptsOf(calls, 'TransactWriteItems')).toBe(3);
+    expect((await tableSnapshot()).filter((i) => batch.includes(i.id as string)).map((i) => [i.id, i._version])).toEqual(batch.map((id) => [id, 1]));
+
+    const busy = ['busy-b0', 'busy-b1'];
+    const held = await withFaults(
+      (c) => (c.command === 'TransactWriteItems' ? { kind: 'transaction_conflict' } : undefined),
+      () => api.post(reaction('create'), { data: busy.map((_, i) => ({ user_id: i, content: 'busy-batch' })), ids: busy }),
+    );
+    expect({ status: held.result.status, body: held.result.body.data }).toEqual({ status: 409, body: { error: 'record_busy', id: 'busy-b0' } });
+    expect((await tableSnapshot()).filter((i) => busy.includes(i.id as string))).toEqual([]);
+  }, 30_000);
 
   test("a create that meets someone else's record on a retry is still a 409", async () => {
     await api.post(reaction('create'), { id: 'taken', data: { user_id: 4, content: 'first' } });
